@@ -1,0 +1,112 @@
+package plan
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// row is one table line split at its unescaped pipes. Pieces are kept raw
+// (padding and escapes intact) so that lead + join(cells, "|") + trail is
+// the original line and untouched cells survive a rewrite unchanged.
+type row struct {
+	lead  string   // indentation plus the leading pipe, if any
+	cells []string // raw text between pipes
+	trail string   // the closing pipe and what follows it, if any
+}
+
+// pipeAt reports whether s[i] is a cell delimiter. As in GFM, a pipe
+// preceded by a backslash is part of the cell.
+func pipeAt(s string, i int) bool {
+	return s[i] == '|' && (i == 0 || s[i-1] != '\\')
+}
+
+// splitRow splits a line into a row, or reports false when the line has
+// no delimiter pipe and so is not a table line.
+func splitRow(s string) (row, bool) {
+	var pipes []int
+	for i := 0; i < len(s); i++ {
+		if pipeAt(s, i) {
+			pipes = append(pipes, i)
+		}
+	}
+	if len(pipes) == 0 {
+		return row{}, false
+	}
+	var r row
+	start, end := 0, len(s)
+	first, last := pipes[0], pipes[len(pipes)-1]
+	if strings.TrimSpace(s[:first]) == "" {
+		r.lead = s[:first+1]
+		start = first + 1
+		pipes = pipes[1:]
+	}
+	if len(pipes) > 0 && last >= start && strings.TrimSpace(s[last+1:]) == "" {
+		r.trail = s[last:]
+		end = last
+		pipes = pipes[:len(pipes)-1]
+	}
+	prev := start
+	for _, p := range pipes {
+		r.cells = append(r.cells, s[prev:p])
+		prev = p + 1
+	}
+	r.cells = append(r.cells, s[prev:end])
+	return r, true
+}
+
+func (r row) render() string {
+	return r.lead + strings.Join(r.cells, "|") + r.trail
+}
+
+// values returns the trimmed, unescaped text of every cell.
+func (r row) values() []string {
+	out := make([]string, len(r.cells))
+	for i, c := range r.cells {
+		out[i] = unescapeCell(strings.TrimSpace(c))
+	}
+	return out
+}
+
+func unescapeCell(s string) string {
+	if !strings.Contains(s, `\|`) {
+		return s
+	}
+	return strings.ReplaceAll(s, `\|`, "|")
+}
+
+func escapeCell(s string) string {
+	return strings.ReplaceAll(s, "|", `\|`)
+}
+
+// isSeparator reports whether r is a delimiter row such as |---|:--:|.
+func (r row) isSeparator() bool {
+	for _, c := range r.cells {
+		c = strings.TrimSpace(c)
+		c = strings.TrimPrefix(c, ":")
+		c = strings.TrimSuffix(c, ":")
+		if c == "" || strings.Trim(c, "-") != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// formatCell renders value in place of the raw cell old, keeping old's
+// leading padding and, when it fits, its width so aligned tables stay
+// aligned.
+func formatCell(old, value string) string {
+	body := strings.TrimLeft(old, " \t")
+	lead := old[:len(old)-len(body)]
+	if body == "" {
+		lead = " " // a blank cell has no padding style worth keeping
+	}
+	text := lead + escapeCell(value)
+	width := utf8.RuneCountInString(old)
+	if n := utf8.RuneCountInString(text); n < width {
+		return text + strings.Repeat(" ", width-n)
+	}
+	if strings.HasSuffix(old, " ") || strings.HasSuffix(old, "\t") || body == "" || strings.HasSuffix(text, `\`) {
+		text += " "
+	}
+	return text
+}

@@ -1,0 +1,174 @@
+package plan
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// Task is one row of tasks.md.
+type Task struct {
+	ID        int
+	Status    string            // as written, trimmed (not normalised)
+	Cells     map[string]string // header name as written → unescaped cell text
+	DependsOn []int             // ids from a "Depends on"-like column
+	Files     []string          // entries of a "Files" column, backticks stripped
+	Line      int               // 1-based line in tasks.md
+}
+
+// StatusNorm is the status lower-cased and trimmed, for comparisons.
+func (t Task) StatusNorm() string { return strings.ToLower(strings.TrimSpace(t.Status)) }
+
+// Title returns the first present column of Title, Name, Task, Summary,
+// Description, because plans name that column differently.
+func (t Task) Title() string {
+	v, _ := lookup(t.Cells, "title", "name", "task", "summary", "description")
+	return v
+}
+
+// Problem is a tasks.md parse problem (validation rule 7). Line is 1-based,
+// 0 when the problem is about the file as a whole.
+type Problem struct {
+	Line int
+	Msg  string
+}
+
+var (
+	dependsNames = []string{"depends on", "dependencies", "deps", "depends", "depends-on"}
+	filesNames   = []string{"files"}
+)
+
+// lookup returns the cell of the first of names (case-insensitive) that is
+// a column; names are tried in priority order.
+func lookup(cells map[string]string, names ...string) (string, bool) {
+	for _, n := range names {
+		for k, v := range cells {
+			if strings.EqualFold(strings.TrimSpace(k), n) {
+				return v, true
+			}
+		}
+	}
+	return "", false
+}
+
+// derive fills the fields computed from Cells.
+func (t *Task) derive() {
+	t.DependsOn, t.Files = nil, nil
+	if v, ok := lookup(t.Cells, dependsNames...); ok {
+		t.DependsOn = parseInts(v)
+	}
+	if v, ok := lookup(t.Cells, filesNames...); ok {
+		t.Files = parseFiles(v)
+	}
+}
+
+// parseInts returns every distinct positive integer in s, in order, so
+// "1, 2", "#1 #2" and "T1 and T2" all work and "-"/"none" yield nothing.
+func parseInts(s string) []int {
+	var out []int
+	seen := map[int]bool{}
+	for i := 0; i < len(s); {
+		if s[i] < '0' || s[i] > '9' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+		}
+		if n, err := strconv.Atoi(s[i:j]); err == nil && n > 0 && !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+		i = j
+	}
+	return out
+}
+
+// parseFiles splits a Files cell on commas and spaces.
+func parseFiles(s string) []string {
+	var out []string
+	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
+		f = strings.Trim(f, "`")
+		if f == "" || f == "-" || strings.EqualFold(f, "none") {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// ParseTaskID parses a user-given task id.
+func ParseTaskID(s string) (int, error) {
+	if n, ok := positiveInt(strings.TrimSpace(s)); ok {
+		return n, nil
+	}
+	return 0, fmt.Errorf("task id %q is not a positive integer", s)
+}
+
+// positiveInt accepts only plain decimal digits, so "+3", "3.0" and "0"
+// are rejected.
+func positiveInt(s string) (int, bool) {
+	if s == "" {
+		return 0, false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n <= 0 {
+		return 0, false
+	}
+	return n, true
+}
+
+// Tasks is a parsed tasks.md that can be rewritten without losing anything.
+// Edit it through SetStatus and SetCell: changing Tasks directly is not
+// reflected by Bytes.
+type Tasks struct {
+	Header []string
+	Tasks  []Task
+
+	lines     []string    // original lines without "\n"; edited rows replaced
+	rows      []row       // rows[i] is the raw row of Tasks[i]
+	byID      map[int]int // id → index of its first row in Tasks
+	idCol     int         // -1 when absent
+	statusCol int         // -1 when absent
+}
+
+// Find returns the task with id (its first row if the id is duplicated).
+func (ts *Tasks) Find(id int) (*Task, bool) {
+	i, ok := ts.byID[id]
+	if !ok {
+		return nil, false
+	}
+	return &ts.Tasks[i], true
+}
+
+// IDs returns the task ids in table order.
+func (ts *Tasks) IDs() []int {
+	ids := make([]int, len(ts.Tasks))
+	for i, t := range ts.Tasks {
+		ids[i] = t.ID
+	}
+	return ids
+}
+
+// NextPending returns the first task in table order whose status is
+// pending and whose id is not exclude (0 excludes nothing).
+func (ts *Tasks) NextPending(exclude int) (Task, bool) {
+	for _, t := range ts.Tasks {
+		if t.ID != exclude && t.StatusNorm() == StatusPending {
+			return t, true
+		}
+	}
+	return Task{}, false
+}
+
+// Bytes re-renders the file: lines not edited are returned byte for byte.
+func (ts *Tasks) Bytes() []byte {
+	return []byte(strings.Join(ts.lines, "\n"))
+}

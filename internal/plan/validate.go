@@ -1,0 +1,178 @@
+package plan
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Severity says whether a violation blocks (error) or only informs.
+type Severity string
+
+// Severities; only rule 8 produces warnings.
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+)
+
+// Violation is one broken §7 rule.
+type Violation struct {
+	Rule     int
+	File     string // relative to the plan dir, slash-separated
+	Line     int    // 1-based; 0 when not applicable
+	Severity Severity
+	Msg      string
+}
+
+// String renders "file:line: msg (rule N)", omitting the line when 0 and
+// prefixing warnings so they read differently from errors.
+func (v Violation) String() string {
+	loc := v.File
+	if v.Line > 0 {
+		loc += ":" + strconv.Itoa(v.Line)
+	}
+	sev := ""
+	if v.Severity == SeverityWarning {
+		sev = "warning: "
+	}
+	return fmt.Sprintf("%s: %s%s (rule %d)", loc, sev, v.Msg, v.Rule)
+}
+
+// HasErrors reports whether any violation is an error, not a warning.
+func HasErrors(vs []Violation) bool {
+	for _, v := range vs {
+		if v.Severity == SeverityError {
+			return true
+		}
+	}
+	return false
+}
+
+// mdFile is a top-level .md file whose name parsed.
+type mdFile struct {
+	name string
+	fn   FileName
+}
+
+// validator collects the violations of one Validate call.
+type validator struct {
+	dir     string
+	out     []Violation
+	md      []mdFile        // in directory order
+	mdSet   map[string]bool // names in md
+	present map[string]bool // allowed non-.md files that exist
+}
+
+// Validate checks every §7 rule on the plan directory dir and returns all
+// violations sorted by file, then line. The directory is read once and
+// tasks.md parsed once so large plans stay fast (§16). checkState gets
+// state.json's bytes when it exists; each message becomes a rule-8
+// warning. A nil checkState skips rule 8.
+func Validate(dir string, checkState func(data []byte) []string) []Violation {
+	v := &validator{dir: dir, mdSet: map[string]bool{}, present: map[string]bool{}}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		v.add(1, "plan.md", 0, "cannot read the plan directory: %v", err)
+		return v.out
+	}
+	v.scan(entries)
+	v.checkPlan()
+	v.checkBases()
+	v.checkSeries()
+	v.checkTaskFiles()
+	v.checkTable()
+	v.checkState(checkState)
+	sort.SliceStable(v.out, func(i, j int) bool {
+		a, b := v.out[i], v.out[j]
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Rule < b.Rule
+	})
+	return v.out
+}
+
+func (v *validator) add(rule int, file string, line int, format string, args ...any) {
+	v.out = append(v.out, Violation{Rule: rule, File: file, Line: line, Severity: SeverityError, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (v *validator) warn(rule int, file string, msg string) {
+	v.out = append(v.out, Violation{Rule: rule, File: file, Severity: SeverityWarning, Msg: msg})
+}
+
+// allowedFile reports the non-.md files rule 9 permits. Temp files from
+// taskie's own atomic state writes may be seen mid-save.
+func allowedFile(name string) bool {
+	switch name {
+	case "state.json", "events.jsonl", ".lock":
+		return true
+	}
+	return strings.HasPrefix(name, ".state.json.tmp")
+}
+
+// scan classifies the top-level entries (rules 2, 3 and 9).
+func (v *validator) scan(entries []os.DirEntry) {
+	for _, e := range entries {
+		name := e.Name()
+		switch {
+		case e.IsDir():
+			v.walkNested(name)
+		case strings.HasSuffix(name, ".md"):
+			fn := ParseFileName(name)
+			if fn.Kind == KindUnknown {
+				v.add(2, name, 0, "%s is not a plan file name; expected plan.md, design.md, tasks.md, task-T.md or a review file such as task-T-review-N.md", name)
+				continue
+			}
+			v.md = append(v.md, mdFile{name, fn})
+			v.mdSet[name] = true
+		case allowedFile(name):
+			v.present[name] = true
+		default:
+			v.add(9, name, 0, "unexpected file %s: a plan directory holds only .md files, state.json, events.jsonl and .lock", name)
+		}
+	}
+}
+
+// walkNested reports every file below a subdirectory: .md files under
+// rule 3, anything else under rule 9. Symlinked directories are not
+// followed, so a link cannot make the walk leave the plan.
+func (v *validator) walkNested(sub string) {
+	root := filepath.Join(v.dir, sub)
+	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		rel := v.rel(path)
+		if err != nil {
+			v.add(3, rel, 0, "cannot read %s: %v", rel, err)
+			return nil
+		}
+		switch {
+		case d.IsDir():
+		case strings.HasSuffix(d.Name(), ".md"):
+			v.add(3, rel, 0, "%s is in a subdirectory; .md files must be directly in the plan directory", rel)
+		default:
+			v.add(9, rel, 0, "unexpected file %s: a plan directory holds only .md files, state.json, events.jsonl and .lock", rel)
+		}
+		return nil
+	})
+}
+
+func (v *validator) rel(path string) string {
+	r, err := filepath.Rel(v.dir, path)
+	if err != nil {
+		return filepath.ToSlash(path)
+	}
+	return filepath.ToSlash(r)
+}
+
+// checkPlan is rule 1.
+func (v *validator) checkPlan() {
+	if !v.mdSet["plan.md"] {
+		v.add(1, "plan.md", 0, "plan.md is missing")
+	}
+}
