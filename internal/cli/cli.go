@@ -1,0 +1,160 @@
+// Package cli is taskie's command line: one file per command, each parsing
+// flags and calling the domain packages. Main is what cmd/taskie and the
+// tests run.
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+// Exit codes (docs/cli.md).
+const (
+	ExitOK       = 0
+	ExitProblems = 1 // validation or doctor found problems
+	ExitUsage    = 2 // bad usage or bad input; for the hook: block
+)
+
+// Version is set with -ldflags "-X github.com/taskie-dev/taskie/internal/cli.Version=…".
+var Version = ""
+
+func version() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// Streams carries all I/O: stdout holds only data; messages go to stderr.
+type Streams struct {
+	In       io.Reader
+	Out, Err io.Writer
+	TTY      bool // stdout is a terminal
+}
+
+// exitError carries an exit code and an optional hint line.
+type exitError struct {
+	code int
+	err  error
+	hint string
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageErr is a usage or input error (exit 2).
+func usageErr(err error, hint string) error { return &exitError{code: ExitUsage, err: err, hint: hint} }
+
+// problems reports that a command found problems (exit 1); it prints nothing more.
+var errProblems = &exitError{code: ExitProblems, err: errors.New("problems found")}
+
+// Main runs taskie with the process's streams and returns the exit code.
+func Main(args []string) int {
+	tty := term.IsTerminal(int(os.Stdout.Fd()))
+	return Run(args, Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, TTY: tty})
+}
+
+// Run runs taskie with the given streams.
+func Run(args []string, s Streams) int {
+	root := newRootCmd(&s)
+	root.SetArgs(args)
+	root.SetIn(s.In)
+	root.SetOut(s.Out)
+	root.SetErr(s.Err)
+	cmd, err := root.ExecuteC()
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) && ee == errProblems {
+		return ExitProblems
+	}
+	fmt.Fprintf(s.Err, "taskie: error: %v\n", err)
+	if !errors.As(err, &ee) {
+		fmt.Fprintf(s.Err, "taskie: hint: see `%s --help`\n", cmd.CommandPath())
+		return ExitUsage
+	}
+	if ee.hint != "" {
+		fmt.Fprintf(s.Err, "taskie: hint: %s\n", ee.hint)
+	}
+	return ee.code
+}
+
+// global options shared by every command.
+type globals struct {
+	dir  string // -C
+	plan string // --plan
+}
+
+func newRootCmd(s *Streams) *cobra.Command {
+	g := &globals{}
+	root := &cobra.Command{
+		Use:   "taskie",
+		Short: "State and automatic reviews for AI coding-agent plans",
+		Long: `taskie keeps the state of an AI coding agent's plan (phases, tasks, reviews)
+in .taskie/plans/<id>/ and drives an automatic review loop through the agent's
+Stop hook.
+
+Exit codes: 0 ok, 1 problems found (validate, doctor), 2 usage or input error.`,
+		Version:       version(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetVersionTemplate("taskie {{.Version}}\n")
+	root.PersistentFlags().StringVarP(&g.dir, "dir", "C", "", "run as if taskie was started in `dir`")
+	root.PersistentFlags().StringVar(&g.plan, "plan", "", "plan `id` (default: the most recently modified plan)")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageErr(err, fmt.Sprintf("see `%s --help`", c.CommandPath()))
+	})
+	root.AddCommand(
+		newInitCmd(s, g), newPlanCmd(s, g), newStatusCmd(s, g), newStartCmd(s, g),
+		newDoneCmd(s, g), newSetCmd(s, g), newPauseCmd(s, g, false), newPauseCmd(s, g, true),
+		newContinueCmd(s, g), newValidateCmd(s, g), newDiagramCmd(s),
+	)
+	return root
+}
+
+// cwd returns the directory taskie works in.
+func (g *globals) cwd() (string, error) {
+	if g.dir != "" {
+		return g.dir, nil
+	}
+	return os.Getwd()
+}
+
+// writeJSON prints v as indented JSON on stdout.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// exactArgs is cobra.ExactArgs with a usage-error exit code.
+func exactArgs(n int, what string) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usageErr(fmt.Errorf("%s expects %s", c.CommandPath(), what), fmt.Sprintf("usage: %s", c.UseLine()))
+		}
+		return nil
+	}
+}
+
+// maxArgs is cobra.MaximumNArgs with a usage-error exit code.
+func maxArgs(n int) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) > n {
+			return usageErr(fmt.Errorf("%s takes at most %d argument(s), got %d", c.CommandPath(), n, len(args)), fmt.Sprintf("usage: %s", c.UseLine()))
+		}
+		return nil
+	}
+}

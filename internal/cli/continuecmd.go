@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/workflow"
+)
+
+type continueView struct {
+	Plan string `json:"plan"`
+	workflow.Route
+	Recorded bool `json:"recorded,omitempty"` // a repair was written to state.json
+}
+
+func newContinueCmd(s *Streams, g *globals) *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "continue [plan]",
+		Short: "Say which action to run next, and why",
+		Long: `Compute where a plan resumes from its state and files: a pending post-review
+first, a review that a crash interrupted, the task to continue, or the next
+task to start. When a crash left files ahead of state.json, the state is
+repaired (and says so). Without state.json it reconstructs a best guess.`,
+		Args: maxArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			p, err := g.openPlan(firstArg(args))
+			if err != nil {
+				return err
+			}
+			st, err := p.State()
+			if errors.Is(err, state.ErrNotFound) {
+				st, err = nil, nil
+			}
+			if err != nil {
+				return stateErr(p, err)
+			}
+			v := continueView{Plan: p.ID, Route: workflow.Continue(p.RouteFacts(st), p.Models())}
+			if v.Repair != nil {
+				if _, _, err := change(p, "continue: "+v.Why, false, func(*state.State) (*state.State, error) { return v.Repair, nil }); err != nil {
+					return err
+				}
+				v.Recorded = true
+			}
+			if asJSON {
+				return writeJSON(s.Out, v)
+			}
+			printRoute(s, v)
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return c
+}
+
+func printRoute(s *Streams, v continueView) {
+	action := v.Action
+	if v.Task != "" {
+		action += " (task " + v.Task + ")"
+	}
+	fmt.Fprintf(s.Out, "next: %s\n", action)
+	fmt.Fprintf(s.Out, "why:  %s\n", v.Why)
+	if v.Command != "" {
+		fmt.Fprintf(s.Out, "run:  %s\n", v.Command)
+	}
+	if len(v.Options) > 1 {
+		fmt.Fprintf(s.Out, "options:")
+		for _, o := range v.Options {
+			fmt.Fprintf(s.Out, " %s", o)
+		}
+		fmt.Fprintln(s.Out)
+	}
+	switch {
+	case workflow.IsPhase(v.Action) || workflow.IsAdvanceTarget(v.Action) || v.Action == "add-task":
+		fmt.Fprintf(s.Out, "action: /taskie:%s\n", v.Action)
+	}
+}

@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/taskie-dev/taskie/internal/plan"
+	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/state"
+)
+
+// repo finds the project from the working directory.
+func (g *globals) repo() (*plan.Repo, error) {
+	cwd, err := g.cwd()
+	if err != nil {
+		return nil, err
+	}
+	r, err := project.Open(cwd)
+	if err != nil {
+		return nil, usageErr(err, "run `taskie init` in the project root, or pass -C <dir>")
+	}
+	return r, nil
+}
+
+// openPlan returns the plan named by id, by --plan, or the most recent one.
+func (g *globals) openPlan(id string) (*project.Plan, error) {
+	r, err := g.repo()
+	if err != nil {
+		return nil, err
+	}
+	if id == "" {
+		id = g.plan
+	}
+	p, err := project.Get(r, id)
+	if err != nil {
+		return nil, usageErr(err, "")
+	}
+	return p, nil
+}
+
+// loadState reads state.json, turning its errors into input errors.
+func loadState(p *project.Plan) (*state.State, error) {
+	s, err := p.State()
+	if err != nil {
+		return nil, stateErr(p, err)
+	}
+	return s, nil
+}
+
+// stateErr explains a state.json problem and what to do about it.
+func stateErr(p *project.Plan, err error) error {
+	var se *state.SyntaxError
+	var fe *state.FieldError
+	switch {
+	case errors.Is(err, state.ErrNotFound):
+		return usageErr(err, fmt.Sprintf("plan %s has no state.json: `taskie continue` suggests where to start, `taskie start <task>` or `taskie done <phase>` creates it", p.ID))
+	case errors.As(err, &se), errors.As(err, &fe):
+		return usageErr(err, "the file was left untouched: fix it by hand at that position, or move it away and run `taskie continue` to reconstruct the state from the files")
+	}
+	return err
+}
+
+// change records a state change made by the CLI.
+func change(p *project.Plan, reason string, create bool, fn func(*state.State) (*state.State, error)) (*state.State, *state.State, error) {
+	old, cur, err := p.Change("cli", reason, create, fn)
+	if err != nil {
+		if _, ok := err.(*exitError); ok {
+			return nil, nil, err
+		}
+		var se *state.SyntaxError
+		var fe *state.FieldError
+		if errors.As(err, &se) || errors.As(err, &fe) {
+			return nil, nil, stateErr(p, err)
+		}
+		return nil, nil, usageErr(err, "")
+	}
+	return old, cur, nil
+}

@@ -1,0 +1,74 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/workflow"
+)
+
+func newSetCmd(s *Streams, g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "set <field> <value>",
+		Short: "Set one state.json field, checked (use null to clear)",
+		Long: "Set one field of state.json. Values are checked: phases must be legal moves,\n" +
+			"task ids must exist in tasks.md, numbers must be ≥ 0.\nFields: " + strings.Join(workflow.Settable, ", "),
+		Example: "  taskie set max_reviews 12\n  taskie set next_phase null",
+		Args:    exactArgs(2, "a field and a value"),
+		RunE: func(_ *cobra.Command, args []string) error {
+			p, err := g.openPlan("")
+			if err != nil {
+				return err
+			}
+			field, value := args[0], args[1]
+			if field == "current_task" && value != "null" && value != "" {
+				if value, err = p.TaskID(value); err != nil {
+					return usageErr(err, "")
+				}
+			}
+			_, _, err = change(p, "set "+field, true, func(cur *state.State) (*state.State, error) {
+				n, err := workflow.Set(cur, field, value)
+				if err != nil {
+					return nil, usageErr(err, "")
+				}
+				return n, nil
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(s.Err, "set %s = %s\n", field, value)
+			return nil
+		},
+	}
+}
+
+func newPauseCmd(s *Streams, g *globals, resume bool) *cobra.Command {
+	use, short, on := "pause", "Pause all automation for a plan (the hook only allows)", false
+	if resume {
+		use, short, on = "resume", "Resume automation after taskie pause", true
+	}
+	return &cobra.Command{
+		Use:   use + " [plan]",
+		Short: short,
+		Args:  maxArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			p, err := g.openPlan(firstArg(args))
+			if err != nil {
+				return err
+			}
+			_, _, err = change(p, use, false, func(cur *state.State) (*state.State, error) {
+				n := cur.Clone()
+				n.Enabled = &on
+				return n, nil
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(s.Err, "plan %s: automation %sd\n", p.ID, use)
+			return nil
+		},
+	}
+}

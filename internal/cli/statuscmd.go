@@ -1,0 +1,181 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/taskie-dev/taskie/internal/plan"
+	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/workflow"
+)
+
+type statusView struct {
+	Plan        string         `json:"plan"`
+	HasState    bool           `json:"has_state"`
+	Stage       string         `json:"stage"`
+	Phase       string         `json:"phase"`
+	NextPhase   *string        `json:"next_phase"`
+	Mode        string         `json:"mode"`
+	Paused      bool           `json:"paused"`
+	TDD         bool           `json:"tdd"`
+	CurrentTask *string        `json:"current_task"`
+	TaskTitle   string         `json:"task_title,omitempty"`
+	Review      *reviewView    `json:"review,omitempty"`
+	Tasks       taskCounts     `json:"tasks"`
+	ByStatus    map[string]int `json:"tasks_by_status"`
+}
+
+type reviewView struct {
+	Review     string `json:"review"`
+	Iteration  int    `json:"iteration"`
+	MaxReviews int    `json:"max_reviews"`
+	NextModel  string `json:"next_model"`
+	Clean      int    `json:"consecutive_clean"`
+	Needed     int    `json:"clean_needed"`
+}
+
+type taskCounts struct {
+	Done  int `json:"done"`
+	Total int `json:"total"`
+}
+
+func newStatusCmd(s *Streams, g *globals) *cobra.Command {
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "status [plan]",
+		Short: "Show where a plan stands: phase, task, review cycle, progress",
+		Args:  maxArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			p, err := g.openPlan(firstArg(args))
+			if err != nil {
+				return err
+			}
+			v, err := buildStatus(p)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(s.Out, v)
+			}
+			printStatus(s.Out, v, s.TTY)
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return c
+}
+
+func firstArg(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return args[0]
+}
+
+func buildStatus(p *project.Plan) (*statusView, error) {
+	v := &statusView{Plan: p.ID, ByStatus: map[string]int{}}
+	ts, _, err := p.Tasks()
+	if err != nil {
+		return nil, err
+	}
+	countTasks(v, ts)
+	st, err := p.State()
+	if errors.Is(err, state.ErrNotFound) {
+		v.Stage, v.Phase, v.Mode = "Unknown", "(no state.json)", "standalone"
+		return v, nil
+	}
+	if err != nil {
+		return nil, stateErr(p, err)
+	}
+	v.HasState = true
+	v.Stage, v.Phase, v.NextPhase, v.CurrentTask = workflow.Stage(st.Phase), st.Phase, st.NextPhase, st.CurrentTask
+	v.Paused, v.TDD, v.Mode = !st.IsEnabled(), st.TDD, "standalone"
+	if st.Next() != "" {
+		v.Mode = "automated"
+	}
+	if ts != nil && st.Task() != "" {
+		if id, err := strconv.Atoi(st.Task()); err == nil {
+			if t, ok := ts.Find(id); ok {
+				v.TaskTitle = t.Title()
+			}
+		}
+	}
+	if r := cycleReview(st); r != "" {
+		v.Review = &reviewView{Review: r, Iteration: st.Iteration(), MaxReviews: st.MaxReviews,
+			NextModel: st.ReviewModel, Clean: st.ConsecutiveClean, Needed: workflow.CleanToPass}
+	}
+	return v, nil
+}
+
+// cycleReview names the review cycle a state is in, "" when none.
+func cycleReview(st *state.State) string {
+	for _, p := range []string{st.Next(), st.Phase} {
+		if workflow.IsReview(p) {
+			return p
+		}
+		if r := workflow.ReviewOf(p); r != "" {
+			return r
+		}
+	}
+	return ""
+}
+
+func countTasks(v *statusView, ts *plan.Tasks) {
+	if ts == nil {
+		return
+	}
+	for _, t := range ts.Tasks {
+		st := t.StatusNorm()
+		v.ByStatus[st]++
+		if st == plan.StatusCancelled {
+			continue
+		}
+		v.Tasks.Total++
+		if st == plan.StatusDone {
+			v.Tasks.Done++
+		}
+	}
+}
+
+func printStatus(w io.Writer, v *statusView, tty bool) {
+	fmt.Fprintf(w, "plan:    %s\n", v.Plan)
+	fmt.Fprintf(w, "stage:   %s\n", v.Stage)
+	next := "null"
+	if v.NextPhase != nil {
+		next = *v.NextPhase
+	}
+	mode := v.Mode
+	if v.Paused {
+		mode += ", paused"
+	}
+	fmt.Fprintf(w, "phase:   %s → %s (%s)\n", v.Phase, next, mode)
+	if v.CurrentTask != nil {
+		title := ""
+		if v.TaskTitle != "" {
+			title = " — " + v.TaskTitle
+		}
+		fmt.Fprintf(w, "task:    %s%s\n", *v.CurrentTask, title)
+	}
+	if r := v.Review; r != nil {
+		fmt.Fprintf(w, "review:  %s iteration %d/%d, next model %s, clean %d/%d\n",
+			r.Review, r.Iteration, r.MaxReviews, r.NextModel, r.Clean, r.Needed)
+	}
+	fmt.Fprintf(w, "tasks:   %s\n", progress(v.Tasks.Done, v.Tasks.Total, tty))
+}
+
+// progress renders "3/6 done", with a bar on a terminal.
+func progress(done, total int, tty bool) string {
+	text := fmt.Sprintf("%d/%d done", done, total)
+	if !tty || total == 0 {
+		return text
+	}
+	const width = 20
+	filled := done * width / total
+	return "[" + strings.Repeat("█", filled) + strings.Repeat("░", width-filled) + "] " + text
+}

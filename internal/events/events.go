@@ -1,0 +1,133 @@
+// Package events appends to and reads a plan's events.jsonl (SPEC §11): an
+// append-only history, one JSON object per line. Callers hold the plan lock
+// while appending.
+package events
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// FileName is the event log inside a plan directory.
+const FileName = "events.jsonl"
+
+// Event kinds.
+const (
+	PhaseChange     = "PHASE_CHANGE"
+	StateTransition = "STATE_TRANSITION"
+	ReviewStarted   = "REVIEW_STARTED"
+	ReviewFinished  = "REVIEW_FINISHED"
+	ReviewFailed    = "REVIEW_FAILED"
+	Progress        = "PROGRESS"
+	Claim           = "CLAIM"
+)
+
+// Event is one line of events.jsonl.
+type Event struct {
+	TS     time.Time      `json:"ts"`
+	Plan   string         `json:"plan"`
+	Task   string         `json:"task,omitempty"`
+	Event  string         `json:"event"`
+	From   string         `json:"from,omitempty"`
+	To     string         `json:"to,omitempty"`
+	Actor  string         `json:"actor,omitempty"`
+	Reason string         `json:"reason,omitempty"`
+	Meta   map[string]any `json:"meta,omitempty"`
+}
+
+// Now is the clock; tests replace it.
+var Now = func() time.Time { return time.Now().UTC().Truncate(time.Second) }
+
+// Path returns the event log of a plan directory.
+func Path(dir string) string { return filepath.Join(dir, FileName) }
+
+// Append writes events at the end of the log in one write, so a crash
+// leaves at most one torn last line. A torn line already there is first
+// ended so the new events stay readable.
+func Append(dir string, evs ...Event) error {
+	if len(evs) == 0 {
+		return nil
+	}
+	var buf bytes.Buffer
+	for _, e := range evs {
+		if e.TS.IsZero() {
+			e.TS = Now()
+		}
+		line, err := json.Marshal(e)
+		if err != nil {
+			return err
+		}
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	f, err := os.OpenFile(Path(dir), os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if torn, err := endsTorn(f); err != nil {
+		return err
+	} else if torn {
+		buf = *bytes.NewBuffer(append([]byte{'\n'}, buf.Bytes()...))
+	}
+	if _, err := f.Write(buf.Bytes()); err != nil {
+		return err
+	}
+	return f.Sync()
+}
+
+// endsTorn reports whether a non-empty file lacks its final newline.
+func endsTorn(f *os.File) (bool, error) {
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 {
+		return false, err
+	}
+	b := make([]byte, 1)
+	if _, err := f.ReadAt(b, st.Size()-1); err != nil {
+		return false, err
+	}
+	return b[0] != '\n', nil
+}
+
+// Read returns every readable event. Lines that do not parse (a torn last
+// line after a crash) are skipped and reported as warnings, never fatal.
+func Read(dir string) ([]Event, []string, error) {
+	var out []Event
+	var warns []string
+	err := Scan(dir, func(e Event) { out = append(out, e) }, func(w string) { warns = append(warns, w) })
+	return out, warns, err
+}
+
+// Scan streams the events of a plan to fn without holding them all.
+func Scan(dir string, fn func(Event), warn func(string)) error {
+	f, err := os.Open(Path(dir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var e Event
+		if err := json.Unmarshal(line, &e); err != nil {
+			warn(fmt.Sprintf("%s:%d: skipped unreadable event line (torn write?): %v", Path(dir), n, err))
+			continue
+		}
+		fn(e)
+	}
+	return sc.Err()
+}

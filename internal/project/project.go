@@ -1,0 +1,184 @@
+// Package project is the I/O shell shared by the CLI and the hook: it finds
+// the project and its plans, loads state, gathers the facts the pure
+// workflow needs, and records state changes together with their events.
+package project
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/taskie-dev/taskie/internal/config"
+	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/plan"
+	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/workflow"
+)
+
+// Plan is one plan directory of a project.
+type Plan struct {
+	Repo *plan.Repo
+	ID   string
+	Dir  string
+}
+
+// ErrNoPlans is returned when the project has no plan yet.
+var ErrNoPlans = errors.New("no plans yet: create one with `taskie plan new <id>`")
+
+// Open finds the project that holds cwd.
+func Open(cwd string) (*plan.Repo, error) {
+	r, err := plan.Find(cwd)
+	if errors.Is(err, plan.ErrNoTaskie) {
+		return nil, fmt.Errorf("%s: no .taskie/plans here or above: run `taskie init` first", cwd)
+	}
+	return r, err
+}
+
+// Get returns plan id, or the most recently modified plan when id is "".
+func Get(r *plan.Repo, id string) (*Plan, error) {
+	if id == "" {
+		var err error
+		if id, err = r.MostRecent(); err != nil {
+			return nil, err
+		}
+		if id == "" {
+			return nil, ErrNoPlans
+		}
+	}
+	dir, err := r.PlanDir(id)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		ids, _ := r.Plans()
+		return nil, fmt.Errorf("plan %q not found; plans: %s", id, listOrNone(ids))
+	}
+	return &Plan{Repo: r, ID: id, Dir: dir}, nil
+}
+
+func listOrNone(xs []string) string {
+	if len(xs) == 0 {
+		return "(none)"
+	}
+	return strings.Join(xs, ", ")
+}
+
+// Config loads the project's configuration.
+func (p *Plan) Config() (config.Config, error) { return config.Load(p.Repo.TaskieDir()) }
+
+// Models returns the review model rotation, the default when config fails.
+func (p *Plan) Models() []string {
+	c, err := p.Config()
+	if err != nil {
+		return workflow.DefaultModels
+	}
+	return c.Models
+}
+
+// State loads state.json.
+func (p *Plan) State() (*state.State, error) { return state.Load(p.Dir) }
+
+// Path joins a file name to the plan directory.
+func (p *Plan) Path(name string) string { return filepath.Join(p.Dir, name) }
+
+// Exists reports whether a plan file exists.
+func (p *Plan) Exists(name string) bool {
+	_, err := os.Stat(p.Path(name))
+	return err == nil
+}
+
+// Tasks parses tasks.md; nil tasks (and no error) when it does not exist.
+func (p *Plan) Tasks() (*plan.Tasks, []plan.Problem, error) {
+	data, err := os.ReadFile(p.Path("tasks.md"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	ts, probs := plan.ParseTasks(data)
+	return ts, probs, nil
+}
+
+// TaskID checks a user-given task id against tasks.md and returns it
+// canonical; the error names the task and the known ids.
+func (p *Plan) TaskID(s string) (string, error) {
+	id, err := plan.ParseTaskID(s)
+	if err != nil {
+		return "", err
+	}
+	ts, _, err := p.Tasks()
+	if err != nil {
+		return "", err
+	}
+	if ts == nil {
+		return "", fmt.Errorf("task %d: %s has no tasks.md yet", id, p.ID)
+	}
+	if _, ok := ts.Find(id); !ok {
+		ids := make([]string, 0)
+		for _, k := range ts.IDs() {
+			ids = append(ids, strconv.Itoa(k))
+		}
+		return "", fmt.Errorf("unknown task %d in plan %s; known tasks: %s", id, p.ID, listOrNone(ids))
+	}
+	return strconv.Itoa(id), nil
+}
+
+// CheckState is validation rule 8: state.json parses and its values are legal.
+func CheckState(data []byte) []string {
+	s, err := state.Decode(state.FileName, data)
+	var se *state.SyntaxError
+	var fe *state.FieldError
+	switch {
+	case errors.As(err, &se):
+		return []string{fmt.Sprintf("malformed JSON at line %d, column %d: %s", se.Line, se.Col, se.Msg)}
+	case errors.As(err, &fe):
+		return []string{fmt.Sprintf("field %q: %s", fe.Field, fe.Msg)}
+	case err != nil:
+		return []string{err.Error()}
+	}
+	return workflow.Check(s)
+}
+
+// Validate runs every §7 rule on the plan.
+func (p *Plan) Validate() []plan.Violation { return plan.Validate(p.Dir, CheckState) }
+
+// Change updates state.json under the plan lock and appends a PHASE_CHANGE
+// event when phase or next_phase moved, plus any extra events, under the
+// same lock. create allows a plan without state.json.
+func (p *Plan) Change(actor, reason string, create bool, fn func(*state.State) (*state.State, error), extra ...events.Event) (old, cur *state.State, err error) {
+	err = state.WithLock(p.Dir, func() error {
+		old, err = state.Load(p.Dir)
+		if errors.Is(err, state.ErrNotFound) && create {
+			old, err = state.New(), nil
+		}
+		if err != nil {
+			return err
+		}
+		if cur, err = fn(old); err != nil {
+			return err
+		}
+		if err := state.Save(p.Dir, cur); err != nil {
+			return err
+		}
+		evs := append(PhaseEvents(p.ID, actor, reason, old, cur), extra...)
+		for i := range evs {
+			evs[i].Plan = p.ID
+		}
+		return events.Append(p.Dir, evs...)
+	})
+	return old, cur, err
+}
+
+// PhaseEvents returns the PHASE_CHANGE event between two states, if any.
+func PhaseEvents(planID, actor, reason string, old, cur *state.State) []events.Event {
+	if old.Phase == cur.Phase && old.Next() == cur.Next() && old.Task() == cur.Task() {
+		return nil
+	}
+	return []events.Event{{Plan: planID, Task: cur.Task(), Event: events.PhaseChange,
+		From: old.Phase, To: cur.Phase, Actor: actor, Reason: reason,
+		Meta: map[string]any{"next_phase": cur.NextPhase, "phase_iteration": cur.PhaseIteration}}}
+}

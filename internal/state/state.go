@@ -1,0 +1,381 @@
+// Package state reads and writes a plan's state.json (SPEC §3): tolerant
+// decoding, unknown fields preserved, atomic replacement under a sidecar lock.
+package state
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// FileName is the state file inside a plan directory.
+const FileName = "state.json"
+
+// DefaultMaxReviews caps review iterations per cycle when state.json says nothing.
+const DefaultMaxReviews = 8
+
+// State is the current state of one plan. Pointers mark fields that may be
+// null in the file; Extra keeps every field taskie does not know so that a
+// rewrite never drops it.
+type State struct {
+	MaxReviews       int
+	CurrentTask      *string
+	Phase            string
+	PhaseIteration   *int
+	NextPhase        *string
+	ReviewModel      string
+	ConsecutiveClean int
+	TDD              bool
+	Enabled          *bool
+	SessionID        string
+	Worktree         string
+	BaseSHA          string
+	LastCommit       string
+
+	Extra map[string]json.RawMessage
+}
+
+// New returns the state of a fresh plan.
+func New() *State {
+	return &State{MaxReviews: DefaultMaxReviews, Phase: "new-plan", ReviewModel: "opus"}
+}
+
+// IsEnabled reports whether automation is on (the default).
+func (s *State) IsEnabled() bool { return s.Enabled == nil || *s.Enabled }
+
+// Iteration returns phase_iteration, 0 when null.
+func (s *State) Iteration() int {
+	if s.PhaseIteration == nil {
+		return 0
+	}
+	return *s.PhaseIteration
+}
+
+// Next returns next_phase, "" when null.
+func (s *State) Next() string {
+	if s.NextPhase == nil {
+		return ""
+	}
+	return *s.NextPhase
+}
+
+// Task returns current_task, "" when null.
+func (s *State) Task() string {
+	if s.CurrentTask == nil {
+		return ""
+	}
+	return *s.CurrentTask
+}
+
+// Str returns a pointer to v, or nil for "" (a JSON null).
+func Str(v string) *string {
+	if v == "" {
+		return nil
+	}
+	return &v
+}
+
+// Int returns a pointer to v.
+func Int(v int) *int { return &v }
+
+// Clone returns a deep copy.
+func (s *State) Clone() *State {
+	c := *s
+	if s.CurrentTask != nil {
+		c.CurrentTask = Str(*s.CurrentTask)
+	}
+	if s.NextPhase != nil {
+		v := *s.NextPhase
+		c.NextPhase = &v
+	}
+	if s.PhaseIteration != nil {
+		c.PhaseIteration = Int(*s.PhaseIteration)
+	}
+	if s.Enabled != nil {
+		v := *s.Enabled
+		c.Enabled = &v
+	}
+	c.Extra = make(map[string]json.RawMessage, len(s.Extra))
+	for k, v := range s.Extra {
+		c.Extra[k] = v
+	}
+	return &c
+}
+
+// SyntaxError is malformed JSON, located by line and column.
+type SyntaxError struct {
+	Path      string
+	Line, Col int
+	Msg       string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("%s:%d:%d: malformed JSON: %s", e.Path, e.Line, e.Col, e.Msg)
+}
+
+// FieldError is a field with a value of the wrong type or out of range.
+type FieldError struct {
+	Path, Field, Msg string
+}
+
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("%s: field %q: %s", e.Path, e.Field, e.Msg)
+}
+
+// Decode parses state.json content. path is only used in error messages.
+// Numbers are accepted where strings are expected and the reverse.
+func Decode(path string, data []byte) (*State, error) {
+	var raw map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&raw); err != nil {
+		return nil, syntaxError(path, data, err)
+	}
+	if dec.More() {
+		off := int(dec.InputOffset())
+		line, col := position(data, off)
+		return nil, &SyntaxError{Path: path, Line: line, Col: col, Msg: "unexpected data after the JSON object"}
+	}
+	if raw == nil {
+		return nil, &SyntaxError{Path: path, Line: 1, Col: 1, Msg: "expected a JSON object, found null"}
+	}
+	s := New()
+	s.Extra = map[string]json.RawMessage{}
+	for k, v := range raw {
+		if err := s.setField(k, v); err != nil {
+			return nil, &FieldError{Path: path, Field: k, Msg: err.Error()}
+		}
+	}
+	return s, nil
+}
+
+func syntaxError(path string, data []byte, err error) error {
+	off := len(data)
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = int(se.Offset)
+	case errors.As(err, &te):
+		off = int(te.Offset)
+		line, col := position(data, off)
+		return &SyntaxError{Path: path, Line: line, Col: col, Msg: "expected a JSON object"}
+	}
+	line, col := position(data, off)
+	msg := err.Error()
+	if strings.Contains(msg, "EOF") {
+		msg = "unexpected end of file"
+	}
+	return &SyntaxError{Path: path, Line: line, Col: col, Msg: msg}
+}
+
+// position turns a byte offset into 1-based line and column.
+func position(data []byte, off int) (int, int) {
+	if off > len(data) {
+		off = len(data)
+	}
+	line, col := 1, 1
+	for _, b := range data[:off] {
+		if b == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+func (s *State) setField(k string, v json.RawMessage) error {
+	var err error
+	switch k {
+	case "max_reviews":
+		var n *int
+		if n, err = looseInt(v); err == nil && n != nil {
+			if *n < 0 {
+				return fmt.Errorf("must be ≥ 0, got %d", *n)
+			}
+			s.MaxReviews = *n
+		}
+	case "current_task":
+		s.CurrentTask, err = looseString(v)
+	case "phase":
+		var p *string
+		if p, err = looseString(v); err == nil {
+			s.Phase = deref(p)
+		}
+	case "phase_iteration":
+		s.PhaseIteration, err = looseInt(v)
+	case "next_phase":
+		s.NextPhase, err = looseString(v)
+	case "review_model":
+		var p *string
+		if p, err = looseString(v); err == nil && p != nil {
+			s.ReviewModel = *p
+		}
+	case "consecutive_clean":
+		var n *int
+		if n, err = looseInt(v); err == nil && n != nil {
+			if *n < 0 {
+				return fmt.Errorf("must be ≥ 0, got %d", *n)
+			}
+			s.ConsecutiveClean = *n
+		}
+	case "tdd":
+		var b *bool
+		if b, err = looseBool(v); err == nil && b != nil {
+			s.TDD = *b
+		}
+	case "enabled":
+		s.Enabled, err = looseBool(v)
+	case "session_id":
+		s.SessionID, err = looseStr(v)
+	case "worktree":
+		s.Worktree, err = looseStr(v)
+	case "base_sha":
+		s.BaseSHA, err = looseStr(v)
+	case "last_commit":
+		s.LastCommit, err = looseStr(v)
+	default:
+		s.Extra[k] = v
+	}
+	return err
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+func looseStr(v json.RawMessage) (string, error) {
+	p, err := looseString(v)
+	return deref(p), err
+}
+
+// looseString accepts a string, a number (kept as written) or null.
+func looseString(v json.RawMessage) (*string, error) {
+	t := bytes.TrimSpace(v)
+	if string(t) == "null" {
+		return nil, nil
+	}
+	var s string
+	if err := json.Unmarshal(t, &s); err == nil {
+		return &s, nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(t, &n); err == nil {
+		str := n.String()
+		return &str, nil
+	}
+	return nil, fmt.Errorf("expected a string or null, got %s", kind(t))
+}
+
+// looseInt accepts an integer, a string holding one, or null.
+func looseInt(v json.RawMessage) (*int, error) {
+	t := bytes.TrimSpace(v)
+	if string(t) == "null" {
+		return nil, nil
+	}
+	var n int
+	if err := json.Unmarshal(t, &n); err == nil {
+		return &n, nil
+	}
+	var s string
+	if err := json.Unmarshal(t, &s); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(s)); err == nil {
+			return &n, nil
+		}
+		return nil, fmt.Errorf("expected an integer, got %q", s)
+	}
+	return nil, fmt.Errorf("expected an integer or null, got %s", kind(t))
+}
+
+// looseBool accepts true/false, "true"/"false", or null.
+func looseBool(v json.RawMessage) (*bool, error) {
+	t := bytes.TrimSpace(v)
+	if string(t) == "null" {
+		return nil, nil
+	}
+	var b bool
+	if err := json.Unmarshal(t, &b); err == nil {
+		return &b, nil
+	}
+	var s string
+	if err := json.Unmarshal(t, &s); err == nil {
+		if b, err := strconv.ParseBool(strings.TrimSpace(s)); err == nil {
+			return &b, nil
+		}
+		return nil, fmt.Errorf("expected true or false, got %q", s)
+	}
+	return nil, fmt.Errorf("expected true or false, got %s", kind(t))
+}
+
+func kind(t []byte) string {
+	if len(t) == 0 {
+		return "nothing"
+	}
+	switch t[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return "a number"
+}
+
+// Encode renders the state as indented JSON: known fields in a fixed order,
+// optional ones only when set, then unknown fields sorted by name.
+func (s *State) Encode() []byte {
+	var b bytes.Buffer
+	b.WriteString("{\n")
+	first := true
+	put := func(k string, v any) {
+		if !first {
+			b.WriteString(",\n")
+		}
+		first = false
+		val, _ := json.Marshal(v)
+		if raw, ok := v.(json.RawMessage); ok {
+			var c bytes.Buffer
+			if json.Compact(&c, raw) == nil {
+				val = c.Bytes()
+			}
+		}
+		fmt.Fprintf(&b, "  %q: %s", k, val)
+	}
+	put("max_reviews", s.MaxReviews)
+	put("current_task", s.CurrentTask)
+	put("phase", s.Phase)
+	put("phase_iteration", s.PhaseIteration)
+	put("next_phase", s.NextPhase)
+	put("review_model", s.ReviewModel)
+	put("consecutive_clean", s.ConsecutiveClean)
+	put("tdd", s.TDD)
+	if s.Enabled != nil {
+		put("enabled", *s.Enabled)
+	}
+	for _, f := range []struct{ k, v string }{{"session_id", s.SessionID}, {"worktree", s.Worktree}, {"base_sha", s.BaseSHA}, {"last_commit", s.LastCommit}} {
+		if f.v != "" {
+			put(f.k, f.v)
+		}
+	}
+	keys := make([]string, 0, len(s.Extra))
+	for k := range s.Extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		put(k, s.Extra[k])
+	}
+	b.WriteString("\n}\n")
+	return b.Bytes()
+}

@@ -1,0 +1,169 @@
+package workflow
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/taskie-dev/taskie/internal/state"
+)
+
+// Record returns the state after "taskie done p": phase p is recorded as
+// finished and, in automated mode (next_phase set, or auto), next_phase
+// becomes what follows p. s is not modified.
+func Record(s *state.State, p string, auto bool, models []string) (*state.State, error) {
+	n := s.Clone()
+	if p == Complete && s.Next() == Complete {
+		n.Phase, n.NextPhase = Complete, nil
+		return n, nil
+	}
+	if err := CheckMove(s.Phase, p); err != nil {
+		return nil, err
+	}
+	if IsImplementing(p) && n.Task() == "" {
+		return nil, fmt.Errorf("no current task: run `taskie start <task>` first")
+	}
+	automated := auto || s.Next() != ""
+	n.Phase, n.NextPhase = p, nil
+	if automated {
+		n.NextPhase = state.Str(AutoNext(p))
+	}
+	if automated && (p == NewPlan || p == CreateTasks) {
+		ResetCycle(n, models)
+	}
+	return n, nil
+}
+
+// Start returns the state after starting task t (SPEC §4): the implementing
+// phase, current_task and, in automated mode, a fresh code-review cycle.
+func Start(s *state.State, task string, auto bool, models []string) (*state.State, error) {
+	p := ImplementPhase(s.TDD)
+	if s.Phase != p && s.Phase != Complete && !IsAdvanceTarget(s.Next()) {
+		if err := CheckMove(s.Phase, p); err != nil {
+			return nil, err
+		}
+	}
+	n := s.Clone()
+	n.Phase, n.CurrentTask, n.NextPhase = p, state.Str(task), nil
+	if auto {
+		n.NextPhase = state.Str(CodeReview)
+	}
+	ResetCycle(n, models)
+	return n, nil
+}
+
+// Settable lists the fields "taskie set" may change.
+var Settable = []string{"phase", "next_phase", "current_task", "max_reviews", "phase_iteration",
+	"review_model", "consecutive_clean", "tdd", "enabled", "session_id"}
+
+// Set returns the state with one field changed, after checking the value.
+// "null" (or "") clears nullable fields. Phase changes must be legal moves.
+func Set(s *state.State, field, value string) (*state.State, error) {
+	n := s.Clone()
+	null := value == "" || value == "null"
+	switch field {
+	case "phase":
+		if err := CheckMove(s.Phase, value); err != nil {
+			return nil, err
+		}
+		n.Phase = value
+	case "next_phase":
+		if !null && !IsNextPhase(value) {
+			return nil, fmt.Errorf("unknown next_phase %q; use null or one of %s", value, quoteList(append(slices.Clone(Phases), CompleteTask, CompleteTaskTDD)))
+		}
+		n.NextPhase = orNull(null, value)
+	case "current_task":
+		if !null {
+			if _, err := positive(field, value); err != nil {
+				return nil, err
+			}
+		}
+		n.CurrentTask = orNull(null, value)
+	case "max_reviews", "consecutive_clean", "phase_iteration":
+		if field == "phase_iteration" && null {
+			n.PhaseIteration = nil
+			break
+		}
+		v, err := nonNegative(field, value)
+		if err != nil {
+			return nil, err
+		}
+		switch field {
+		case "max_reviews":
+			n.MaxReviews = v
+		case "consecutive_clean":
+			n.ConsecutiveClean = v
+		default:
+			n.PhaseIteration = state.Int(v)
+		}
+	case "review_model":
+		if null {
+			return nil, fmt.Errorf("review_model cannot be empty")
+		}
+		n.ReviewModel = value
+	case "tdd", "enabled":
+		b, err := strconv.ParseBool(value)
+		if err != nil {
+			return nil, fmt.Errorf("%s must be true or false, got %q", field, value)
+		}
+		if field == "tdd" {
+			n.TDD = b
+		} else {
+			n.Enabled = &b
+		}
+	case "session_id":
+		if n.SessionID = value; null {
+			n.SessionID = ""
+		}
+	default:
+		return nil, fmt.Errorf("cannot set %q; settable fields: %s", field, strings.Join(Settable, ", "))
+	}
+	return n, nil
+}
+
+func nonNegative(field, v string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%s must be an integer ≥ 0, got %q", field, v)
+	}
+	return n, nil
+}
+
+func positive(field, v string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%s must be a positive integer, got %q", field, v)
+	}
+	return n, nil
+}
+
+// Check returns every problem with a state's values (validation rule 8).
+func Check(s *state.State) []string {
+	var out []string
+	if !IsPhase(s.Phase) {
+		out = append(out, fmt.Sprintf("unknown phase %q", s.Phase))
+	}
+	if n := s.Next(); n != "" && !IsNextPhase(n) {
+		out = append(out, fmt.Sprintf("unknown next_phase %q", n))
+	}
+	if t := s.Task(); t != "" {
+		if _, err := positive("current_task", t); err != nil {
+			out = append(out, err.Error())
+		}
+	}
+	if s.PhaseIteration != nil && *s.PhaseIteration < 0 {
+		out = append(out, fmt.Sprintf("phase_iteration must be ≥ 0, got %d", *s.PhaseIteration))
+	}
+	if s.ReviewModel == "" {
+		out = append(out, "review_model is empty")
+	}
+	return out
+}
+
+func orNull(null bool, v string) *string {
+	if null {
+		return nil
+	}
+	return state.Str(strings.TrimSpace(v))
+}
