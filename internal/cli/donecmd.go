@@ -78,4 +78,3 @@ func postReviewWritten(p *project.Plan, s *state.State, phase string) error {
 		fmt.Sprintf("write %s (what you changed for each finding of %s) first, then run `taskie done %s` again",
 			name, plan.ReviewFile(review, task, s.Iteration()), phase))
 }
-

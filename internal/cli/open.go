@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -61,8 +62,8 @@ func stateErr(p *project.Plan, err error) error {
 }
 
 // change records a state change made by the CLI.
-func change(p *project.Plan, reason string, create bool, fn func(*state.State) (*state.State, error)) (*state.State, *state.State, error) {
-	old, cur, err := p.Change("cli", reason, create, fn)
+func change(p *project.Plan, reason string, create bool, fn func(*state.State) (*state.State, error), extra ...events.Event) (*state.State, *state.State, error) {
+	old, cur, err := p.Change("cli", reason, create, fn, extra...)
 	if err != nil {
 		if _, ok := err.(*exitError); ok {
 			return nil, nil, err

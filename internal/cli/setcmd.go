@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
@@ -35,7 +36,7 @@ func newSetCmd(s *Streams, g *globals) *cobra.Command {
 					return nil, usageErr(err, "")
 				}
 				return n, nil
-			})
+			}, events.Event{Event: events.FieldSet, Actor: "cli", Meta: map[string]any{"field": field, "value": value}})
 			if err != nil {
 				return err
 			}

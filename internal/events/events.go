@@ -25,6 +25,7 @@ const (
 	ReviewStarted   = "REVIEW_STARTED"
 	ReviewFinished  = "REVIEW_FINISHED"
 	ReviewFailed    = "REVIEW_FAILED"
+	FieldSet        = "FIELD_SET"
 	Progress        = "PROGRESS"
 	Claim           = "CLAIM"
 )
