@@ -1,0 +1,210 @@
+package review
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Schema is the verdict schema given to claude with --json-schema. The
+// review text travels in it too, so taskie can write the file itself.
+var Schema = `{"type":"object","properties":{"verdict":{"type":"string","enum":["PASS","FAIL"]},"review":{"type":"string"}},"required":["verdict","review"]}`
+
+// CodexSchema is Schema in strict mode, which codex requires.
+var CodexSchema = `{"type":"object","properties":{"verdict":{"type":"string","enum":["PASS","FAIL"]},"review":{"type":"string"}},"required":["verdict","review"],"additionalProperties":false}`
+
+// claudeOutput is the part of `claude -p --output-format json` we use.
+type claudeOutput struct {
+	Type             string          `json:"type"`
+	Subtype          string          `json:"subtype"`
+	IsError          bool            `json:"is_error"`
+	Result           json.RawMessage `json:"result"`
+	StructuredOutput json.RawMessage `json:"structured_output"`
+	TotalCostUSD     float64         `json:"total_cost_usd"`
+	DurationMS       int64           `json:"duration_ms"`
+	SessionID        string          `json:"session_id"`
+}
+
+// ParseClaude extracts the verdict from claude's JSON output. The verdict
+// comes from .structured_output; .result (an object, or a string holding
+// one) is the fallback for older CLIs or a client run without a schema.
+func ParseClaude(out []byte) (Result, error) {
+	var co claudeOutput
+	if err := decodeLast(out, &co); err != nil {
+		return Result{Raw: out}, failf(FailOutput, out, "claude reviewer: output is not JSON: %s", snippet(out))
+	}
+	// A missing subtype is tolerated; only an explicit non-success fails.
+	if co.IsError || (co.Subtype != "" && co.Subtype != "success") {
+		return Result{Raw: out}, failf(FailOutput, out, "claude reviewer: reported an error (subtype %q): %s",
+			co.Subtype, snippet(resultText(co.Result)))
+	}
+	res := Result{
+		CostUSD:    co.TotalCostUSD,
+		DurationMS: co.DurationMS,
+		SessionID:  co.SessionID,
+		Raw:        out,
+	}
+	obj, ok := claudeVerdictObject(co)
+	if !ok {
+		return res, failf(FailOutput, out, "claude reviewer: no verdict in structured_output or result")
+	}
+	v, text, err := verdictOf(obj)
+	if err != nil {
+		return res, failf(FailOutput, out, "claude reviewer: %v", err)
+	}
+	res.Verdict, res.Text = v, text
+	return res, nil
+}
+
+// ParseCodex extracts the verdict from codex's final message: a JSON object,
+// possibly fenced or surrounded by prose.
+func ParseCodex(msg []byte) (Result, error) {
+	obj, ok := findObject(string(msg))
+	if !ok {
+		return Result{Raw: msg}, failf(FailOutput, msg, "codex reviewer: final message holds no verdict object: %s", snippet(msg))
+	}
+	v, text, err := verdictOf(obj)
+	if err != nil {
+		return Result{Raw: msg}, failf(FailOutput, msg, "codex reviewer: %v", err)
+	}
+	return Result{Verdict: v, Text: text, Raw: msg}, nil
+}
+
+// claudeVerdictObject returns the first object carrying a verdict, in
+// order of trust.
+func claudeVerdictObject(co claudeOutput) (map[string]json.RawMessage, bool) {
+	if obj, ok := asObject(co.StructuredOutput); ok && obj["verdict"] != nil {
+		return obj, true
+	}
+	if obj, ok := asObject(co.Result); ok && obj["verdict"] != nil {
+		return obj, true
+	}
+	var s string
+	if json.Unmarshal(co.Result, &s) == nil {
+		return findObject(s)
+	}
+	return nil, false
+}
+
+// verdictOf reads and normalises the verdict and review fields.
+func verdictOf(obj map[string]json.RawMessage) (verdict, text string, err error) {
+	var v string
+	if err := json.Unmarshal(obj["verdict"], &v); err != nil {
+		return "", "", fmt.Errorf("verdict is not a string: %s", snippet(obj["verdict"]))
+	}
+	switch strings.ToUpper(strings.TrimSpace(v)) {
+	case Pass:
+		verdict = Pass
+	case Fail:
+		verdict = Fail
+	default:
+		return "", "", fmt.Errorf("invalid verdict %q (want PASS or FAIL)", v)
+	}
+	if raw, ok := obj["review"]; ok {
+		// A non-string review is treated as absent: the file check decides.
+		_ = json.Unmarshal(raw, &text)
+	}
+	return verdict, text, nil
+}
+
+var fence = regexp.MustCompile("(?s)```[a-zA-Z]*[ \t]*\r?\n(.*?)```")
+
+// findObject finds a JSON object with a "verdict" field in s: the whole
+// string, a fenced block, or the span from the first '{' to the last '}'.
+func findObject(s string) (map[string]json.RawMessage, bool) {
+	cands := []string{strings.TrimSpace(s)}
+	for _, m := range fence.FindAllStringSubmatch(s, -1) {
+		cands = append(cands, m[1])
+	}
+	if i, j := strings.Index(s, "{"), strings.LastIndex(s, "}"); i >= 0 && j > i {
+		cands = append(cands, s[i:j+1])
+	}
+	for _, c := range cands {
+		if obj, ok := asObject([]byte(c)); ok && obj["verdict"] != nil {
+			return obj, true
+		}
+	}
+	return nil, false
+}
+
+// lastObject returns the last line-leading JSON object in b that carries a
+// verdict; codex prints its final message at the end of stdout.
+func lastObject(b []byte) ([]byte, bool) {
+	for end := len(b); end > 0; {
+		i := bytes.LastIndexByte(b[:end], '{')
+		if i < 0 {
+			break
+		}
+		if atLineStart(b, i) {
+			dec := json.NewDecoder(bytes.NewReader(b[i:]))
+			var obj map[string]json.RawMessage
+			if dec.Decode(&obj) == nil && obj["verdict"] != nil {
+				return b[i : i+int(dec.InputOffset())], true
+			}
+		}
+		end = i
+	}
+	return nil, false
+}
+
+func atLineStart(b []byte, i int) bool {
+	for i > 0 {
+		i--
+		switch b[i] {
+		case '\n':
+			return true
+		case ' ', '\t', '\r':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func asObject(b []byte) (map[string]json.RawMessage, bool) {
+	var obj map[string]json.RawMessage
+	if len(b) == 0 || json.Unmarshal(b, &obj) != nil || obj == nil {
+		return nil, false
+	}
+	return obj, true
+}
+
+// decodeLast decodes out as one JSON object; failing that, the last line
+// that is one (tolerates a warning printed before the result).
+func decodeLast(out []byte, v any) error {
+	err := json.Unmarshal(bytes.TrimSpace(out), v)
+	if err == nil {
+		return nil
+	}
+	lines := bytes.Split(out, []byte("\n"))
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := bytes.TrimSpace(lines[i])
+		if len(l) > 0 && l[0] == '{' && json.Unmarshal(l, v) == nil {
+			return nil
+		}
+	}
+	return err
+}
+
+func resultText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
+
+// snippet shortens output for an error message; the full text is in Raw.
+func snippet[T ~string | ~[]byte](b T) string {
+	s := strings.TrimSpace(string(b))
+	if s == "" {
+		return "(empty)"
+	}
+	const max = 300
+	if len(s) > max {
+		return s[:max] + "…"
+	}
+	return s
+}

@@ -1,0 +1,159 @@
+// Package review runs an independent reviewer (claude or codex) on a plan,
+// its tasks or its code, and returns the reviewer's verdict (SPEC §6).
+package review
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Review kinds, named after the review phases.
+const (
+	Plan    = "plan-review"
+	Tasks   = "tasks-review"
+	Code    = "code-review"
+	AllCode = "all-code-review"
+)
+
+// Verdicts.
+const (
+	Pass = "PASS"
+	Fail = "FAIL"
+)
+
+// DefaultTimeout stays below the 30-minute hook timeout so taskie can still
+// answer the hook after killing a stuck reviewer.
+const DefaultTimeout = 25 * time.Minute
+
+// DefaultTools are the tools a claude reviewer may use without asking.
+var DefaultTools = []string{"Read", "Grep", "Glob", "Bash", "Write"}
+
+// Request describes one review run.
+type Request struct {
+	Kind       string        // one of the kinds
+	PlanID     string        // plan id
+	Task       string        // code-review: the task id
+	Iteration  int           // 1-based review iteration
+	Model      string        // model passed to the reviewer
+	Root       string        // project root: the reviewer's working directory
+	PlanDir    string        // absolute plan directory
+	ReviewFile string        // absolute path of the review file the reviewer must write
+	TaskFiles  []string      // task files named in tasks.md (base names), for tasks-review and all-code-review
+	Timeout    time.Duration // 0 = DefaultTimeout
+	Tools      []string      // allowed tools for claude; nil = DefaultTools
+	Command    []string      // reviewer executable + leading args; nil = adapter default
+}
+
+// Result is a successful review.
+type Result struct {
+	Verdict    string  // "PASS" or "FAIL"
+	Text       string  // review text from the structured output
+	CostUSD    float64 // claude: total_cost_usd
+	DurationMS int64   // claude: duration_ms; else measured wall time
+	SessionID  string  // claude: session_id
+	Model      string  // the requested model
+	WroteFile  bool    // true when taskie wrote ReviewFile itself from Text
+	Raw        []byte  // the reviewer's raw stdout+stderr (for the failure log)
+}
+
+// Reviewer runs one review.
+type Reviewer interface {
+	Review(ctx context.Context, req Request) (Result, error)
+}
+
+var adapters = map[string]func() Reviewer{
+	"claude": func() Reviewer { return claudeReviewer{} },
+	"codex":  func() Reviewer { return codexReviewer{} },
+}
+
+// New returns the reviewer adapter called name; "" means claude.
+func New(name string) (Reviewer, error) {
+	if name == "" {
+		name = "claude"
+	}
+	if mk, ok := adapters[name]; ok {
+		return mk(), nil
+	}
+	return nil, fmt.Errorf("unknown reviewer %q (valid: %s)", name, strings.Join(Names(), ", "))
+}
+
+// Names lists the valid reviewer names, sorted.
+func Names() []string {
+	names := make([]string, 0, len(adapters))
+	for n := range adapters {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Failure kinds.
+const (
+	FailNotFound = "not-found" // reviewer executable missing
+	FailExit     = "exit"      // reviewer could not start or exited non-zero
+	FailTimeout  = "timeout"   // reviewer killed after the timeout
+	FailOutput   = "output"    // no usable verdict in the output
+	FailNoReview = "no-review" // neither a review file nor review text
+)
+
+// Failure is a failed review. Raw keeps the reviewer's output for the log.
+type Failure struct {
+	Kind string
+	Msg  string
+	Raw  []byte
+}
+
+func (f *Failure) Error() string {
+	if f.Msg == "" {
+		return "review failed: " + f.Kind
+	}
+	return f.Msg
+}
+
+func failf(kind string, raw []byte, format string, args ...any) *Failure {
+	return &Failure{Kind: kind, Msg: fmt.Sprintf(format, args...), Raw: raw}
+}
+
+// normalize fills defaults and makes paths absolute against Root, so the
+// prompt and the file checks agree on one path.
+func normalize(req Request) Request {
+	if req.Timeout <= 0 {
+		req.Timeout = DefaultTimeout
+	}
+	if req.Tools == nil {
+		req.Tools = DefaultTools
+	}
+	abs := func(p string) string {
+		if p == "" || filepath.IsAbs(p) {
+			return p
+		}
+		return filepath.Join(req.Root, p)
+	}
+	req.PlanDir = abs(req.PlanDir)
+	req.ReviewFile = abs(req.ReviewFile)
+	return req
+}
+
+// check rejects requests that cannot produce a review.
+func check(req Request) error {
+	switch req.Kind {
+	case Plan, Tasks, AllCode:
+	case Code:
+		if req.Task == "" {
+			return fmt.Errorf("code-review needs a task id")
+		}
+	default:
+		return fmt.Errorf("unknown review kind %q", req.Kind)
+	}
+	if req.ReviewFile == "" {
+		return fmt.Errorf("%s: no review file given", req.Kind)
+	}
+	if req.PlanDir == "" {
+		return fmt.Errorf("%s: no plan directory given", req.Kind)
+	}
+	return nil
+}
