@@ -21,34 +21,37 @@ func pipeAt(s string, i int) bool {
 }
 
 // splitRow splits a line into a row, or reports false when the line has
-// no delimiter pipe and so is not a table line.
+// no delimiter pipe and so is not a table line. It makes one allocation
+// because it runs for every line of tasks.md.
 func splitRow(s string) (row, bool) {
-	var pipes []int
+	first, last, count := -1, -1, 0
 	for i := 0; i < len(s); i++ {
 		if pipeAt(s, i) {
-			pipes = append(pipes, i)
+			if first < 0 {
+				first = i
+			}
+			last = i
+			count++
 		}
 	}
-	if len(pipes) == 0 {
+	if first < 0 {
 		return row{}, false
 	}
 	var r row
 	start, end := 0, len(s)
-	first, last := pipes[0], pipes[len(pipes)-1]
 	if strings.TrimSpace(s[:first]) == "" {
-		r.lead = s[:first+1]
-		start = first + 1
-		pipes = pipes[1:]
+		r.lead, start = s[:first+1], first+1
 	}
-	if len(pipes) > 0 && last >= start && strings.TrimSpace(s[last+1:]) == "" {
-		r.trail = s[last:]
-		end = last
-		pipes = pipes[:len(pipes)-1]
+	if last >= start && strings.TrimSpace(s[last+1:]) == "" {
+		r.trail, end = s[last:], last
 	}
+	r.cells = make([]string, 0, count+1)
 	prev := start
-	for _, p := range pipes {
-		r.cells = append(r.cells, s[prev:p])
-		prev = p + 1
+	for i := start; i < end; i++ {
+		if pipeAt(s, i) {
+			r.cells = append(r.cells, s[prev:i])
+			prev = i + 1
+		}
 	}
 	r.cells = append(r.cells, s[prev:end])
 	return r, true
@@ -92,21 +95,20 @@ func (r row) isSeparator() bool {
 }
 
 // formatCell renders value in place of the raw cell old, keeping old's
-// leading padding and, when it fits, its width so aligned tables stay
-// aligned.
-func formatCell(old, value string) string {
+// leading padding. width > 0 pads the cell to that many runes, so aligned
+// tables stay aligned when a shorter value is written.
+func formatCell(old, value string, width int) string {
 	body := strings.TrimLeft(old, " \t")
 	lead := old[:len(old)-len(body)]
 	if body == "" {
 		lead = " " // a blank cell has no padding style worth keeping
 	}
 	text := lead + escapeCell(value)
-	width := utf8.RuneCountInString(old)
 	if n := utf8.RuneCountInString(text); n < width {
 		return text + strings.Repeat(" ", width-n)
 	}
 	if strings.HasSuffix(old, " ") || strings.HasSuffix(old, "\t") || body == "" || strings.HasSuffix(text, `\`) {
-		text += " "
+		text += " " // also keeps a trailing backslash from escaping the pipe
 	}
 	return text
 }

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -34,10 +35,9 @@ type Problem struct {
 	Msg  string
 }
 
-var (
-	dependsNames = []string{"depends on", "dependencies", "deps", "depends", "depends-on"}
-	filesNames   = []string{"files"}
-)
+// dependsNames are the accepted names of the dependency column, by
+// priority.
+var dependsNames = []string{"depends on", "dependencies", "deps", "depends", "depends-on"}
 
 // lookup returns the cell of the first of names (case-insensitive) that is
 // a column; names are tried in priority order.
@@ -52,14 +52,14 @@ func lookup(cells map[string]string, names ...string) (string, bool) {
 	return "", false
 }
 
-// derive fills the fields computed from Cells.
-func (t *Task) derive() {
+// derive fills the fields computed from the Depends on and Files cells.
+func (ts *Tasks) derive(t *Task) {
 	t.DependsOn, t.Files = nil, nil
-	if v, ok := lookup(t.Cells, dependsNames...); ok {
-		t.DependsOn = parseInts(v)
+	if ts.depCol >= 0 {
+		t.DependsOn = parseInts(t.Cells[ts.Header[ts.depCol]])
 	}
-	if v, ok := lookup(t.Cells, filesNames...); ok {
-		t.Files = parseFiles(v)
+	if ts.filesCol >= 0 {
+		t.Files = parseFiles(t.Cells[ts.Header[ts.filesCol]])
 	}
 }
 
@@ -67,7 +67,6 @@ func (t *Task) derive() {
 // "1, 2", "#1 #2" and "T1 and T2" all work and "-"/"none" yield nothing.
 func parseInts(s string) []int {
 	var out []int
-	seen := map[int]bool{}
 	for i := 0; i < len(s); {
 		if s[i] < '0' || s[i] > '9' {
 			i++
@@ -77,8 +76,7 @@ func parseInts(s string) []int {
 		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
 			j++
 		}
-		if n, err := strconv.Atoi(s[i:j]); err == nil && n > 0 && !seen[n] {
-			seen[n] = true
+		if n, err := strconv.Atoi(s[i:j]); err == nil && n > 0 && !slices.Contains(out, n) {
 			out = append(out, n)
 		}
 		i = j
@@ -132,11 +130,14 @@ type Tasks struct {
 	Header []string
 	Tasks  []Task
 
-	lines     []string    // original lines without "\n"; edited rows replaced
-	rows      []row       // rows[i] is the raw row of Tasks[i]
-	byID      map[int]int // id → index of its first row in Tasks
-	idCol     int         // -1 when absent
-	statusCol int         // -1 when absent
+	lines       []string    // original lines without "\n"; edited rows replaced
+	rows        []row       // rows[i] is the raw row of Tasks[i]
+	headerCells []string    // raw header cells, to detect aligned tables
+	byID        map[int]int // id → index of its first row in Tasks
+	idCol       int         // -1 when absent
+	statusCol   int         // -1 when absent
+	depCol      int         // "Depends on" or alike, -1 when absent
+	filesCol    int         // -1 when absent
 }
 
 // Find returns the task with id (its first row if the id is duplicated).

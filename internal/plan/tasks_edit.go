@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // SetStatus sets the Status cell of task id. Only known statuses are
@@ -48,7 +49,7 @@ func (ts *Tasks) setCell(idx, col int, value string) {
 	for len(r.cells) <= col {
 		r.cells = append(r.cells, " ")
 	}
-	r.cells[col] = formatCell(r.cells[col], value)
+	r.cells[col] = formatCell(r.cells[col], value, ts.alignedWidth(col, r.cells[col]))
 	t := &ts.Tasks[idx]
 	line := t.Line - 1
 	cr := ""
@@ -60,7 +61,22 @@ func (ts *Tasks) setCell(idx, col int, value string) {
 	if col == ts.statusCol {
 		t.Status = value
 	}
-	t.derive()
+	if col == ts.depCol || col == ts.filesCol {
+		ts.derive(t)
+	}
+}
+
+// alignedWidth returns the width of cell when it matches the header cell's
+// width (the table is padded for alignment), else 0.
+func (ts *Tasks) alignedWidth(col int, cell string) int {
+	if col >= len(ts.headerCells) {
+		return 0
+	}
+	w := utf8.RuneCountInString(ts.headerCells[col])
+	if w != utf8.RuneCountInString(cell) {
+		return 0
+	}
+	return w
 }
 
 // column finds a header by exact name, then case-insensitively.
