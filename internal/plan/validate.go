@@ -21,11 +21,11 @@ const (
 
 // Violation is one broken §7 rule.
 type Violation struct {
-	Rule     int
-	File     string // relative to the plan dir, slash-separated
-	Line     int    // 1-based; 0 when not applicable
-	Severity Severity
-	Msg      string
+	Rule     int      `json:"rule"`
+	File     string   `json:"file"`           // relative to the plan dir, slash-separated
+	Line     int      `json:"line,omitempty"` // 1-based; 0 when not applicable
+	Severity Severity `json:"severity"`
+	Msg      string   `json:"message"`
 }
 
 // String renders "file:line: msg (rule N)", omitting the line when 0 and
@@ -114,7 +114,7 @@ func allowedFile(name string) bool {
 	case "state.json", "events.jsonl", ".lock":
 		return true
 	}
-	return strings.HasPrefix(name, ".state.json.tmp")
+	return strings.HasPrefix(name, ".state.json.tmp") || strings.HasPrefix(name, ".tasks.md.tmp")
 }
 
 // scan classifies the top-level entries (rules 2, 3 and 9).
