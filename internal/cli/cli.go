@@ -58,6 +58,9 @@ func usageErr(err error, hint string) error { return &exitError{code: ExitUsage,
 // problems reports that a command found problems (exit 1); it prints nothing more.
 var errProblems = &exitError{code: ExitProblems, err: errors.New("problems found")}
 
+// errSilent marks an exit code whose message was already printed.
+var errSilent = errors.New("silent exit")
+
 // Main runs taskie with the process's streams and returns the exit code.
 func Main(args []string) int {
 	tty := term.IsTerminal(int(os.Stdout.Fd()))
@@ -76,8 +79,8 @@ func Run(args []string, s Streams) int {
 		return ExitOK
 	}
 	var ee *exitError
-	if errors.As(err, &ee) && ee == errProblems {
-		return ExitProblems
+	if errors.As(err, &ee) && (ee == errProblems || ee.err == errSilent) {
+		return ee.code
 	}
 	fmt.Fprintf(s.Err, "taskie: error: %v\n", err)
 	if !errors.As(err, &ee) {
@@ -119,7 +122,7 @@ Exit codes: 0 ok, 1 problems found (validate, doctor), 2 usage or input error.`,
 	root.AddCommand(
 		newInitCmd(s, g), newPlanCmd(s, g), newStatusCmd(s, g), newStartCmd(s, g),
 		newDoneCmd(s, g), newSetCmd(s, g), newPauseCmd(s, g, false), newPauseCmd(s, g, true),
-		newContinueCmd(s, g), newValidateCmd(s, g), newDiagramCmd(s),
+		newContinueCmd(s, g), newValidateCmd(s, g), newDiagramCmd(s), newHookCmd(s),
 	)
 	return root
 }

@@ -99,6 +99,9 @@ func buildStatus(p *project.Plan) (*statusView, error) {
 	if st.Next() != "" {
 		v.Mode = "automated"
 	}
+	if st.Phase == workflow.Complete {
+		v.Mode = "done"
+	}
 	if ts != nil && st.Task() != "" {
 		if id, err := strconv.Atoi(st.Task()); err == nil {
 			if t, ok := ts.Find(id); ok {

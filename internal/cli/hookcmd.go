@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/taskie-dev/taskie/internal/hook"
+)
+
+func newHookCmd(s *Streams) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "hook",
+		Short: "Agent hooks (called by Claude Code or Codex, JSON on stdin)",
+	}
+	c.AddCommand(newHookStopCmd(s))
+	return c
+}
+
+func newHookStopCmd(s *Streams) *cobra.Command {
+	var format string
+	c := &cobra.Command{
+		Use:   "stop",
+		Short: "Stop hook: validate the plan and run the review that is due",
+		Long: `The Stop hook. Reads the agent's hook JSON on stdin, validates the plan, and
+runs the independent review that is due. Allow: exit 0 with nothing or one
+{"systemMessage": …} object on stdout. Block: exit 2 with the reason on
+stderr, or with --format json {"decision":"block","reason":…} and exit 0.
+Any internal error allows the stop.`,
+		Args: exactArgs(0, "no arguments (input comes on stdin)"),
+		RunE: func(*cobra.Command, []string) error {
+			code := hook.Stop(hook.Env{
+				Stdin: s.In, Stdout: s.Out, Stderr: s.Err,
+				Getenv: os.Getenv, Now: time.Now, Format: format,
+				InputDeadline: hook.DefaultInputDeadline,
+			})
+			return exitCode(code)
+		},
+	}
+	c.Flags().StringVar(&format, "format", "", "block output: exit2 (default) or json")
+	return c
+}
+
+// exitCode ends a command with a code and nothing printed.
+func exitCode(code int) error {
+	if code == 0 {
+		return nil
+	}
+	return &exitError{code: code, err: errSilent}
+}

@@ -1,0 +1,76 @@
+// Package hook implements the agents' hook protocols (SPEC §5): it decodes
+// the hook's stdin, runs the Stop decision around the pure workflow core,
+// and encodes allow/block the way Claude Code and Codex expect.
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Input is the hook JSON the agent writes on stdin. Unknown fields are ignored.
+type Input struct {
+	SessionID      string `json:"session_id"`
+	Cwd            string `json:"cwd"`
+	TranscriptPath string `json:"transcript_path"`
+	HookEventName  string `json:"hook_event_name"`
+	StopHookActive bool   `json:"-"`
+}
+
+// MaxInput bounds what is read from stdin; the real inputs are a few hundred bytes.
+const MaxInput = 1 << 20
+
+// ReadInput reads and decodes stdin, giving up after the deadline so an
+// open pipe can never hang the agent.
+func ReadInput(r io.Reader, deadline time.Duration) (Input, error) {
+	type result struct {
+		data []byte
+		err  error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		data, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
+		ch <- result{data, err}
+	}()
+	select {
+	case res := <-ch:
+		if res.err != nil {
+			return Input{}, fmt.Errorf("reading hook input: %w", res.err)
+		}
+		if len(res.data) > MaxInput {
+			return Input{}, fmt.Errorf("hook input larger than %d bytes", MaxInput)
+		}
+		return Decode(res.data)
+	case <-time.After(deadline):
+		return Input{}, fmt.Errorf("no hook input on stdin after %s", deadline)
+	}
+}
+
+// Decode parses hook JSON leniently: stop_hook_active may be a bool or a
+// string, and unknown fields are fine.
+func Decode(data []byte) (Input, error) {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 {
+		return Input{}, errors.New("empty hook input on stdin")
+	}
+	var in Input
+	if err := json.Unmarshal(data, &in); err != nil {
+		return Input{}, fmt.Errorf("hook input is not a JSON object: %v", err)
+	}
+	var flags struct {
+		Active any `json:"stop_hook_active"`
+	}
+	_ = json.Unmarshal(data, &flags)
+	switch v := flags.Active.(type) {
+	case bool:
+		in.StopHookActive = v
+	case string:
+		in.StopHookActive = strings.EqualFold(v, "true")
+	}
+	return in, nil
+}

@@ -1,0 +1,49 @@
+package hook
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"text/template"
+
+	"github.com/taskie-dev/taskie/internal/workflow"
+)
+
+//go:embed messages/*.tmpl
+var messageFS embed.FS
+
+var messages = template.Must(template.ParseFS(messageFS, "messages/*.tmpl"))
+
+// BlockData fills a block message template.
+type BlockData struct {
+	Plan, Task, Review, Model, Verdict string
+	Iteration, NextIteration, Clean    int
+	ReviewFile, PostFile, StateFile    string // paths relative to the project root
+	PlanFlag                           string // " --plan ID" when the project has several plans
+}
+
+// Outcome says how the review went, in words.
+func (d BlockData) Outcome() string {
+	if d.Verdict == workflow.Pass {
+		return fmt.Sprintf("PASS: passed; one more clean review is needed (%d of %d clean in a row)", d.Clean, workflow.CleanToPass)
+	}
+	if d.Verdict == workflow.Fail {
+		return "FAIL: the reviewer found problems to fix"
+	}
+	return "no readable verdict (counted as not clean)"
+}
+
+// Escape is the way out, printed at the end of every block.
+func (d BlockData) Escape() string {
+	return fmt.Sprintf("This is an automated, independent review loop. To stop it: `taskie pause%s` (or set \"next_phase\": null in %s).", d.PlanFlag, d.StateFile)
+}
+
+// BlockMessage renders the block message of §5.1 for a review.
+func BlockMessage(d BlockData) string {
+	var b bytes.Buffer
+	if err := messages.ExecuteTemplate(&b, d.Review+".tmpl", d); err != nil {
+		return fmt.Sprintf("taskie: %s %d: %s. Read %s, address it, write %s, run `taskie done %s`.",
+			d.Review, d.Iteration, d.Outcome(), d.ReviewFile, d.PostFile, workflow.PostReview(d.Review))
+	}
+	return b.String()
+}

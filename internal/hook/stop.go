@@ -1,0 +1,136 @@
+package hook
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/taskie-dev/taskie/internal/config"
+	"github.com/taskie-dev/taskie/internal/plan"
+	"github.com/taskie-dev/taskie/internal/project"
+)
+
+// Env is what one hook call sees of the world; tests replace parts of it.
+type Env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+	Now            func() time.Time
+	// Format overrides the configured block output format ("" = config).
+	Format string
+	// InputDeadline bounds the wait for stdin.
+	InputDeadline time.Duration
+}
+
+// DefaultInputDeadline is long enough for any agent to write its input and
+// short enough that a forgotten pipe never stalls a session.
+const DefaultInputDeadline = 3 * time.Second
+
+// Stop runs the Stop hook and returns its exit code. It never panics and
+// never blocks on an internal error: the user must not be trapped.
+func Stop(e Env) int {
+	format := e.Format
+	res := func() (res Result) {
+		defer func() {
+			if r := recover(); r != nil {
+				fmt.Fprintf(e.Stderr, "taskie: internal error: %v\n%s", r, debug.Stack())
+				res = Allow(fmt.Sprintf("taskie: internal error in the Stop hook (%v); the stop was allowed. Please report it with the output of `taskie doctor`.", r))
+			}
+		}()
+		return stop(e, &format)
+	}()
+	if format != FormatJSON {
+		format = FormatExit2
+	}
+	return res.Write(e.Stdout, e.Stderr, format)
+}
+
+// warnAllow lets the agent stop and tells the user why nothing happened.
+func warnAllow(e Env, msg string) Result {
+	fmt.Fprintln(e.Stderr, "taskie: warning: "+msg)
+	return Allow("taskie: " + msg)
+}
+
+func stop(e Env, format *string) Result {
+	if e.Getenv("TASKIE_HOOK_SKIP") != "" {
+		return Allow("")
+	}
+	in, err := ReadInput(e.Stdin, e.InputDeadline)
+	if err != nil {
+		return warnAllow(e, err.Error()+"; stop allowed")
+	}
+	if in.Cwd == "" {
+		return warnAllow(e, "hook input has no \"cwd\"; stop allowed")
+	}
+	if st, err := os.Stat(in.Cwd); err != nil || !st.IsDir() {
+		return warnAllow(e, fmt.Sprintf("hook input cwd %q is not a directory; stop allowed", in.Cwd))
+	}
+	repo, err := plan.Find(in.Cwd)
+	if err != nil {
+		return Allow("") // not a taskie project: stay silent and fast
+	}
+	cfg, cfgErr := config.Load(repo.TaskieDir())
+	if *format == "" {
+		*format = cfg.OutputFormat
+	}
+	now := e.Now()
+	id := SelectPlan(repo, in, now)
+	if id == "" {
+		return Allow("")
+	}
+	p, err := project.Get(repo, id)
+	if err != nil {
+		return warnAllow(e, err.Error())
+	}
+	lg := openLog(repo, id)
+	defer lg.close()
+	if cfgErr != nil {
+		lg.decision(in, "allow", "config invalid: "+cfgErr.Error())
+		return warnAllow(e, cfgErr.Error()+" — reviews are skipped until it is fixed (`taskie config`)")
+	}
+	sess := LoadSession(repo.TaskieDir(), in.SessionID)
+	before := *sess
+	if !in.StopHookActive {
+		sess.BlocksInRow, sess.LastReviewBlock = 0, nil
+	}
+	s := &stopper{e: e, in: in, cfg: cfg, p: p, log: lg, sess: sess, now: now}
+	res := s.run()
+	if res.Block {
+		sess.BlocksInRow++
+	}
+	sess.Plan = id
+	if sessionChanged(&before, sess, now) {
+		if err := sess.Save(now); err != nil {
+			lg.decision(in, "warn", "saving session memory: "+err.Error())
+		}
+	}
+	lg.decision(in, decisionName(res), s.why)
+	return res
+}
+
+func decisionName(r Result) string {
+	if r.Block {
+		return "block"
+	}
+	return "allow"
+}
+
+// sessionChanged avoids a write on every stop: the memory is saved when it
+// changed, or to refresh last_seen (plan ownership) every few minutes.
+func sessionChanged(a, b *Session, now time.Time) bool {
+	same := a.Plan == b.Plan && a.BlocksInRow == b.BlocksInRow && a.Violations == b.Violations &&
+		((a.LastReviewBlock == nil) == (b.LastReviewBlock == nil)) &&
+		(a.LastReviewBlock == nil || *a.LastReviewBlock == *b.LastReviewBlock)
+	return !same || now.Sub(a.LastSeen) > 5*time.Minute
+}
+
+// relPath shows a path relative to the project root, for messages.
+func relPath(root, path string) string {
+	if rel, ok := strings.CutPrefix(path, root+string(os.PathSeparator)); ok {
+		return rel
+	}
+	return path
+}
