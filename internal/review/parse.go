@@ -31,8 +31,8 @@ type claudeOutput struct {
 // comes from .structured_output; .result (an object, or a string holding
 // one) is the fallback for older CLIs or a client run without a schema.
 func ParseClaude(out []byte) (Result, error) {
-	var co claudeOutput
-	if err := decodeLast(out, &co); err != nil {
+	co, err := decodeClaude(out)
+	if err != nil {
 		return Result{Raw: out}, failf(FailOutput, out, "claude reviewer: output is not JSON: %s", snippet(out))
 	}
 	// A missing subtype is tolerated; only an explicit non-success fails.
@@ -171,21 +171,23 @@ func asObject(b []byte) (map[string]json.RawMessage, bool) {
 	return obj, true
 }
 
-// decodeLast decodes out as one JSON object; failing that, the last line
+// decodeClaude decodes out as one JSON object; failing that, the last line
 // that is one (tolerates a warning printed before the result).
-func decodeLast(out []byte, v any) error {
-	err := json.Unmarshal(bytes.TrimSpace(out), v)
+func decodeClaude(out []byte) (claudeOutput, error) {
+	var co claudeOutput
+	err := json.Unmarshal(bytes.TrimSpace(out), &co)
 	if err == nil {
-		return nil
+		return co, nil
 	}
 	lines := bytes.Split(out, []byte("\n"))
 	for i := len(lines) - 1; i >= 0; i-- {
 		l := bytes.TrimSpace(lines[i])
-		if len(l) > 0 && l[0] == '{' && json.Unmarshal(l, v) == nil {
-			return nil
+		var c claudeOutput // fresh: a failed decode may leave fields set
+		if len(l) > 0 && l[0] == '{' && json.Unmarshal(l, &c) == nil {
+			return c, nil
 		}
 	}
-	return err
+	return claudeOutput{}, err
 }
 
 func resultText(raw json.RawMessage) string {

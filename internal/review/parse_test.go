@@ -1,0 +1,184 @@
+package review
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseClaude(t *testing.T) {
+	const meta = `"total_cost_usd":0.12,"duration_ms":3456,"session_id":"s1"`
+	tests := []struct {
+		name    string
+		out     string
+		want    Result
+		wantErr string // substring of the Failure message; "" = success
+	}{
+		{
+			name: "structured output pass",
+			out:  `{"type":"result","subtype":"success","is_error":false,"result":"done","structured_output":{"verdict":"PASS","review":"all good"},` + meta + `}`,
+			want: Result{Verdict: Pass, Text: "all good", CostUSD: 0.12, DurationMS: 3456, SessionID: "s1"},
+		},
+		{
+			name: "structured output fail",
+			out:  `{"type":"result","subtype":"success","is_error":false,"structured_output":{"verdict":"FAIL","review":"1. broken"},` + meta + `}`,
+			want: Result{Verdict: Fail, Text: "1. broken", CostUSD: 0.12, DurationMS: 3456, SessionID: "s1"},
+		},
+		{
+			name: "lowercase verdict with spaces",
+			out:  `{"type":"result","subtype":"success","structured_output":{"verdict":" pass ","review":"ok"}}`,
+			want: Result{Verdict: Pass, Text: "ok"},
+		},
+		{
+			name: "structured output wins over result",
+			out:  `{"type":"result","subtype":"success","result":{"verdict":"PASS","review":"r"},"structured_output":{"verdict":"FAIL","review":"s"}}`,
+			want: Result{Verdict: Fail, Text: "s"},
+		},
+		{
+			name: "leading warning line",
+			out:  "warning: something\n" + `{"type":"result","subtype":"success","structured_output":{"verdict":"PASS","review":"ok"}}` + "\n",
+			want: Result{Verdict: Pass, Text: "ok"},
+		},
+		{
+			name:    "is_error",
+			out:     `{"type":"result","subtype":"success","is_error":true,"result":"API Error: overloaded","structured_output":{"verdict":"PASS","review":"x"}}`,
+			wantErr: "API Error: overloaded",
+		},
+		{
+			name:    "error subtype",
+			out:     `{"type":"result","subtype":"error_max_turns","is_error":false,"structured_output":{"verdict":"PASS","review":"x"}}`,
+			wantErr: "error_max_turns",
+		},
+		{
+			name: "result object",
+			out:  `{"type":"result","subtype":"success","result":{"verdict":"fail","review":"from result"},` + meta + `}`,
+			want: Result{Verdict: Fail, Text: "from result", CostUSD: 0.12, DurationMS: 3456, SessionID: "s1"},
+		},
+		{
+			name: "result string with fenced json",
+			out:  `{"type":"result","subtype":"success","result":"Here it is:\n` + "```json" + `\n{\"verdict\": \"PASS\", \"review\": \"fenced\"}\n` + "```" + `\nbye"}`,
+			want: Result{Verdict: Pass, Text: "fenced"},
+		},
+		{
+			name: "result string with bare json",
+			out:  `{"type":"result","subtype":"success","result":"{\"verdict\":\"FAIL\",\"review\":\"bare\"}"}`,
+			want: Result{Verdict: Fail, Text: "bare"},
+		},
+		{
+			name:    "missing verdict",
+			out:     `{"type":"result","subtype":"success","is_error":false,"result":"I reviewed it and it looks fine."}`,
+			wantErr: "no verdict",
+		},
+		{
+			name:    "structured output without verdict",
+			out:     `{"type":"result","subtype":"success","structured_output":{"review":"x"}}`,
+			wantErr: "no verdict",
+		},
+		{
+			name:    "garbage",
+			out:     "not json at all",
+			wantErr: "not JSON",
+		},
+		{
+			name:    "empty",
+			out:     "",
+			wantErr: "not JSON",
+		},
+		{
+			name:    "bad verdict value",
+			out:     `{"type":"result","subtype":"success","structured_output":{"verdict":"MAYBE","review":"x"}}`,
+			wantErr: `invalid verdict "MAYBE"`,
+		},
+		{
+			name:    "verdict not a string",
+			out:     `{"type":"result","subtype":"success","structured_output":{"verdict":true,"review":"x"}}`,
+			wantErr: "not a string",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseClaude([]byte(tc.out))
+			if string(got.Raw) != tc.out {
+				t.Errorf("Raw = %q, want the input", got.Raw)
+			}
+			checkParse(t, got, err, tc.want, tc.wantErr, tc.out)
+		})
+	}
+}
+
+func TestParseCodex(t *testing.T) {
+	tests := []struct {
+		name    string
+		msg     string
+		want    Result
+		wantErr string
+	}{
+		{name: "plain", msg: `{"verdict":"PASS","review":"ok"}`, want: Result{Verdict: Pass, Text: "ok"}},
+		{name: "whitespace", msg: "\n  {\"verdict\":\"FAIL\",\"review\":\"bad\"}\n\n", want: Result{Verdict: Fail, Text: "bad"}},
+		{name: "fenced", msg: "Verdict:\n```json\n{\"verdict\":\"fail\",\"review\":\"f\"}\n```\n", want: Result{Verdict: Fail, Text: "f"}},
+		{name: "fence without language", msg: "```\n{\"verdict\":\"Pass\",\"review\":\"p\"}\n```", want: Result{Verdict: Pass, Text: "p"}},
+		{name: "missing review", msg: `{"verdict":"PASS"}`, want: Result{Verdict: Pass}},
+		{name: "garbage", msg: "not json at all", wantErr: "no verdict object"},
+		{name: "empty", msg: "", wantErr: "no verdict object"},
+		{name: "no verdict field", msg: `{"review":"x"}`, wantErr: "no verdict object"},
+		{name: "bad verdict", msg: `{"verdict":"OK","review":"x"}`, wantErr: `invalid verdict "OK"`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := ParseCodex([]byte(tc.msg))
+			checkParse(t, got, err, tc.want, tc.wantErr, tc.msg)
+		})
+	}
+}
+
+func checkParse(t *testing.T, got Result, err error, want Result, wantErr, input string) {
+	t.Helper()
+	if wantErr != "" {
+		var f *Failure
+		if !errors.As(err, &f) {
+			t.Fatalf("err = %v, want a *Failure containing %q", err, wantErr)
+		}
+		if f.Kind != FailOutput || !strings.Contains(f.Msg, wantErr) {
+			t.Errorf("Failure = {%s, %q}, want {output, ...%q...}", f.Kind, f.Msg, wantErr)
+		}
+		if string(f.Raw) != input {
+			t.Errorf("Failure.Raw = %q, want the input", f.Raw)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("unexpected error: %v", err)
+	}
+	got.Raw = nil
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("result mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestLastObject(t *testing.T) {
+	stdout := "thinking\n{\"not\":\"it\"}\nmore\n{\"verdict\":\"FAIL\",\n \"review\":\"multi\"}\ntokens used: 5\n"
+	got, ok := lastObject([]byte(stdout))
+	if !ok {
+		t.Fatal("no object found")
+	}
+	if want := "{\"verdict\":\"FAIL\",\n \"review\":\"multi\"}"; string(got) != want {
+		t.Errorf("lastObject = %q, want %q", got, want)
+	}
+	if _, ok := lastObject([]byte("no json {here\n")); ok {
+		t.Error("found an object in text without one")
+	}
+}
+
+func TestSchemas(t *testing.T) {
+	for name, s := range map[string]string{"Schema": Schema, "CodexSchema": CodexSchema} {
+		obj, ok := asObject([]byte(s))
+		if !ok || obj["properties"] == nil || obj["required"] == nil {
+			t.Errorf("%s is not a usable object schema: %s", name, s)
+		}
+	}
+	if !strings.Contains(CodexSchema, `"additionalProperties":false`) {
+		t.Error("CodexSchema is not strict")
+	}
+}

@@ -1,0 +1,105 @@
+package review
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestPrompt(t *testing.T) {
+	root := t.TempDir()
+	planDir := filepath.Join(root, ".taskie", "plans", "p1")
+	if err := os.MkdirAll(planDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	base := Request{
+		PlanID: "p1", Iteration: 2, Model: "model-x", Root: root, PlanDir: planDir,
+		TaskFiles: []string{"task-1.md", "task-7.md"},
+	}
+	tests := []struct {
+		kind, task, file string
+		want             []string
+		notWant          []string
+	}{
+		{kind: Plan, file: "plan-review-2.md", want: []string{"plan.md", "Feasibility"}, notWant: []string{"task-1.md"}},
+		{kind: Tasks, file: "tasks-review-2.md", want: []string{"tasks.md", filepath.Join(planDir, "task-1.md"), filepath.Join(planDir, "task-7.md"), "Acceptance criteria"}},
+		{kind: Code, task: "3", file: "task-3-review-2.md", want: []string{filepath.Join(planDir, "task-3.md"), "git diff", "git log"}, notWant: []string{"task-7.md"}},
+		{kind: AllCode, file: "all-code-review-2.md", want: []string{filepath.Join(planDir, "task-1.md"), filepath.Join(planDir, "task-7.md"), "TODO"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.kind, func(t *testing.T) {
+			req := base
+			req.Kind, req.Task = tc.kind, tc.task
+			req.ReviewFile = filepath.Join(planDir, tc.file)
+			p, err := Prompt(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			common := []string{"`" + req.ReviewFile + "`", "independent", "very critical", "iteration 2", "model-x",
+				"Do not modify", `"PASS"`, "`review`", "Summary", "Findings"}
+			for _, w := range append(common, tc.want...) {
+				if !strings.Contains(p, w) {
+					t.Errorf("prompt lacks %q", w)
+				}
+			}
+			for _, w := range tc.notWant {
+				if strings.Contains(p, w) {
+					t.Errorf("prompt unexpectedly contains %q", w)
+				}
+			}
+			if strings.Contains(p, "design.md") {
+				t.Error("prompt names design.md, which does not exist")
+			}
+			if strings.Contains(p, "<no value>") {
+				t.Error("prompt has an unfilled template field")
+			}
+		})
+	}
+}
+
+func TestPromptDesign(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "design.md"), []byte("d"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Prompt(Request{Kind: Plan, PlanDir: dir, ReviewFile: filepath.Join(dir, "plan-review-1.md")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(p, filepath.Join(dir, "design.md")) {
+		t.Error("prompt does not name the existing design.md")
+	}
+}
+
+func TestPromptErrors(t *testing.T) {
+	for name, req := range map[string]Request{
+		"unknown kind":      {Kind: "nope", PlanDir: "/p", ReviewFile: "/p/r-review-1.md"},
+		"code without task": {Kind: Code, PlanDir: "/p", ReviewFile: "/p/r-review-1.md"},
+		"no review file":    {Kind: Plan, PlanDir: "/p"},
+	} {
+		if _, err := Prompt(req); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+func TestNew(t *testing.T) {
+	for _, name := range []string{"", "claude", "codex"} {
+		if r, err := New(name); err != nil || r == nil {
+			t.Errorf("New(%q) = %v, %v", name, r, err)
+		}
+	}
+	_, err := New("gpt")
+	if err == nil || !strings.Contains(err.Error(), "claude, codex") {
+		t.Errorf("New(gpt) error = %v, want one listing the valid names", err)
+	}
+}
+
+func TestReviewerEnv(t *testing.T) {
+	got := reviewerEnv([]string{"PATH=/bin", "CLAUDECODE=1", "CLAUDE_CODE_ENTRYPOINT=cli", "TASKIE_HOOK_SKIP=0", "HOME=/h"})
+	want := []string{"PATH=/bin", "HOME=/h", "TASKIE_HOOK_SKIP=1"}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("reviewerEnv = %q, want %q", got, want)
+	}
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+)
+
+// claudeResult mirrors `claude -p --output-format json`.
+type claudeResult struct {
+	Type             string   `json:"type"`
+	Subtype          string   `json:"subtype"`
+	IsError          bool     `json:"is_error"`
+	DurationMS       int64    `json:"duration_ms"`
+	NumTurns         int      `json:"num_turns"`
+	Result           any      `json:"result"`
+	SessionID        string   `json:"session_id"`
+	TotalCostUSD     float64  `json:"total_cost_usd"`
+	StructuredOutput *verdict `json:"structured_output,omitempty"`
+}
+
+type verdict struct {
+	Verdict string `json:"verdict"`
+	Review  string `json:"review"`
+}
+
+func claude(inv invocation) int {
+	// The checks the real CLI makes before doing any work.
+	if isSet("CLAUDECODE") {
+		fmt.Fprintln(os.Stderr, "Error: Claude Code cannot be launched inside another Claude Code session.")
+		return 1
+	}
+	if (hasArg(inv.args, "--dangerously-skip-permissions") || flagValue(inv.args, "--permission-mode") == "bypassPermissions") &&
+		os.Geteuid() == 0 && os.Getenv("IS_SANDBOX") != "1" {
+		fmt.Fprintln(os.Stderr, "--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons")
+		return 1
+	}
+	schema := flagValue(inv.args, "--json-schema")
+	if schema != "" && !json.Valid([]byte(schema)) {
+		fmt.Fprintln(os.Stderr, "Error: --json-schema is not valid JSON")
+		return 1
+	}
+
+	res := claudeResult{
+		Type: "result", Subtype: "success", DurationMS: 1234, NumTurns: 3,
+		Result:       "Review written.",
+		SessionID:    fmt.Sprintf("fake-%d", inv.run),
+		TotalCostUSD: 0.0123,
+	}
+	switch inv.step {
+	case "CRASH":
+		fmt.Println("partial output")
+		fmt.Fprintln(os.Stderr, "fake claude: crashed on purpose")
+		return 3
+	case "GARBAGE":
+		fmt.Println("not json at all")
+		return 0
+	case "ERROR":
+		res.Subtype, res.IsError, res.Result = "error_max_turns", true, ""
+		printJSON(res)
+		return 0
+	case "SLEEP":
+		return sleepForever()
+	}
+
+	v, writeFile := verdictOf(inv.step)
+	text := reviewText(inv, v)
+	if writeFile {
+		writeReview(inv, text)
+	}
+	out := &verdict{Verdict: v, Review: text}
+	switch {
+	case inv.step == "RESULT-OBJ":
+		res.Result = out
+	case inv.step == "RESULT-STR":
+		b, _ := json.MarshalIndent(out, "", "  ")
+		res.Result = "Here is my verdict:\n```json\n" + string(b) + "\n```\n"
+	case schema != "":
+		res.StructuredOutput = out
+	}
+	// Without --output-format json the real CLI prints only the result text.
+	if flagValue(inv.args, "--output-format") != "json" {
+		if s, ok := res.Result.(string); ok {
+			fmt.Println(strings.TrimSpace(s))
+		}
+		return 0
+	}
+	printJSON(res)
+	return 0
+}

@@ -1,0 +1,264 @@
+// Command fakereviewer stands in for the claude and codex CLIs in tests.
+// Install it on PATH as "claude" or "codex"; it picks its mode from its
+// name and prints what the real CLI prints.
+//
+// Environment:
+//
+//	FAKE_REVIEW_SCRIPT  file with one step per line (default: PASS)
+//	FAKE_REVIEW_STATE   counter file (default: FAKE_REVIEW_SCRIPT + ".n")
+//	FAKE_REVIEW_LOG     append one JSON line per run
+//
+// Steps: PASS, FAIL (write the review file named in the prompt),
+// PASS-NOFILE, FAIL-NOFILE (review text only), EMPTY (no file, no text),
+// CRASH (exit 3), GARBAGE (non-JSON output), ERROR (claude: is_error
+// result; codex: exit 1), SLEEP (sleep an hour, with a child `sleep 3600`),
+// RESULT-OBJ, RESULT-STR (claude: verdict in .result as an object / a
+// fenced JSON string; codex: plain / fenced final message). When the script
+// runs out, the last step repeats.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+func main() {
+	os.Exit(run())
+}
+
+// logRecord is one FAKE_REVIEW_LOG line.
+type logRecord struct {
+	Name             string   `json:"name"`
+	Args             []string `json:"args"`
+	Model            string   `json:"model"`
+	EnvClaudeCode    bool     `json:"env_CLAUDECODE"`
+	EnvEntrypoint    bool     `json:"env_CLAUDE_CODE_ENTRYPOINT"`
+	EnvTaskieHookSkp string   `json:"env_TASKIE_HOOK_SKIP"`
+	StdinLen         int      `json:"stdin_len"`
+	ReviewFile       string   `json:"review_file"`
+	Step             string   `json:"step"`
+	Run              int      `json:"run"`
+	Cwd              string   `json:"cwd"`
+	ChildPID         int      `json:"child_pid,omitempty"`
+}
+
+// invocation is what one run of the fake knows.
+type invocation struct {
+	name       string
+	args       []string
+	step       string
+	run        int // 1-based
+	reviewFile string
+}
+
+func run() int {
+	name := strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")
+	args := os.Args[1:]
+	// Like the real CLIs, read the prompt to EOF: a client that leaves
+	// stdin open hangs here.
+	prompt, _ := io.ReadAll(os.Stdin)
+	n, step, err := nextStep()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fakereviewer:", err)
+		return 2
+	}
+	inv := invocation{name: name, args: args, step: step, run: n, reviewFile: findReviewFile(string(prompt))}
+
+	rec := logRecord{
+		Name:             name,
+		Args:             args,
+		Model:            flagValue(args, "--model", "-m"),
+		EnvClaudeCode:    isSet("CLAUDECODE"),
+		EnvEntrypoint:    isSet("CLAUDE_CODE_ENTRYPOINT"),
+		EnvTaskieHookSkp: os.Getenv("TASKIE_HOOK_SKIP"),
+		StdinLen:         len(prompt),
+		ReviewFile:       inv.reviewFile,
+		Step:             step,
+		Run:              n,
+	}
+	rec.Cwd, _ = os.Getwd()
+	if step == "SLEEP" {
+		rec.ChildPID = startChild()
+	}
+	writeLog(rec)
+
+	switch name {
+	case "claude":
+		return claude(inv)
+	case "codex":
+		return codex(inv)
+	}
+	fmt.Fprintf(os.Stderr, "fakereviewer: unknown name %q (want claude or codex)\n", name)
+	return 2
+}
+
+// nextStep returns the 1-based run number and its step, and advances the
+// counter.
+func nextStep() (int, string, error) {
+	script := os.Getenv("FAKE_REVIEW_SCRIPT")
+	if script == "" {
+		return 1, "PASS", nil
+	}
+	data, err := os.ReadFile(script)
+	if err != nil {
+		return 0, "", err
+	}
+	var steps []string
+	for _, l := range strings.Split(string(data), "\n") {
+		l = strings.ToUpper(strings.TrimSpace(l))
+		if l != "" && !strings.HasPrefix(l, "#") {
+			steps = append(steps, l)
+		}
+	}
+	if len(steps) == 0 {
+		return 0, "", fmt.Errorf("%s: no steps", script)
+	}
+	state := os.Getenv("FAKE_REVIEW_STATE")
+	if state == "" {
+		state = script + ".n"
+	}
+	i := 0
+	if b, err := os.ReadFile(state); err == nil {
+		i, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	}
+	if err := os.WriteFile(state, []byte(strconv.Itoa(i+1)+"\n"), 0o644); err != nil {
+		return 0, "", err
+	}
+	return i + 1, steps[min(i, len(steps)-1)], nil
+}
+
+var (
+	quotedReview = regexp.MustCompile("`([^`\n]*-review-[0-9]+\\.md)`")
+	bareReview   = regexp.MustCompile(`\S*-review-[0-9]+\.md`)
+)
+
+// findReviewFile returns the first review file path named in the prompt.
+func findReviewFile(prompt string) string {
+	if m := quotedReview.FindStringSubmatch(prompt); m != nil {
+		return m[1]
+	}
+	return bareReview.FindString(prompt)
+}
+
+func flagValue(args []string, names ...string) string {
+	for i, a := range args {
+		for _, n := range names {
+			if a == n && i+1 < len(args) {
+				return args[i+1]
+			}
+			if v, ok := strings.CutPrefix(a, n+"="); ok {
+				return v
+			}
+		}
+	}
+	return ""
+}
+
+func hasArg(args []string, name string) bool {
+	for _, a := range args {
+		if a == name || strings.HasPrefix(a, name+"=") {
+			return true
+		}
+	}
+	return false
+}
+
+func isSet(key string) bool {
+	_, ok := os.LookupEnv(key)
+	return ok
+}
+
+func writeLog(rec logRecord) {
+	path := os.Getenv("FAKE_REVIEW_LOG")
+	if path == "" {
+		return
+	}
+	b, _ := json.Marshal(rec)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fakereviewer:", err)
+		return
+	}
+	defer f.Close()
+	f.Write(append(b, '\n'))
+}
+
+// startChild starts `sleep 3600` sharing our output, like a tool a real
+// reviewer left running; tests check it dies with the process group.
+func startChild() int {
+	path, err := exec.LookPath("sleep")
+	if err != nil {
+		return 0
+	}
+	c := exec.Command(path, "3600")
+	c.Stdout, c.Stderr = os.Stdout, os.Stderr
+	if c.Start() != nil {
+		return 0
+	}
+	return c.Process.Pid
+}
+
+// verdictOf returns the verdict and whether the step writes the file.
+func verdictOf(step string) (verdict string, writeFile bool) {
+	switch step {
+	case "FAIL":
+		return "FAIL", true
+	case "FAIL-NOFILE":
+		return "FAIL", false
+	case "PASS-NOFILE", "EMPTY":
+		return "PASS", false
+	}
+	return "PASS", true
+}
+
+// reviewText is the review the fake "wrote".
+func reviewText(inv invocation, verdict string) string {
+	if inv.step == "EMPTY" {
+		return ""
+	}
+	finding := "No findings."
+	if verdict == "FAIL" {
+		finding = "1. [major] fake finding: the fake reviewer was told to fail."
+	}
+	return fmt.Sprintf("# Fake review (%s, run %d, step %s)\n\n## Summary\nFake review.\n\n## Findings\n%s\n\n## Verdict\n%s\n",
+		inv.name, inv.run, inv.step, finding, verdict)
+}
+
+// writeReview writes the review file without overwriting, as the prompt
+// asks.
+func writeReview(inv invocation, text string) {
+	if inv.reviewFile == "" {
+		fmt.Fprintln(os.Stderr, "fakereviewer: no review file path in the prompt")
+		return
+	}
+	f, err := os.OpenFile(inv.reviewFile, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if errors.Is(err, fs.ErrExist) {
+		return
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "fakereviewer:", err)
+		return
+	}
+	defer f.Close()
+	f.WriteString(text)
+}
+
+func sleepForever() int {
+	time.Sleep(time.Hour)
+	return 0
+}
+
+func printJSON(v any) {
+	b, _ := json.Marshal(v)
+	fmt.Println(string(b))
+}
