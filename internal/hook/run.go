@@ -245,7 +245,7 @@ func (h *stopper) failed(d workflow.StopDecision, err error) Result {
 	}
 	logPath := h.keep(d, raw)
 	h.event(events.Event{Task: d.Task, Event: events.ReviewFailed, Actor: "hook",
-		Meta: map[string]any{"review": d.Review, "iteration": d.Iteration, "model": d.Model, "failure": kind, "log": logPath}})
+		Meta: map[string]any{"review": d.Review, "iteration": d.Iteration, "model": d.Model, "failure": kind, "log": relPath(h.p.Repo.Root, logPath)}})
 	h.why = fmt.Sprintf("%s %d failed: %s", d.Review, d.Iteration, kind)
 	return warnAllow(h.e, fmt.Sprintf("the %s reviewer failed (%s): %v. state.json is unchanged; the reviewer's output is in %s. Fix it (`taskie doctor`) and stop again to retry.",
 		d.Review, kind, firstLine(err.Error()), relPath(h.p.Repo.Root, logPath)))
