@@ -1,0 +1,52 @@
+package workflow
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/taskie-dev/taskie/internal/state"
+)
+
+// mkState builds a state; iter < 0 means phase_iteration null, "" means
+// null for next and task.
+func mkState(phase, next, task string, iter int, model string, clean int) *state.State {
+	s := state.New()
+	s.Phase = phase
+	s.NextPhase = state.Str(next)
+	s.CurrentTask = state.Str(task)
+	if iter >= 0 {
+		s.PhaseIteration = state.Int(iter)
+	}
+	s.ReviewModel = model
+	s.ConsecutiveClean = clean
+	s.Extra = map[string]json.RawMessage{}
+	return s
+}
+
+// with returns a copy of s changed by fn.
+func with(s *state.State, fn func(*state.State)) *state.State {
+	c := s.Clone()
+	fn(c)
+	return c
+}
+
+var stateOpts = cmpopts.EquateEmpty()
+
+// diffState compares two states field by field (nil and empty Extra equal).
+func diffState(t *testing.T, what string, want, got *state.State) {
+	t.Helper()
+	if diff := cmp.Diff(want, got, stateOpts); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", what, diff)
+	}
+}
+
+// unchanged fails when fn modified s.
+func unchanged(t *testing.T, s *state.State, fn func()) {
+	t.Helper()
+	before := s.Clone()
+	fn()
+	diffState(t, "input state was modified", before, s)
+}
