@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"embed"
 	"fmt"
+	"sync"
 	"text/template"
 
 	"github.com/taskie-dev/taskie/internal/workflow"
@@ -12,7 +13,10 @@ import (
 //go:embed messages/*.tmpl
 var messageFS embed.FS
 
-var messages = template.Must(template.ParseFS(messageFS, "messages/*.tmpl"))
+// messages are parsed on first use: most stops never block.
+var messages = sync.OnceValue(func() *template.Template {
+	return template.Must(template.ParseFS(messageFS, "messages/*.tmpl"))
+})
 
 // BlockData fills a block message template.
 type BlockData struct {
@@ -41,7 +45,7 @@ func (d BlockData) Escape() string {
 // BlockMessage renders the block message of §5.1 for a review.
 func BlockMessage(d BlockData) string {
 	var b bytes.Buffer
-	if err := messages.ExecuteTemplate(&b, d.Review+".tmpl", d); err != nil {
+	if err := messages().ExecuteTemplate(&b, d.Review+".tmpl", d); err != nil {
 		return fmt.Sprintf("taskie: %s %d: %s. Read %s, address it, write %s, run `taskie done %s`.",
 			d.Review, d.Iteration, d.Outcome(), d.ReviewFile, d.PostFile, workflow.PostReview(d.Review))
 	}

@@ -6,9 +6,9 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"time"
 
+	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
@@ -29,11 +29,9 @@ type Session struct {
 	path string
 }
 
-var safeID = regexp.MustCompile(`^[A-Za-z0-9_-]{1,128}$`)
-
 func sessionPath(taskieDir, id string) string {
 	name := id
-	if !safeID.MatchString(id) {
+	if len(id) > 128 || plan.ValidID(id) != nil {
 		sum := sha256.Sum256([]byte(id))
 		name = "h-" + hex.EncodeToString(sum[:8])
 	}

@@ -34,7 +34,7 @@ func TestValidID(t *testing.T) {
 				t.Fatalf("ValidID(%q) accepted a bad id", tc.id)
 			}
 			// The message names the id (quoted, as %q prints it) and the pattern.
-			for _, part := range []string{strconv.Quote(tc.id), IDPattern.String()} {
+			for _, part := range []string{strconv.Quote(tc.id), IDPattern} {
 				if !strings.Contains(err.Error(), part) {
 					t.Errorf("error %q does not contain %q", err, part)
 				}
@@ -130,7 +130,7 @@ func TestPlanDir(t *testing.T) {
 		{"outside", []string{filepath.Join(plans, "outside"), filepath.Join(base, "outside/p"), "outside the repository"}},
 		{"escape", []string{filepath.Join(plans, "escape"), filepath.Join(base, "outside/p"), "outside the repository"}},
 		{"dangling", []string{filepath.Join(plans, "dangling"), filepath.Join(base, "missing")}},
-		{"../x", []string{`"../x"`, IDPattern.String()}},
+		{"../x", []string{`"../x"`, IDPattern}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.id, func(t *testing.T) {

@@ -3,6 +3,7 @@ package plan
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Subtask is a "### Subtask T.k: title" section of task-T.md.
@@ -14,9 +15,9 @@ type Subtask struct {
 }
 
 var (
-	subtaskRe = regexp.MustCompile(`^###\s+Subtask\s+([0-9]+(?:\.[0-9]+)*)\s*:?\s*(.*?)\s*$`)
+	subtaskRe = lazyRegexp(`^###\s+Subtask\s+([0-9]+(?:\.[0-9]+)*)\s*:?\s*(.*?)\s*$`)
 	// Both "**Status**: x" and "**Status:** x" are common in agent output.
-	subStatusRe = regexp.MustCompile(`^\s*[-*]\s+\*\*Status(?:\*\*\s*:|:\*\*)\s*(.*?)\s*$`)
+	subStatusRe = lazyRegexp(`^\s*[-*]\s+\*\*Status(?:\*\*\s*:|:\*\*)\s*(.*?)\s*$`)
 )
 
 // ParseSubtasks returns the subtasks of a task file in order. A status
@@ -27,7 +28,7 @@ func ParseSubtasks(data []byte) []Subtask {
 	open := false // a subtask section is open and still lacks a status
 	for i, line := range strings.Split(string(data), "\n") {
 		line = strings.TrimSuffix(line, "\r")
-		if m := subtaskRe.FindStringSubmatch(line); m != nil {
+		if m := subtaskRe().FindStringSubmatch(line); m != nil {
 			out = append(out, Subtask{ID: m[1], Title: m[2], Line: i + 1})
 			open = true
 			continue
@@ -39,7 +40,7 @@ func ParseSubtasks(data []byte) []Subtask {
 		if !open {
 			continue
 		}
-		if m := subStatusRe.FindStringSubmatch(line); m != nil {
+		if m := subStatusRe().FindStringSubmatch(line); m != nil {
 			out[len(out)-1].Status = m[1]
 			open = false
 		}
@@ -51,4 +52,9 @@ func ParseSubtasks(data []byte) []Subtask {
 func isSectionHeading(line string) bool {
 	n := len(line) - len(strings.TrimLeft(line, "#"))
 	return n >= 1 && n <= 3 && (len(line) == n || line[n] == ' ')
+}
+
+// lazyRegexp compiles on first use, keeping start-up cheap for the hook.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }

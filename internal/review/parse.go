@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Schema is the verdict schema given to claude with --json-schema. The
@@ -109,13 +110,13 @@ func verdictOf(obj map[string]json.RawMessage) (verdict, text string, err error)
 	return verdict, text, nil
 }
 
-var fence = regexp.MustCompile("(?s)```[a-zA-Z]*[ \t]*\r?\n(.*?)```")
+var fence = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(?s)```[a-zA-Z]*[ \t]*\r?\n(.*?)```") })
 
 // findObject finds a JSON object with a "verdict" field in s: the whole
 // string, a fenced block, or the span from the first '{' to the last '}'.
 func findObject(s string) (map[string]json.RawMessage, bool) {
 	cands := []string{strings.TrimSpace(s)}
-	for _, m := range fence.FindAllStringSubmatch(s, -1) {
+	for _, m := range fence().FindAllStringSubmatch(s, -1) {
 		cands = append(cands, m[1])
 	}
 	if i, j := strings.Index(s, "{"), strings.LastIndex(s, "}"); i >= 0 && j > i {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"text/template"
 )
 
@@ -21,7 +22,8 @@ var promptFiles = map[string]string{
 	AllCode: "allcode.md",
 }
 
-var prompts = parsePrompts()
+// prompts are parsed on first use: the hook starts on every stop.
+var prompts = sync.OnceValue(parsePrompts)
 
 func parsePrompts() map[string]*template.Template {
 	m := make(map[string]*template.Template, len(promptFiles))
@@ -65,7 +67,7 @@ func Prompt(req Request) (string, error) {
 		d.TaskPaths = append(d.TaskPaths, filepath.Join(req.PlanDir, f))
 	}
 	var b strings.Builder
-	if err := prompts[req.Kind].Execute(&b, d); err != nil {
+	if err := prompts()[req.Kind].Execute(&b, d); err != nil {
 		return "", fmt.Errorf("%s prompt: %w", req.Kind, err)
 	}
 	return b.String(), nil
