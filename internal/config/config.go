@@ -3,7 +3,6 @@
 package config
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -108,9 +107,16 @@ func Load(taskieDir string) (Config, error) {
 		}
 		c.Source[k] = p
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&c); err != nil {
-		return c, fmt.Errorf("%s: %v", p, err)
+	// One key at a time, so an error names the setting it is about.
+	for _, k := range Keys() {
+		v, ok := raw[k]
+		if !ok {
+			continue
+		}
+		one, _ := json.Marshal(map[string]json.RawMessage{k: v})
+		if err := json.Unmarshal(one, &c); err != nil {
+			return c, fmt.Errorf("%s: %s: %v", p, k, err)
+		}
 	}
 	return c, c.check(p)
 }
