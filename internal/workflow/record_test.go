@@ -228,7 +228,7 @@ func TestStart(t *testing.T) {
 // target in next_phase must not let `taskie start` jump from a phase that
 // cannot start a task.
 func TestStartWithAdvanceTargetStillChecksTheMove(t *testing.T) {
-	t.Skip("BUG: Start skips CheckMove whenever next_phase is an advance target, so new-plan -> next-task is written (record.go:39)")
+	t.Skip("BUG: Start skips CheckMove whenever next_phase is an advance target, so new-plan -> next-task is written (record.go:42)")
 	s := mkState(NewPlan, CompleteTask, "", -1, "opus", 0)
 	got, err := Start(s, "1", true, nil)
 	if err == nil {
@@ -333,7 +333,7 @@ func TestSetCurrentTaskResetsIteration(t *testing.T) {
 	if same.Iteration() != 3 {
 		t.Errorf("setting the same task changed phase_iteration to %d", same.Iteration())
 	}
-	t.Skip("BUG: Set current_task to another task keeps phase_iteration (record.go:86)")
+	t.Skip("BUG: Set current_task to another task keeps phase_iteration (record.go:76-83)")
 	other, err := Set(s, "current_task", "2")
 	if err != nil {
 		t.Fatal(err)
