@@ -14,8 +14,26 @@ func newHookCmd(s *Streams) *cobra.Command {
 		Use:   "hook",
 		Short: "Agent hooks (called by Claude Code or Codex, JSON on stdin)",
 	}
-	c.AddCommand(newHookStopCmd(s))
+	c.AddCommand(newHookStopCmd(s),
+		newHookSimpleCmd(s, "session-start", "SessionStart hook: inject where the plan stands (under 2 KB)", hook.SessionStart),
+		newHookSimpleCmd(s, "subagent-stop", "SubagentStop hook: allows (the commit check comes with parallel execution)", hook.SubagentStop))
 	return c
+}
+
+func newHookSimpleCmd(s *Streams, name, short string, run func(hook.Env) int) *cobra.Command {
+	return &cobra.Command{
+		Use:   name,
+		Short: short,
+		Args:  exactArgs(0, "no arguments (input comes on stdin)"),
+		RunE: func(*cobra.Command, []string) error {
+			return exitCode(run(hookEnv(s, "")))
+		},
+	}
+}
+
+func hookEnv(s *Streams, format string) hook.Env {
+	return hook.Env{Stdin: s.In, Stdout: s.Out, Stderr: s.Err, Getenv: os.Getenv, Now: time.Now,
+		Format: format, InputDeadline: hook.DefaultInputDeadline}
 }
 
 func newHookStopCmd(s *Streams) *cobra.Command {
@@ -30,12 +48,7 @@ stderr, or with --format json {"decision":"block","reason":…} and exit 0.
 Any internal error allows the stop.`,
 		Args: exactArgs(0, "no arguments (input comes on stdin)"),
 		RunE: func(*cobra.Command, []string) error {
-			code := hook.Stop(hook.Env{
-				Stdin: s.In, Stdout: s.Out, Stderr: s.Err,
-				Getenv: os.Getenv, Now: time.Now, Format: format,
-				InputDeadline: hook.DefaultInputDeadline,
-			})
-			return exitCode(code)
+			return exitCode(hook.Stop(hookEnv(s, format)))
 		},
 	}
 	c.Flags().StringVar(&format, "format", "", "block output: exit2 (default) or json")

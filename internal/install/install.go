@@ -1,0 +1,309 @@
+package install
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// Scopes.
+const (
+	ScopeUser    = "user"
+	ScopeProject = "project"
+)
+
+// Target says where to install: the user's home or a project root.
+type Target struct {
+	Scope     string
+	Home      string // the user's home directory
+	Root      string // the project root (project scope)
+	CodexHome string // $CODEX_HOME, default Home/.codex
+}
+
+func (t Target) base() (string, error) {
+	switch t.Scope {
+	case ScopeUser, "":
+		return t.Home, nil
+	case ScopeProject:
+		return t.Root, nil
+	}
+	return "", fmt.Errorf("unknown scope %q: use user or project", t.Scope)
+}
+
+// The plugin is registered as taskie@taskie from a local marketplace.
+const (
+	Marketplace = "taskie"
+	PluginID    = "taskie@taskie"
+	hookPrefix  = "taskie hook "
+)
+
+// ClaudeSettings is the settings file install edits for a scope.
+func (t Target) ClaudeSettings() (string, error) {
+	b, err := t.base()
+	return filepath.Join(b, ".claude", "settings.json"), err
+}
+
+// ClaudeMarketplace is the directory holding the plugin's local marketplace.
+func (t Target) ClaudeMarketplace() (string, error) {
+	b, err := t.base()
+	return filepath.Join(b, ".taskie", "claude-marketplace"), err
+}
+
+const marketplaceJSON = `{
+  "name": "taskie",
+  "owner": {"name": "taskie"},
+  "plugins": [{"name": "taskie", "source": "./plugin", "description": "Stateful plans and an automatic independent review loop, driven by the taskie binary."}]
+}
+`
+
+// Claude installs the plugin: the plugin files in a local marketplace, and
+// in settings.json the marketplace plus the enabled plugin.
+func Claude(t Target, assets fs.FS) ([]Change, error) {
+	mp, err := t.ClaudeMarketplace()
+	if err != nil {
+		return nil, err
+	}
+	settings, _ := t.ClaudeSettings()
+	changes, err := writeTree(assets, "plugin", filepath.Join(mp, "plugin"))
+	if err != nil {
+		return changes, err
+	}
+	c, err := writeIfChanged(filepath.Join(mp, ".claude-plugin", "marketplace.json"), []byte(marketplaceJSON))
+	if err != nil {
+		return changes, err
+	}
+	changes = append(changes, c)
+	c, err = editJSON(settings, func(o *object) error {
+		src, _ := json.Marshal(map[string]any{"source": map[string]string{"source": "directory", "path": mp}})
+		if err := setIn(o, "extraKnownMarketplaces", Marketplace, src); err != nil {
+			return err
+		}
+		return setIn(o, "enabledPlugins", PluginID, json.RawMessage("true"))
+	})
+	c.What = "marketplace " + Marketplace + ", plugin " + PluginID + " enabled"
+	return append(changes, c), err
+}
+
+// UninstallClaude removes what Claude installed and nothing else.
+func UninstallClaude(t Target) ([]Change, error) {
+	mp, err := t.ClaudeMarketplace()
+	if err != nil {
+		return nil, err
+	}
+	settings, _ := t.ClaudeSettings()
+	c, err := editJSON(settings, func(o *object) error {
+		if err := delIn(o, "extraKnownMarketplaces", Marketplace); err != nil {
+			return err
+		}
+		return delIn(o, "enabledPlugins", PluginID)
+	})
+	if err != nil {
+		return nil, err
+	}
+	changes := []Change{c}
+	if _, err := os.Stat(mp); err == nil {
+		if err := os.RemoveAll(mp); err != nil {
+			return changes, err
+		}
+		changes = append(changes, Change{Path: mp, Action: "removed"})
+	}
+	return changes, nil
+}
+
+// setIn sets o[outer][key] = v.
+func setIn(o *object, outer, key string, v json.RawMessage) error {
+	c, err := o.child(outer)
+	if err != nil {
+		return err
+	}
+	c.set(key, v)
+	o.setChild(outer, c)
+	return nil
+}
+
+// delIn deletes o[outer][key], and o[outer] when it becomes empty.
+func delIn(o *object, outer, key string) error {
+	if _, ok := o.vals[outer]; !ok {
+		return nil
+	}
+	c, err := o.child(outer)
+	if err != nil {
+		return err
+	}
+	if !c.del(key) {
+		return nil
+	}
+	if len(c.keys) == 0 {
+		o.del(outer)
+		return nil
+	}
+	o.setChild(outer, c)
+	return nil
+}
+
+// CodexHooks is the Codex hooks file for a scope.
+func (t Target) CodexHooks() (string, error) {
+	if t.Scope == ScopeProject {
+		return filepath.Join(t.Root, ".codex", "hooks.json"), nil
+	}
+	if _, err := t.base(); err != nil {
+		return "", err
+	}
+	return filepath.Join(t.codexHome(), "hooks.json"), nil
+}
+
+func (t Target) codexHome() string {
+	if t.CodexHome != "" {
+		return t.CodexHome
+	}
+	return filepath.Join(t.Home, ".codex")
+}
+
+// CodexPrompts is where the Codex prompts go: Codex reads custom prompts
+// from $CODEX_HOME/prompts only, whatever the scope.
+func (t Target) CodexPrompts() string { return filepath.Join(t.codexHome(), "prompts") }
+
+// codexStop is the Stop hook entry taskie adds.
+var codexStop = json.RawMessage(`{"hooks":[{"type":"command","command":"taskie hook stop","timeout":1800}]}`)
+
+// Codex installs the prompts (as taskie-<action>.md) and the Stop hook.
+func Codex(t Target, assets fs.FS) ([]Change, error) {
+	hooks, err := t.CodexHooks()
+	if err != nil {
+		return nil, err
+	}
+	changes, err := writeTreeAs(assets, "codex/prompts", t.CodexPrompts(), func(name string) string { return "taskie-" + name })
+	if err != nil {
+		return changes, err
+	}
+	c, err := editJSON(hooks, func(o *object) error {
+		return editHookList(o, "Stop", func(entries []json.RawMessage) []json.RawMessage {
+			for _, e := range entries {
+				if isTaskieEntry(e) {
+					return entries
+				}
+			}
+			return append(entries, codexStop)
+		})
+	})
+	c.What = "Stop → taskie hook stop"
+	return append(changes, c), err
+}
+
+// UninstallCodex removes taskie's prompts and hook entries.
+func UninstallCodex(t Target) ([]Change, error) {
+	hooks, err := t.CodexHooks()
+	if err != nil {
+		return nil, err
+	}
+	c, err := editJSON(hooks, func(o *object) error {
+		return editHookList(o, "Stop", func(entries []json.RawMessage) []json.RawMessage {
+			var keep []json.RawMessage
+			for _, e := range entries {
+				if !isTaskieEntry(e) {
+					keep = append(keep, e)
+				}
+			}
+			return keep
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	changes := []Change{c}
+	matches, _ := filepath.Glob(filepath.Join(t.CodexPrompts(), "taskie-*.md"))
+	for _, m := range matches {
+		if err := os.Remove(m); err != nil {
+			return changes, err
+		}
+		changes = append(changes, Change{Path: m, Action: "removed"})
+	}
+	return changes, nil
+}
+
+// editHookList edits o.hooks[event], dropping empty lists and objects.
+func editHookList(o *object, event string, fn func([]json.RawMessage) []json.RawMessage) error {
+	hooks, err := o.child("hooks")
+	if err != nil {
+		return err
+	}
+	var entries []json.RawMessage
+	if v, ok := hooks.vals[event]; ok {
+		if err := json.Unmarshal(v, &entries); err != nil {
+			return fmt.Errorf("hooks.%s is not a list", event)
+		}
+	}
+	entries = fn(entries)
+	if len(entries) == 0 {
+		hooks.del(event)
+	} else {
+		b, _ := json.Marshal(entries)
+		hooks.set(event, b)
+	}
+	if len(hooks.keys) == 0 {
+		o.del("hooks")
+	} else {
+		o.setChild("hooks", hooks)
+	}
+	return nil
+}
+
+// isTaskieEntry reports whether a hook entry runs a taskie hook.
+func isTaskieEntry(e json.RawMessage) bool {
+	var entry struct {
+		Hooks []struct {
+			Command string `json:"command"`
+		} `json:"hooks"`
+	}
+	if json.Unmarshal(e, &entry) != nil {
+		return false
+	}
+	for _, h := range entry.Hooks {
+		if strings.HasPrefix(strings.TrimSpace(h.Command), hookPrefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// writeTree copies the files under dir of assets to dest.
+func writeTree(assets fs.FS, dir, dest string) ([]Change, error) {
+	return writeTreeAs(assets, dir, dest, func(n string) string { return n })
+}
+
+func writeTreeAs(assets fs.FS, dir, dest string, rename func(string) string) ([]Change, error) {
+	var changes []Change
+	err := fs.WalkDir(assets, dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := fs.ReadFile(assets, p)
+		if err != nil {
+			return err
+		}
+		rel := strings.TrimPrefix(p, dir+"/")
+		out := filepath.Join(dest, filepath.FromSlash(path.Dir(rel)), rename(path.Base(rel)))
+		c, err := writeIfChanged(out, data)
+		changes = append(changes, c)
+		return err
+	})
+	return changes, err
+}
+
+func writeIfChanged(p string, data []byte) (Change, error) {
+	old, err := os.ReadFile(p)
+	if err == nil && bytes.Equal(old, data) {
+		return Change{Path: p, Action: "unchanged"}, nil
+	}
+	action := "updated"
+	if errors.Is(err, fs.ErrNotExist) {
+		action = "created"
+	}
+	return Change{Path: p, Action: action}, writeFile(p, data)
+}
