@@ -5,7 +5,11 @@ package main
 import (
 	"os"
 
+	"github.com/taskie-dev/taskie"
 	"github.com/taskie-dev/taskie/internal/cli"
 )
 
-func main() { os.Exit(cli.Main(os.Args[1:])) }
+func main() {
+	cli.Assets = taskie.Assets
+	os.Exit(cli.Main(os.Args[1:]))
+}

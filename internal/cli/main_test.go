@@ -10,11 +10,16 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/taskie-dev/taskie"
 )
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"taskie": func() { os.Exit(Main(os.Args[1:])) },
+		"taskie": func() {
+			Assets = taskie.Assets
+			os.Exit(Main(os.Args[1:]))
+		},
 	})
 }
 

@@ -136,10 +136,8 @@ func delIn(o *object, outer, key string) error {
 	if err != nil {
 		return err
 	}
-	if !c.del(key) {
-		return nil
-	}
-	if len(c.keys) == 0 {
+	c.del(key)
+	if len(c.keys) == 0 { // taskie's entry was the last (or the agent's CLI already removed it)
 		o.del(outer)
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 )
 
 // object is a JSON object that keeps its key order, so a rewrite of a
@@ -133,7 +134,7 @@ func editJSON(path string, fn func(*object) error) (Change, error) {
 		return Change{}, fmt.Errorf("%s: %v", path, err)
 	}
 	after := o.pretty()
-	if existed && bytes.Equal(before, after) || !existed && len(o.keys) == 0 {
+	if existed && sameJSON(before, after) || !existed && len(o.keys) == 0 {
 		return Change{Path: path, Action: "unchanged"}, nil
 	}
 	action := "updated"
@@ -141,6 +142,13 @@ func editJSON(path string, fn func(*object) error) (Change, error) {
 		action = "created"
 	}
 	return Change{Path: path, Action: action}, writeFile(path, after)
+}
+
+// sameJSON compares meaning, not key order: the agents' own CLIs rewrite
+// these files in their own order.
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
 }
 
 // writeFile writes atomically, creating parent directories.

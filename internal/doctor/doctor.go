@@ -1,0 +1,243 @@
+// Package doctor checks that taskie can work on this machine and project:
+// the binary on PATH, the agent registration, the reviewer CLI and its login,
+// the block-cap advice, the config and the plans. Each problem comes with the
+// command that fixes it.
+package doctor
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/taskie-dev/taskie/internal/config"
+	"github.com/taskie-dev/taskie/internal/install"
+	"github.com/taskie-dev/taskie/internal/plan"
+	"github.com/taskie-dev/taskie/internal/project"
+)
+
+// Check is one finding.
+type Check struct {
+	Name   string `json:"name"`
+	OK     bool   `json:"ok"`
+	Detail string `json:"detail"`
+	Fix    string `json:"fix,omitempty"`
+}
+
+// Env is what the checks look at; tests replace it.
+type Env struct {
+	Version  string
+	Exe      string // this binary
+	Home     string
+	Cwd      string
+	Getenv   func(string) string
+	LookPath func(string) (string, error)
+}
+
+// Run performs every check.
+func Run(e Env) []Check {
+	var out []Check
+	out = append(out, Check{Name: "version", OK: true, Detail: fmt.Sprintf("taskie %s at %s", e.Version, e.Exe)})
+	out = append(out, onPath(e))
+	repo, _ := plan.Find(e.Cwd)
+	cfg := config.Default()
+	if repo != nil {
+		c, err := config.Load(repo.TaskieDir())
+		if err != nil {
+			out = append(out, Check{Name: "config", Detail: err.Error(), Fix: "fix .taskie/config.json (`taskie config` shows the effective values)"})
+		} else {
+			cfg = c
+			out = append(out, Check{Name: "config", OK: true, Detail: "valid"})
+		}
+	}
+	out = append(out, registration(e, repo, cfg))
+	out = append(out, reviewer(e, cfg)...)
+	out = append(out, blockCap(e, cfg))
+	if repo != nil {
+		out = append(out, plans(repo)...)
+	} else {
+		out = append(out, Check{Name: "project", OK: true, Detail: "no .taskie here (run `taskie init` in a project to use taskie)"})
+	}
+	return out
+}
+
+// Problems counts the failed checks.
+func Problems(cs []Check) int {
+	n := 0
+	for _, c := range cs {
+		if !c.OK {
+			n++
+		}
+	}
+	return n
+}
+
+func onPath(e Env) Check {
+	p, err := e.LookPath("taskie")
+	if err != nil {
+		return Check{Name: "binary on PATH", Detail: "`taskie` is not on PATH, but the hooks run `taskie hook …`",
+			Fix: fmt.Sprintf("make install (or add %s to PATH)", filepath.Dir(e.Exe))}
+	}
+	if !sameFile(p, e.Exe) {
+		return Check{Name: "binary on PATH", Detail: fmt.Sprintf("`taskie` on PATH is %s, not this binary (%s)", p, e.Exe),
+			Fix: "make install, or remove the other copy from PATH"}
+	}
+	return Check{Name: "binary on PATH", OK: true, Detail: p}
+}
+
+func sameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// registration looks for the plugin or a taskie Stop hook in the Claude Code
+// settings, and for the Codex hook.
+func registration(e Env, repo *plan.Repo, cfg config.Config) Check {
+	var files []string
+	files = append(files, filepath.Join(e.Home, ".claude", "settings.json"))
+	if repo != nil {
+		files = append(files, filepath.Join(repo.Root, ".claude", "settings.json"), filepath.Join(repo.Root, ".claude", "settings.local.json"))
+	}
+	codexHome := e.Getenv("CODEX_HOME")
+	if codexHome == "" {
+		codexHome = filepath.Join(e.Home, ".codex")
+	}
+	files = append(files, filepath.Join(codexHome, "hooks.json"))
+	if repo != nil {
+		files = append(files, filepath.Join(repo.Root, ".codex", "hooks.json"))
+	}
+	var found []string
+	for _, f := range files {
+		if registered(f) {
+			found = append(found, f)
+		}
+	}
+	if len(found) == 0 {
+		return Check{Name: "hook registration", Detail: "no Claude Code plugin or taskie Stop hook registered (user or project settings)",
+			Fix: "taskie install claude   (or: taskie install codex)"}
+	}
+	return Check{Name: "hook registration", OK: true, Detail: "found in " + strings.Join(found, ", ")}
+}
+
+func registered(path string) bool {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var s struct {
+		EnabledPlugins map[string]any `json:"enabledPlugins"`
+		Hooks          map[string][]struct {
+			Hooks []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if json.Unmarshal(data, &s) != nil {
+		return false
+	}
+	if v, ok := s.EnabledPlugins[install.PluginID]; ok && v == true {
+		return true
+	}
+	for _, e := range s.Hooks["Stop"] {
+		for _, h := range e.Hooks {
+			if strings.HasPrefix(strings.TrimSpace(h.Command), "taskie hook stop") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func reviewer(e Env, cfg config.Config) []Check {
+	name := cfg.Reviewer
+	if len(cfg.ReviewerCommand) > 0 {
+		name = cfg.ReviewerCommand[0]
+	}
+	p, err := e.LookPath(name)
+	if err != nil {
+		fix := "npm install -g @anthropic-ai/claude-code"
+		if cfg.Reviewer == "codex" {
+			fix = "npm install -g @openai/codex"
+		}
+		return []Check{{Name: "reviewer CLI", Detail: fmt.Sprintf("%q (reviewer %q) is not on PATH: reviews cannot run", name, cfg.Reviewer), Fix: fix}}
+	}
+	checks := []Check{{Name: "reviewer CLI", OK: true, Detail: p}}
+	return append(checks, login(e, cfg.Reviewer, p))
+}
+
+// login asks the reviewer CLI whether it is logged in, where it can tell.
+func login(e Env, reviewer, path string) Check {
+	if reviewer == "claude" && e.Getenv("ANTHROPIC_API_KEY") != "" {
+		return Check{Name: "reviewer login", OK: true, Detail: "ANTHROPIC_API_KEY is set"}
+	}
+	args, fix := []string{"auth", "status"}, "claude auth login"
+	if reviewer == "codex" {
+		args, fix = []string{"login", "status"}, "codex login"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, args...)
+	cmd.Env = append(os.Environ(), "TASKIE_HOOK_SKIP=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return Check{Name: "reviewer login", Detail: fmt.Sprintf("`%s %s` failed: %s", reviewer, strings.Join(args, " "), firstLine(string(out), err)), Fix: fix}
+	}
+	return Check{Name: "reviewer login", OK: true, Detail: firstLine(string(out), nil)}
+}
+
+// firstLine squeezes a command's output into one short line.
+func firstLine(s string, err error) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if s == "" && err != nil {
+		return err.Error()
+	}
+	if len(s) > 160 {
+		s = s[:160] + "…"
+	}
+	return s
+}
+
+// blockCap: Claude Code stops honouring Stop-hook blocks after
+// CLAUDE_CODE_STOP_HOOK_BLOCK_CAP consecutive ones; a review cycle may need
+// up to max_reviews blocks in a row.
+func blockCap(e Env, cfg config.Config) Check {
+	v := e.Getenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")
+	need := cfg.MaxReviews + 1
+	if v == "" {
+		return Check{Name: "block cap", OK: true, Detail: "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP not set (Claude Code's default applies)"}
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < need {
+		return Check{Name: "block cap", Detail: fmt.Sprintf("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=%s is lower than a review cycle needs (%d blocks for max_reviews %d)", v, need, cfg.MaxReviews),
+			Fix: fmt.Sprintf("export CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=%d", need)}
+	}
+	return Check{Name: "block cap", OK: true, Detail: "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=" + v}
+}
+
+func plans(r *plan.Repo) []Check {
+	ids, err := r.Plans()
+	if err != nil {
+		return []Check{{Name: "plans", Detail: err.Error(), Fix: "check " + r.PlansDir()}}
+	}
+	var out []Check
+	for _, id := range ids {
+		p, err := project.Get(r, id)
+		if err != nil {
+			out = append(out, Check{Name: "plan " + id, Detail: err.Error(), Fix: "remove or fix " + filepath.Join(r.PlansDir(), id)})
+			continue
+		}
+		vs := p.Validate()
+		if plan.HasErrors(vs) {
+			out = append(out, Check{Name: "plan " + id, Detail: fmt.Sprintf("%d violation(s), first: %s", len(vs), vs[0]), Fix: "taskie validate " + id})
+			continue
+		}
+		out = append(out, Check{Name: "plan " + id, OK: true, Detail: "valid"})
+	}
+	return out
+}
