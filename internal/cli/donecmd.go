@@ -37,9 +37,10 @@ Illegal moves are refused with the list of legal ones (see taskie diagram).`,
 			}
 			models := p.Models()
 			_, st, err := change(p, phase+" done", true, func(cur *state.State) (*state.State, error) {
-				if task != "" && task != cur.Task() {
-					cur = cur.Clone()
-					cur.CurrentTask = state.Str(task)
+				if task != "" {
+					if cur, err = workflow.Set(cur, "current_task", task); err != nil {
+						return nil, usageErr(err, "")
+					}
 				}
 				if err := postReviewWritten(p, cur, phase); err != nil {
 					return nil, err

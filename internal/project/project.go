@@ -106,22 +106,24 @@ func (p *Plan) Tasks() (*plan.Tasks, []plan.Problem, error) {
 // TaskID checks a user-given task id against tasks.md and returns it
 // canonical; the error names the task and the known ids.
 func (p *Plan) TaskID(s string) (string, error) {
-	id, err := plan.ParseTaskID(s)
-	if err != nil {
-		return "", err
-	}
 	ts, _, err := p.Tasks()
 	if err != nil {
 		return "", err
 	}
-	if ts == nil {
-		return "", fmt.Errorf("task %d: %s has no tasks.md yet", id, p.ID)
-	}
-	if _, ok := ts.Find(id); !ok {
-		ids := make([]string, 0)
+	var ids []string
+	if ts != nil {
 		for _, k := range ts.IDs() {
 			ids = append(ids, strconv.Itoa(k))
 		}
+	}
+	id, err := plan.ParseTaskID(s)
+	if err != nil {
+		return "", fmt.Errorf("%v; known tasks: %s", err, listOrNone(ids))
+	}
+	if ts == nil {
+		return "", fmt.Errorf("task %d: plan %s has no tasks.md yet", id, p.ID)
+	}
+	if _, ok := ts.Find(id); !ok {
 		return "", fmt.Errorf("unknown task %d in plan %s; known tasks: %s", id, p.ID, listOrNone(ids))
 	}
 	return strconv.Itoa(id), nil

@@ -39,10 +39,8 @@ func Record(s *state.State, p string, auto bool, models []string) (*state.State,
 // phase, current_task and, in automated mode, a fresh code-review cycle.
 func Start(s *state.State, task string, auto bool, models []string) (*state.State, error) {
 	p := ImplementPhase(s.TDD)
-	if s.Phase != p && s.Phase != Complete && !IsAdvanceTarget(s.Next()) {
-		if err := CheckMove(s.Phase, p); err != nil {
-			return nil, err
-		}
+	if err := CheckMove(s.Phase, p); err != nil {
+		return nil, err
 	}
 	n := s.Clone()
 	n.Phase, n.CurrentTask, n.NextPhase = p, state.Str(task), nil
@@ -80,6 +78,10 @@ func Set(s *state.State, field, value string) (*state.State, error) {
 			}
 		}
 		n.CurrentTask = orNull(null, value)
+		if n.Task() != s.Task() && n.PhaseIteration != nil {
+			// §4: phase_iteration resets when current_task changes.
+			n.PhaseIteration, n.ConsecutiveClean = state.Int(0), 0
+		}
 	case "max_reviews", "consecutive_clean", "phase_iteration":
 		if field == "phase_iteration" && null {
 			n.PhaseIteration = nil

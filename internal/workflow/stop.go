@@ -104,6 +104,7 @@ func decide(f StopFacts, s *state.State) StopDecision {
 		n.Phase, n.NextPhase, n.PhaseIteration = review, state.Str(AdvanceTarget(review, s.TDD, f.PendingOther)), state.Int(0)
 		if n.Next() == AllCodeReview {
 			n.Phase = CodeReview
+			ResetCycle(n, f.Models)
 		}
 		return StopDecision{Save: n, Why: "max_reviews is 0",
 			Message: fmt.Sprintf("taskie: reviews are disabled (max_reviews 0); %s skipped. Run /taskie:continue-plan to go on.", review)}

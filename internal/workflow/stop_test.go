@@ -537,7 +537,6 @@ func TestDecideMaxReviewsZero(t *testing.T) {
 // (first model, consecutive_clean 0). Skipping the code review with
 // max_reviews 0 reaches the same advance target and must do the same.
 func TestDecideMaxReviewsZeroLastTaskStartsFreshCycle(t *testing.T) {
-	t.Skip("BUG: max_reviews 0 advancing code-review to all-code-review keeps review_model and consecutive_clean instead of a fresh cycle (stop.go:102-108)")
 	s := with(mkState(PostCodeReview, CodeReview, "2", 3, "sonnet", 1), func(s *state.State) { s.MaxReviews = 0 })
 	f := okFacts(s)
 	f.PendingOther = false
