@@ -259,8 +259,12 @@ func TestSet(t *testing.T) {
 		{field: "next_phase", value: "null", want: func(s *state.State) { s.NextPhase = nil }},
 		{field: "next_phase", value: "", want: func(s *state.State) { s.NextPhase = nil }},
 		{field: "next_phase", value: "later", err: `unknown next_phase "later"; use null or one of "new-plan", `},
-		{field: "current_task", value: "7", want: func(s *state.State) { s.CurrentTask, s.PhaseIteration, s.ConsecutiveClean = state.Str("7"), state.Int(0), 0 }},
-		{field: "current_task", value: " 8 ", want: func(s *state.State) { s.CurrentTask, s.PhaseIteration, s.ConsecutiveClean = state.Str("8"), state.Int(0), 0 }},
+		{field: "current_task", value: "7", want: func(s *state.State) {
+			s.CurrentTask, s.PhaseIteration, s.ConsecutiveClean = state.Str("7"), state.Int(0), 0
+		}},
+		{field: "current_task", value: " 8 ", want: func(s *state.State) {
+			s.CurrentTask, s.PhaseIteration, s.ConsecutiveClean = state.Str("8"), state.Int(0), 0
+		}},
 		{field: "current_task", value: "null", want: func(s *state.State) { s.CurrentTask, s.PhaseIteration, s.ConsecutiveClean = nil, state.Int(0), 0 }},
 		{field: "current_task", value: "0", err: `current_task must be a positive integer, got "0"`},
 		{field: "current_task", value: "-3", err: `current_task must be a positive integer, got "-3"`},
