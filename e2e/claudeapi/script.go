@@ -1,0 +1,179 @@
+package claudeapi
+
+import (
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Role says who a request comes from.
+type Role string
+
+const (
+	// Agent is the main Claude Code session the test starts.
+	Agent Role = "agent"
+	// Reviewer is the nested `claude -p --json-schema …` that taskie's Stop
+	// hook runs: the CLI offers it the StructuredOutput tool.
+	Reviewer Role = "reviewer"
+	// Side is anything else the CLI asks on the way (titles, summaries, …).
+	Side Role = "side"
+)
+
+// FeedbackMarker starts the message in which Claude Code hands a Stop
+// hook's block reason to the model.
+const FeedbackMarker = "Stop hook feedback"
+
+// Detect tells the two scripted parts apart by the tools on offer: only a
+// `--json-schema` run gets StructuredOutput, and the main session gets
+// Bash and Write. Requests with neither are side requests.
+func Detect(req *Request) Role {
+	switch {
+	case req.HasTool("StructuredOutput"):
+		return Reviewer
+	case req.HasTool("Bash") && req.HasTool("Write"):
+		return Agent
+	}
+	return Side
+}
+
+// Script is what the fake model does.
+type Script struct {
+	// Dir is the project root: the block message names files relative to
+	// it, and Claude Code's Write and Read tools want absolute paths.
+	Dir string
+	// FirstTurn is the agent's answer to the user's prompt, one reply per
+	// request: tool calls, then a final text.
+	FirstTurn []Reply
+	// Verdicts are the reviewer's verdicts by review iteration: the review
+	// of file …-review-<n>.md returns Verdicts[n-1] ("PASS" past the end).
+	Verdicts []string
+}
+
+var (
+	// reviewFileRe finds review files and post-review files by their name.
+	reviewFileRe = regexp.MustCompile(`[\w./-]*review-(\d+)\.md`)
+	postFileRe   = regexp.MustCompile(`[\w./-]*-post-review-\d+\.md`)
+	doneCmdRe    = regexp.MustCompile("`(taskie done [^`]+)`")
+)
+
+// AgentReply is the main agent's next reply. A turn starts at the user's
+// prompt or at the latest Stop hook feedback; the replies already given
+// in this turn say which step comes next. feedback is the block message
+// the turn reacts to ("" on the first turn).
+func (s *Script) AgentReply(req *Request) (reply Reply, feedback string) {
+	start := 0
+	for i, m := range req.Messages {
+		if m.Role != "assistant" && strings.Contains(m.Text(), FeedbackMarker) {
+			start, feedback = i, m.Text()
+		}
+	}
+	steps := s.FirstTurn
+	if feedback != "" {
+		steps = s.postReview(feedback)
+	}
+	n := countRole(req.Messages[start:], "assistant")
+	if n < len(steps) {
+		return steps[n], feedback
+	}
+	return Text("Nothing left to do in this turn."), feedback
+}
+
+// postReview is the agent's answer to a review block: read the review,
+// write the post-review file the message names, record it with the
+// command the message gives, and end the turn.
+func (s *Script) postReview(feedback string) []Reply {
+	post := postFileRe.FindString(feedback)
+	review := ""
+	for _, m := range reviewFileRe.FindAllString(feedback, -1) {
+		if !strings.Contains(m, "post-review") {
+			review = m
+			break
+		}
+	}
+	if post == "" || review == "" {
+		return []Reply{Text("The Stop hook feedback names no review and post-review file; stopping.")}
+	}
+	done := "taskie done post-code-review"
+	if m := doneCmdRe.FindStringSubmatch(feedback); m != nil {
+		done = m[1]
+	}
+	return []Reply{
+		Call("Read", map[string]any{"file_path": s.abs(review)}),
+		Call("Write", map[string]any{"file_path": s.abs(post), "content": fmt.Sprintf(
+			"# Post-review\n\nRead %s. Finding 1: fixed (hello.go now handles the empty name).\n", filepath.Base(review))}),
+		Call("Bash", map[string]any{"command": done, "description": "Record the post-review in taskie"}),
+		Text("Post-review written and recorded: " + filepath.Base(post) + "."),
+	}
+}
+
+// ReviewerReply is the nested reviewer's next reply: write the review file
+// its prompt names, return the scripted verdict as structured output, then
+// a short final text.
+func (s *Script) ReviewerReply(req *Request) Reply {
+	var prompt strings.Builder
+	for _, m := range req.Messages {
+		if m.Role == "user" {
+			prompt.WriteString(m.Text())
+		}
+	}
+	path, iteration := ReviewFile(prompt.String())
+	if path == "" {
+		return Text("The prompt names no review file.")
+	}
+	verdict := "PASS"
+	if iteration <= len(s.Verdicts) {
+		verdict = s.Verdicts[iteration-1]
+	}
+	review := fmt.Sprintf("# Review, iteration %d\n\n## Findings\n%s\n\n## Verdict\n%s\n",
+		iteration, findings(verdict), verdict)
+	steps := []Reply{
+		Call("Write", map[string]any{"file_path": path, "content": review}),
+		Call("StructuredOutput", map[string]any{"verdict": verdict, "review": review}),
+		Text("Review written: " + verdict + "."),
+	}
+	if n := countRole(req.Messages, "assistant"); n < len(steps) {
+		return steps[n]
+	}
+	return Text(verdict)
+}
+
+// ReviewFile finds the review file a reviewer prompt asks for: the last
+// `…-review-<n>.md` path in it that is not a post-review, and its n.
+func ReviewFile(prompt string) (path string, iteration int) {
+	for _, m := range reviewFileRe.FindAllStringSubmatch(prompt, -1) {
+		if strings.Contains(m[0], "post-review") {
+			continue
+		}
+		n, err := strconv.Atoi(m[1])
+		if err == nil && n > 0 {
+			path, iteration = m[0], n
+		}
+	}
+	return path, iteration
+}
+
+func findings(verdict string) string {
+	if verdict == "PASS" {
+		return "No findings."
+	}
+	return "1. [major] hello.go: the empty name is not handled."
+}
+
+func (s *Script) abs(p string) string {
+	if filepath.IsAbs(p) || s.Dir == "" {
+		return p
+	}
+	return filepath.Join(s.Dir, p)
+}
+
+func countRole(ms []Message, role string) int {
+	n := 0
+	for _, m := range ms {
+		if m.Role == role {
+			n++
+		}
+	}
+	return n
+}

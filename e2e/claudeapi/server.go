@@ -1,0 +1,162 @@
+package claudeapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+)
+
+// Record is one request the server answered.
+type Record struct {
+	Seq     int
+	Path    string // URL path, e.g. /v1/messages
+	Role    Role
+	Model   string
+	Session string // the CLI's X-Claude-Code-Session-Id header
+	Tools   []string
+	Stream  bool
+	Reply   string // Reply.Summary() of the answer
+	// Feedback is the Stop hook block message an agent reply reacts to.
+	Feedback string
+	// ToolErrors are the tool results marked is_error in the request's
+	// last message (a denied permission, a failed command, …).
+	ToolErrors []string
+	// FirstUserText is the text of the first user message (the prompt).
+	FirstUserText string
+}
+
+// Server is the scripted Messages API on a loopback port.
+type Server struct {
+	script Script
+	srv    *httptest.Server
+	log    io.Writer
+
+	mu      sync.Mutex
+	records []Record
+}
+
+// Start serves the script on 127.0.0.1 until Close. log, if not nil,
+// gets one line per request.
+func Start(script Script, log io.Writer) *Server {
+	s := &Server{script: script, log: log}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
+// URL is the base URL for ANTHROPIC_BASE_URL.
+func (s *Server) URL() string { return s.srv.URL }
+
+// Close stops the server.
+func (s *Server) Close() { s.srv.Close() }
+
+// Records returns every request answered so far, in order.
+func (s *Server) Records() []Record {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Record(nil), s.records...)
+}
+
+// Calls returns the records of one role.
+func (s *Server) Calls(role Role) []Record {
+	var out []Record
+	for _, r := range s.Records() {
+		if r.Role == role {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	switch {
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages":
+		s.messages(w, r)
+	case r.Method == http.MethodPost && r.URL.Path == "/v1/messages/count_tokens":
+		s.add(Record{Path: r.URL.Path, Role: Side, Reply: "count_tokens"})
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"input_tokens":100}`)
+	default:
+		// Connectivity probes (HEAD /) and anything unknown: a harmless 200.
+		s.add(Record{Path: r.Method + " " + r.URL.Path, Role: Side})
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{}`)
+	}
+}
+
+func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
+	var req Request
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"bad JSON"}}`, http.StatusBadRequest)
+		return
+	}
+	rec := Record{
+		Path: r.URL.Path, Role: Detect(&req), Model: req.Model, Stream: req.Stream,
+		Session: r.Header.Get("X-Claude-Code-Session-Id"), Tools: req.ToolNames(),
+		ToolErrors: toolErrors(req.Messages),
+	}
+	for _, m := range req.Messages {
+		if m.Role == "user" {
+			rec.FirstUserText = m.Text()
+			break
+		}
+	}
+	var reply Reply
+	switch rec.Role {
+	case Agent:
+		reply, rec.Feedback = s.script.AgentReply(&req)
+	case Reviewer:
+		reply = s.script.ReviewerReply(&req)
+	default:
+		reply = Text("OK.")
+	}
+	rec.Reply = reply.Summary()
+	seq := s.add(rec)
+
+	id := fmt.Sprintf("msg_fake_%04d", seq)
+	toolID := fmt.Sprintf("toolu_fake_%04d", seq)
+	if req.Stream {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Cache-Control", "no-cache")
+		_ = WriteSSE(w, id, req.Model, toolID, reply)
+	} else {
+		w.Header().Set("Content-Type", "application/json")
+		_ = WriteJSON(w, id, req.Model, toolID, reply)
+	}
+}
+
+func (s *Server) add(rec Record) int {
+	s.mu.Lock()
+	rec.Seq = len(s.records) + 1
+	s.records = append(s.records, rec)
+	s.mu.Unlock()
+	if s.log != nil {
+		fmt.Fprintf(s.log, "claudeapi #%d %s %s model=%s session=%.8s -> %s%s\n", rec.Seq, rec.Path, rec.Role,
+			rec.Model, rec.Session, rec.Reply, errorsNote(rec.ToolErrors))
+	}
+	return rec.Seq
+}
+
+// toolErrors lists the failed tool results in the last message.
+func toolErrors(ms []Message) []string {
+	if len(ms) == 0 {
+		return nil
+	}
+	var errs []string
+	for _, b := range ms[len(ms)-1].Blocks() {
+		if b.Type == "tool_result" && b.IsError {
+			errs = append(errs, Message{Content: b.Content}.Text())
+		}
+	}
+	return errs
+}
+
+func errorsNote(errs []string) string {
+	if len(errs) == 0 {
+		return ""
+	}
+	return " (after tool errors: " + strings.Join(errs, " | ") + ")"
+}

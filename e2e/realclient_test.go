@@ -1,0 +1,494 @@
+//go:build unix
+
+// Package e2e runs taskie with the real Claude Code CLI (`claude`), against
+// a scripted, loopback-only Messages API server (e2e/claudeapi). The tests
+// skip when `claude` is not on PATH; e2e/install-claude.sh installs it.
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/taskie-dev/taskie/e2e/claudeapi"
+)
+
+// runLimit bounds one whole real-client run, reviews included.
+const runLimit = 5 * time.Minute
+
+// TestRealClientCodeReviewLoop drives one task through taskie's code review
+// loop inside a real `claude -p` session with the repository's plugin: the
+// Stop hook runs three nested `claude -p` reviewers (FAIL, PASS, PASS), the
+// agent does a post-review after each of the first two blocks, and the plan
+// advances after two clean reviews in a row.
+func TestRealClientCodeReviewLoop(t *testing.T) {
+	claude := requireClaude(t)
+	root := repoRoot(t)
+	bin := buildTaskie(t, root)
+
+	work := t.TempDir()
+	proj := filepath.Join(work, "project")
+	home := filepath.Join(work, "home")
+	stopLog := filepath.Join(work, "stop-inputs.jsonl")
+	mkdirs(t, proj, home)
+	seedHome(t, home, stopLog)
+	newProject(t, bin, proj)
+
+	srv := claudeapi.Start(claudeapi.Script{
+		Dir: proj,
+		FirstTurn: []claudeapi.Reply{
+			claudeapi.Call("Bash", map[string]any{"command": "taskie start 1 --auto", "description": "Start task 1 in taskie"}),
+			claudeapi.Call("Write", map[string]any{"file_path": filepath.Join(proj, "hello.go"), "content": helloGo}),
+			claudeapi.Text("Task 1 is implemented in hello.go."),
+		},
+		Verdicts: []string{"FAIL", "PASS", "PASS"},
+	}, testLog{t})
+	defer srv.Close()
+
+	env := claudeEnv(bin, home, srv.URL())
+	start := time.Now()
+	stdout, stderr, err := runClaude(t, claude, proj, env,
+		"-p", "Implement task 1 of the taskie plan p.",
+		"--plugin-dir", filepath.Join(root, "plugin"),
+		"--output-format", "json",
+		"--permission-mode", "dontAsk",
+		"--allowedTools", "Bash(taskie *)", "Read", "Write",
+	)
+	t.Logf("claude -p took %s", time.Since(start).Round(time.Millisecond))
+	if err != nil {
+		t.Fatalf("claude -p: %v\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
+	}
+	result := parseResult(t, stdout)
+
+	planDir := filepath.Join(proj, ".taskie", "plans", "p")
+	for _, f := range []string{"task-1-review-1.md", "task-1-review-2.md", "task-1-review-3.md",
+		"task-1-post-review-1.md", "task-1-post-review-2.md"} {
+		if _, err := os.Stat(filepath.Join(planDir, f)); err != nil {
+			t.Errorf("missing %s: %v", f, err)
+		}
+	}
+	for _, f := range []string{"task-1-review-4.md", "task-1-post-review-3.md"} {
+		if _, err := os.Stat(filepath.Join(planDir, f)); err == nil {
+			t.Errorf("unexpected %s: the loop should end after two clean reviews", f)
+		}
+	}
+
+	var st struct {
+		Phase            string `json:"phase"`
+		NextPhase        string `json:"next_phase"`
+		ConsecutiveClean int    `json:"consecutive_clean"`
+		CurrentTask      string `json:"current_task"`
+	}
+	readJSON(t, filepath.Join(planDir, "state.json"), &st)
+	if st.Phase != "code-review" || st.NextPhase != "complete-task" || st.ConsecutiveClean != 2 || st.CurrentTask != "1" {
+		t.Errorf("state.json: phase %q next_phase %q consecutive_clean %d current_task %q; want code-review, complete-task, 2, 1",
+			st.Phase, st.NextPhase, st.ConsecutiveClean, st.CurrentTask)
+	}
+	if tasks := readFile(t, filepath.Join(planDir, "tasks.md")); !regexp.MustCompile(`(?m)^\|\s*1\s*\|\s*done\s*\|`).MatchString(tasks) {
+		t.Errorf("tasks.md: row 1 is not done:\n%s", tasks)
+	}
+	verdicts := reviewVerdicts(t, filepath.Join(planDir, "events.jsonl"))
+	if got := strings.Join(verdicts, ","); got != "FAIL,PASS,PASS" {
+		t.Errorf("events.jsonl: REVIEW_FINISHED verdicts %q, want FAIL,PASS,PASS", got)
+	}
+
+	// The reviewer: three nested sessions, models alternating opus, sonnet, opus.
+	reviews := firstPerSession(srv.Calls(claudeapi.Reviewer))
+	var models []string
+	for _, r := range reviews {
+		models = append(models, r.Model)
+	}
+	if len(models) != 3 || !strings.Contains(models[0], "opus") || !strings.Contains(models[1], "sonnet") || !strings.Contains(models[2], "opus") {
+		t.Errorf("reviewer models %q, want opus, sonnet, opus", models)
+	}
+	for _, r := range reviews {
+		if r.Session == result.SessionID {
+			t.Errorf("a reviewer request came from the main session %s", r.Session)
+		}
+		if !regexp.MustCompile(`task-1-review-\d\.md`).MatchString(r.FirstUserText) {
+			t.Errorf("reviewer prompt names no review file:\n%s", r.FirstUserText)
+		}
+	}
+
+	// The agent reacted to exactly two blocks, each a code-review block.
+	var feedback []string
+	for _, r := range srv.Calls(claudeapi.Agent) {
+		if r.Feedback != "" && (len(feedback) == 0 || feedback[len(feedback)-1] != r.Feedback) {
+			feedback = append(feedback, r.Feedback)
+		}
+		if r.Session != result.SessionID {
+			t.Errorf("agent request from session %q, want the main session %q", r.Session, result.SessionID)
+		}
+	}
+	if len(feedback) != 2 {
+		t.Errorf("the agent saw %d distinct Stop hook blocks, want 2", len(feedback))
+	}
+	for i, f := range feedback {
+		want := fmt.Sprintf("code review %d of task 1", i+1)
+		if !strings.Contains(f, want) || !strings.Contains(f, "taskie done post-code-review") {
+			t.Errorf("block %d does not read like a code-review block (%q):\n%s", i+1, want, f)
+		}
+	}
+	if len(feedback) > 0 {
+		t.Logf("first Stop hook feedback as the model saw it:\n%s", feedback[0])
+	}
+	for _, r := range srv.Records() {
+		if len(r.ToolErrors) > 0 {
+			t.Errorf("request #%d (%s): tool errors: %q", r.Seq, r.Role, r.ToolErrors)
+		}
+	}
+
+	// Stop hook inputs, recorded by a probe hook in the user settings: all
+	// from the main session (the nested reviewers run with hooks disabled),
+	// the first with stop_hook_active false and the later ones true.
+	inputs := stopInputs(t, stopLog)
+	if len(inputs) != 3 {
+		t.Errorf("recorded %d Stop hook inputs, want 3 (first stop, then one after each post-review)", len(inputs))
+	}
+	for i, in := range inputs {
+		if in.SessionID != result.SessionID {
+			t.Errorf("Stop input %d from session %q, want only the main session %q (hooks must be off in the reviewer)", i, in.SessionID, result.SessionID)
+		}
+		if want := i > 0; in.StopHookActive != want {
+			t.Errorf("Stop input %d: stop_hook_active %v, want %v", i, in.StopHookActive, want)
+		}
+	}
+	if len(inputs) > 0 {
+		t.Logf("first Stop hook input: %s", inputs[0].raw)
+	}
+	if len(result.PermissionDenials) > 0 {
+		t.Errorf("permission denials: %s", result.PermissionDenials)
+	}
+}
+
+// TestRealClientPluginValidates runs `claude plugin validate` on the plugin.
+func TestRealClientPluginValidates(t *testing.T) {
+	claude := requireClaude(t)
+	root := repoRoot(t)
+	home := t.TempDir()
+	stdout, stderr, err := runClaude(t, claude, root, claudeEnv("", home, ""), "plugin", "validate", filepath.Join(root, "plugin"))
+	t.Logf("claude plugin validate:\n%s%s", stdout, stderr)
+	if err != nil {
+		t.Fatalf("claude plugin validate %s: %v", filepath.Join(root, "plugin"), err)
+	}
+}
+
+const helloGo = `package hello
+
+// Greet greets name, or the world when name is empty.
+func Greet(name string) string {
+	if name == "" {
+		name = "world"
+	}
+	return "hello, " + name
+}
+`
+
+// requireClaude skips unless the real CLI is on PATH (and not -short).
+func requireClaude(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("real Claude Code client test: skipped with -short")
+	}
+	p, err := exec.LookPath("claude")
+	if err != nil {
+		t.Skip("real Claude Code client test: `claude` is not on PATH (install it with e2e/install-claude.sh)")
+	}
+	out, _ := exec.Command(p, "--version").Output()
+	t.Logf("using %s: %s", p, strings.TrimSpace(string(out)))
+	return p
+}
+
+func repoRoot(t *testing.T) string {
+	t.Helper()
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "plugin", "hooks", "hooks.json")); err != nil {
+		t.Fatalf("repository root not found from the e2e directory: %v", err)
+	}
+	return root
+}
+
+// buildTaskie builds the taskie binary into a directory of its own, which
+// goes first on PATH so the plugin's `taskie hook …` commands find it.
+func buildTaskie(t *testing.T, root string) string {
+	t.Helper()
+	bin := t.TempDir()
+	cmd := exec.Command("go", "build", "-o", filepath.Join(bin, "taskie"), "./cmd/taskie")
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/taskie: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// newProject makes a git repository with plan p: two pending tasks, and
+// the plan waiting for the agent to start task 1.
+func newProject(t *testing.T, bin, proj string) {
+	t.Helper()
+	run := func(name string, args ...string) {
+		t.Helper()
+		if name == "taskie" {
+			name = filepath.Join(bin, "taskie")
+		}
+		cmd := exec.Command(name, args...)
+		cmd.Dir = proj
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=e2e", "GIT_AUTHOR_EMAIL=e2e@example.invalid",
+			"GIT_COMMITTER_NAME=e2e", "GIT_COMMITTER_EMAIL=e2e@example.invalid")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+		}
+	}
+	run("git", "init", "-q")
+	run("taskie", "init")
+	run("taskie", "plan", "new", "p")
+	planDir := filepath.Join(proj, ".taskie", "plans", "p")
+	writeFile(t, filepath.Join(planDir, "plan.md"), "# Plan: p\n\nA greeting library in Go.\n")
+	writeFile(t, filepath.Join(planDir, "tasks.md"),
+		"| Id | Status | Title |\n|----|--------|-------|\n| 1 | pending | greet |\n| 2 | pending | farewell |\n")
+	writeFile(t, filepath.Join(planDir, "task-1.md"), "# Task 1: greet\n\nWrite hello.go with Greet(name).\n")
+	writeFile(t, filepath.Join(planDir, "task-2.md"), "# Task 2: farewell\n\nWrite bye.go with Bye(name).\n")
+	run("taskie", "done", "create-tasks")
+	run("git", "add", "-A")
+	run("git", "commit", "-q", "-m", "plan p")
+}
+
+// seedHome gives the CLI an empty user configuration of its own, plus a
+// probe Stop hook that appends every Stop hook input to stopLog. The
+// nested reviewers share this HOME, so the probe also shows whether their
+// hooks were really off.
+func seedHome(t *testing.T, home, stopLog string) {
+	t.Helper()
+	settings := map[string]any{
+		"hooks": map[string]any{
+			"Stop": []any{map[string]any{"hooks": []any{map[string]any{
+				"type": "command", "command": fmt.Sprintf("cat >> '%s'; echo >> '%s'", stopLog, stopLog),
+			}}}},
+		},
+	}
+	b, _ := json.MarshalIndent(settings, "", "  ")
+	mkdirs(t, filepath.Join(home, ".claude"))
+	writeFile(t, filepath.Join(home, ".claude", "settings.json"), string(b))
+}
+
+// claudeEnv is the whole environment of the CLI: nothing of the host's
+// Claude or taskie configuration leaks in (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP
+// included), and no traffic leaves the loopback interface.
+func claudeEnv(bin, home, baseURL string) []string {
+	path := os.Getenv("PATH")
+	if bin != "" {
+		path = bin + string(os.PathListSeparator) + path
+	}
+	env := []string{
+		"PATH=" + path,
+		"HOME=" + home,
+		"TMPDIR=" + os.TempDir(),
+		"LANG=C.UTF-8",
+		"ANTHROPIC_API_KEY=sk-ant-e2e-dummy-key",
+		// Telemetry, error reports, update checks and the like would
+		// otherwise try the network.
+		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
+		"DISABLE_TELEMETRY=1",
+		"DISABLE_ERROR_REPORTING=1",
+		"DISABLE_AUTOUPDATER=1",
+		// Marks every process of this run, for cleanup (killMarked).
+		marker,
+	}
+	if baseURL != "" {
+		env = append(env, "ANTHROPIC_BASE_URL="+baseURL)
+	}
+	return env
+}
+
+// marker is an environment entry unique to this test process: the nested
+// reviewers inherit it even though taskie puts them in process groups of
+// their own, so a timed-out run can still find and end them.
+var marker = fmt.Sprintf("TASKIE_E2E_RUN=%d-%d", os.Getpid(), time.Now().UnixNano())
+
+// runClaude runs the CLI in its own process group, bounded by runLimit;
+// on the way out it ends whatever the run left behind.
+func runClaude(t *testing.T, claude, dir string, env []string, args ...string) (string, string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), runLimit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, claude, args...)
+	cmd.Dir, cmd.Env = dir, env
+	cmd.Stdin = nil // /dev/null: -p must not wait for input
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 5 * time.Second
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		err = fmt.Errorf("still running after %s, killed: %w", runLimit, err)
+	}
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // leftovers in its group
+	}
+	killMarked(t)
+	return stdout.String(), stderr.String(), err
+}
+
+// killMarked ends every process that carries this test's marker in its
+// environment (Linux: /proc; elsewhere only the process group is ended).
+func killMarked(t *testing.T) {
+	t.Helper()
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, d := range dirs {
+		env, err := os.ReadFile(filepath.Join(d, "environ"))
+		if err != nil || !bytes.Contains(env, append([]byte(marker), 0)) {
+			continue
+		}
+		var pid int
+		if _, err := fmt.Sscanf(filepath.Base(d), "%d", &pid); err == nil && pid != os.Getpid() {
+			t.Logf("ending leftover process %d", pid)
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+}
+
+// result is the part of `claude -p --output-format json` the test reads.
+type result struct {
+	Type              string          `json:"type"`
+	Subtype           string          `json:"subtype"`
+	IsError           bool            `json:"is_error"`
+	Result            string          `json:"result"`
+	SessionID         string          `json:"session_id"`
+	NumTurns          int             `json:"num_turns"`
+	PermissionDenials json.RawMessage `json:"permission_denials"`
+}
+
+func parseResult(t *testing.T, stdout string) result {
+	t.Helper()
+	var r result
+	if err := json.Unmarshal([]byte(strings.TrimSpace(stdout)), &r); err != nil {
+		t.Fatalf("claude -p output is not one JSON result: %v\n%s", err, stdout)
+	}
+	if r.IsError || r.Subtype != "success" {
+		t.Fatalf("claude -p failed: %s", stdout)
+	}
+	if string(r.PermissionDenials) == "[]" {
+		r.PermissionDenials = nil
+	}
+	t.Logf("claude -p result: session %s, %d turns, final text %q", r.SessionID, r.NumTurns, r.Result)
+	return r
+}
+
+// stopInput is one recorded Stop hook input.
+type stopInput struct {
+	SessionID      string `json:"session_id"`
+	StopHookActive bool   `json:"stop_hook_active"`
+	HookEventName  string `json:"hook_event_name"`
+	raw            string
+}
+
+func stopInputs(t *testing.T, path string) []stopInput {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []stopInput
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		in := stopInput{raw: line}
+		if err := json.Unmarshal([]byte(line), &in); err != nil {
+			t.Fatalf("%s: not JSON: %v: %s", path, err, line)
+		}
+		out = append(out, in)
+	}
+	return out
+}
+
+// reviewVerdicts lists the verdicts of the REVIEW_FINISHED events.
+func reviewVerdicts(t *testing.T, path string) []string {
+	t.Helper()
+	var verdicts []string
+	for _, line := range strings.Split(readFile(t, path), "\n") {
+		var ev struct {
+			Event string         `json:"event"`
+			Meta  map[string]any `json:"meta"`
+		}
+		if json.Unmarshal([]byte(line), &ev) != nil || ev.Event != "REVIEW_FINISHED" {
+			continue
+		}
+		v, _ := ev.Meta["verdict"].(string)
+		verdicts = append(verdicts, v)
+	}
+	return verdicts
+}
+
+// firstPerSession keeps the first request of each CLI session, in order.
+func firstPerSession(rs []claudeapi.Record) []claudeapi.Record {
+	seen := map[string]bool{}
+	var out []claudeapi.Record
+	for _, r := range rs {
+		if !seen[r.Session] {
+			seen[r.Session] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+type testLog struct{ t *testing.T }
+
+func (l testLog) Write(p []byte) (int, error) {
+	l.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+func mkdirs(t *testing.T, dirs ...string) {
+	t.Helper()
+	for _, d := range dirs {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(readFile(t, path)), v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
