@@ -53,7 +53,7 @@ func TestRealClientCodeReviewLoop(t *testing.T) {
 			claudeapi.Text("Task 1 is implemented in hello.go."),
 		},
 		Verdicts: []string{"FAIL", "PASS", "PASS"},
-	}, testLog{t})
+	}, claudeapi.Options{Log: testLog{t}, DumpDir: os.Getenv("TASKIE_E2E_DUMP")})
 	defer srv.Close()
 
 	env := claudeEnv(bin, home, srv.URL())
@@ -112,6 +112,11 @@ func TestRealClientCodeReviewLoop(t *testing.T) {
 	if len(models) != 3 || !strings.Contains(models[0], "opus") || !strings.Contains(models[1], "sonnet") || !strings.Contains(models[2], "opus") {
 		t.Errorf("reviewer models %q, want opus, sonnet, opus", models)
 	}
+	for _, r := range srv.Calls(claudeapi.Reviewer) {
+		if r.SessionStartContext != "" {
+			t.Errorf("reviewer request #%d got SessionStart hook context (hooks must be off in the reviewer): %q", r.Seq, r.SessionStartContext)
+		}
+	}
 	for _, r := range reviews {
 		if r.Session == result.SessionID {
 			t.Errorf("a reviewer request came from the main session %s", r.Session)
@@ -121,9 +126,19 @@ func TestRealClientCodeReviewLoop(t *testing.T) {
 		}
 	}
 
-	// The agent reacted to exactly two blocks, each a code-review block.
+	// The agent: the plugin's SessionStart hook told it where plan p
+	// stands, and it reacted to exactly two blocks, each a code-review block.
+	agent := srv.Calls(claudeapi.Agent)
+	if len(agent) == 0 {
+		t.Fatal("the agent made no request")
+	}
+	if ctx := agent[0].SessionStartContext; !strings.Contains(ctx, `taskie plan "p"`) {
+		t.Errorf("the agent's first request has no taskie SessionStart context: %q", ctx)
+	} else {
+		t.Logf("SessionStart context as the model saw it: %q", ctx)
+	}
 	var feedback []string
-	for _, r := range srv.Calls(claudeapi.Agent) {
+	for _, r := range agent {
 		if r.Feedback != "" && (len(feedback) == 0 || feedback[len(feedback)-1] != r.Feedback) {
 			feedback = append(feedback, r.Feedback)
 		}
@@ -164,9 +179,29 @@ func TestRealClientCodeReviewLoop(t *testing.T) {
 			t.Errorf("Stop input %d: stop_hook_active %v, want %v", i, in.StopHookActive, want)
 		}
 	}
-	if len(inputs) > 0 {
-		t.Logf("first Stop hook input: %s", inputs[0].raw)
+	for i, in := range inputs {
+		t.Logf("Stop hook input %d: %s", i+1, in.raw)
 	}
+	// taskie's own log of its Stop hook decisions: block, block, allow.
+	var decisions []string
+	hookLog := readFile(t, filepath.Join(proj, ".taskie", "logs", "p.log"))
+	for _, line := range strings.Split(strings.TrimSpace(hookLog), "\n") {
+		var d struct {
+			Msg      string `json:"msg"`
+			Session  string `json:"session"`
+			Decision string `json:"decision"`
+		}
+		if json.Unmarshal([]byte(line), &d) == nil && d.Msg == "stop" {
+			decisions = append(decisions, d.Decision)
+			if d.Session != result.SessionID {
+				t.Errorf("taskie logged a Stop decision for session %q, want only %q", d.Session, result.SessionID)
+			}
+		}
+	}
+	if got := strings.Join(decisions, ","); got != "block,block,allow" {
+		t.Errorf("taskie's Stop decisions %q, want block,block,allow", got)
+	}
+	t.Logf("taskie hook log:\n%s", hookLog)
 	if len(result.PermissionDenials) > 0 {
 		t.Errorf("permission denials: %s", result.PermissionDenials)
 	}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 )
@@ -27,22 +29,37 @@ type Record struct {
 	ToolErrors []string
 	// FirstUserText is the text of the first user message (the prompt).
 	FirstUserText string
+	// SessionStartContext is what SessionStart hooks added to the
+	// conversation ("" when no hook ran).
+	SessionStartContext string
 }
+
+// Options are the server's optional outputs.
+type Options struct {
+	// Log, if not nil, gets one line per request.
+	Log io.Writer
+	// DumpDir, if not empty, gets every request body as <seq>-<role>.json,
+	// to see exactly what the CLI sent.
+	DumpDir string
+}
+
+// SessionStartMarker starts the text in which Claude Code hands a
+// SessionStart hook's additional context to the model.
+const SessionStartMarker = "SessionStart hook additional context"
 
 // Server is the scripted Messages API on a loopback port.
 type Server struct {
 	script Script
+	opts   Options
 	srv    *httptest.Server
-	log    io.Writer
 
 	mu      sync.Mutex
 	records []Record
 }
 
-// Start serves the script on 127.0.0.1 until Close. log, if not nil,
-// gets one line per request.
-func Start(script Script, log io.Writer) *Server {
-	s := &Server{script: script, log: log}
+// Start serves the script on 127.0.0.1 until Close.
+func Start(script Script, opts Options) *Server {
+	s := &Server{script: script, opts: opts}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	return s
 }
@@ -88,8 +105,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
 	var req Request
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+	if err == nil {
+		err = json.Unmarshal(body, &req)
+	}
+	if err != nil {
 		http.Error(w, `{"type":"error","error":{"type":"invalid_request_error","message":"bad JSON"}}`, http.StatusBadRequest)
 		return
 	}
@@ -99,9 +120,12 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		ToolErrors: toolErrors(req.Messages),
 	}
 	for _, m := range req.Messages {
-		if m.Role == "user" {
+		if m.Role == "user" && rec.FirstUserText == "" {
 			rec.FirstUserText = m.Text()
-			break
+		}
+		if _, ctx, ok := strings.Cut(m.Text(), SessionStartMarker); ok && rec.SessionStartContext == "" {
+			ctx, _, _ = strings.Cut(ctx, "\n\n\n") // the CLI's own system text follows
+			rec.SessionStartContext = SessionStartMarker + ctx
 		}
 	}
 	var reply Reply
@@ -115,6 +139,9 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	}
 	rec.Reply = reply.Summary()
 	seq := s.add(rec)
+	if s.opts.DumpDir != "" {
+		_ = os.WriteFile(filepath.Join(s.opts.DumpDir, fmt.Sprintf("%03d-%s.json", seq, rec.Role)), body, 0o644)
+	}
 
 	id := fmt.Sprintf("msg_fake_%04d", seq)
 	toolID := fmt.Sprintf("toolu_fake_%04d", seq)
@@ -133,8 +160,8 @@ func (s *Server) add(rec Record) int {
 	rec.Seq = len(s.records) + 1
 	s.records = append(s.records, rec)
 	s.mu.Unlock()
-	if s.log != nil {
-		fmt.Fprintf(s.log, "claudeapi #%d %s %s model=%s session=%.8s -> %s%s\n", rec.Seq, rec.Path, rec.Role,
+	if s.opts.Log != nil {
+		fmt.Fprintf(s.opts.Log, "claudeapi #%d %s %s model=%s session=%.8s -> %s%s\n", rec.Seq, rec.Path, rec.Role,
 			rec.Model, rec.Session, rec.Reply, errorsNote(rec.ToolErrors))
 	}
 	return rec.Seq

@@ -127,9 +127,8 @@ func (e *sseWriter) event(name string, data any) {
 	_, e.err = fmt.Fprintf(e.w, "event: %s\ndata: %s\n\n", name, b)
 }
 
-// split cuts s into pieces of at most n bytes (never splitting a UTF-8
-// sequence: JSON from encoding/json is ASCII-safe only for escapes, so cut
-// on rune boundaries).
+// split cuts s into pieces of at most n bytes, on rune boundaries: each
+// partial_json piece is itself a JSON string value and must be valid UTF-8.
 func split(s string, n int) []string {
 	var parts []string
 	for len(s) > n {
