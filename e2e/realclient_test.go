@@ -31,12 +31,19 @@ const runLimit = 5 * time.Minute
 // loop inside a real `claude -p` session with the repository's plugin: the
 // Stop hook runs three nested `claude -p` reviewers (FAIL, PASS, PASS), the
 // agent does a post-review after each of the first two blocks, and the plan
-// advances after two clean reviews in a row.
+// advances after two clean reviews in a row. It runs once with each block
+// output format: exit code 2 with the reason on stderr (the default) and
+// the JSON decision on stdout.
 func TestRealClientCodeReviewLoop(t *testing.T) {
 	claude := requireClaude(t)
 	root := repoRoot(t)
 	bin := buildTaskie(t, root)
+	for _, format := range []string{"exit2", "json"} {
+		t.Run(format, func(t *testing.T) { reviewLoop(t, claude, root, bin, format) })
+	}
+}
 
+func reviewLoop(t *testing.T, claude, root, bin, format string) {
 	work := t.TempDir()
 	proj := filepath.Join(work, "project")
 	home := filepath.Join(work, "home")
@@ -44,6 +51,9 @@ func TestRealClientCodeReviewLoop(t *testing.T) {
 	mkdirs(t, proj, home)
 	seedHome(t, home, stopLog)
 	newProject(t, bin, proj)
+	if format != "exit2" {
+		writeFile(t, filepath.Join(proj, ".taskie", "config.json"), fmt.Sprintf(`{"output_format": %q}`, format))
+	}
 
 	srv := claudeapi.Start(claudeapi.Script{
 		Dir: proj,
@@ -149,10 +159,16 @@ func TestRealClientCodeReviewLoop(t *testing.T) {
 	if len(feedback) != 2 {
 		t.Errorf("the agent saw %d distinct Stop hook blocks, want 2", len(feedback))
 	}
+	// Claude Code names the hook command before a reason taken from stderr
+	// (exit 2), not before one taken from a JSON decision.
+	prefix := "Stop hook feedback:\n[taskie hook stop]: taskie: "
+	if format == "json" {
+		prefix = "Stop hook feedback:\ntaskie: "
+	}
 	for i, f := range feedback {
 		want := fmt.Sprintf("code review %d of task 1", i+1)
-		if !strings.Contains(f, want) || !strings.Contains(f, "taskie done post-code-review") {
-			t.Errorf("block %d does not read like a code-review block (%q):\n%s", i+1, want, f)
+		if !strings.HasPrefix(f, prefix) || !strings.Contains(f, want) || !strings.Contains(f, "taskie done post-code-review") {
+			t.Errorf("block %d does not read like a code-review block (%q, %q):\n%s", i+1, prefix, want, f)
 		}
 	}
 	if len(feedback) > 0 {
