@@ -40,10 +40,20 @@ repaired (and says so). Without state.json it reconstructs a best guess.`,
 			}
 			v := continueView{Plan: p.ID, Route: workflow.Continue(p.RouteFacts(st), p.Models())}
 			if v.Repair != nil {
-				if _, _, err := change(p, "continue: "+v.Why, false, func(*state.State) (*state.State, error) { return v.Repair, nil }); err != nil {
+				// Recompute on the state found under the lock, so a concurrent
+				// update is built upon, never overwritten.
+				models := p.Models()
+				_, _, err := change(p, "continue: "+v.Why, false, func(cur *state.State) (*state.State, error) {
+					v.Route = workflow.Continue(p.RouteFacts(cur), models)
+					if v.Repair == nil {
+						return cur, nil
+					}
+					return v.Repair, nil
+				})
+				if err != nil {
 					return err
 				}
-				v.Recorded = true
+				v.Recorded = v.Repair != nil
 			}
 			if asJSON {
 				return writeJSON(s.Out, v)

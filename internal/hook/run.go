@@ -1,7 +1,6 @@
 package hook
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -32,10 +31,6 @@ type stopper struct {
 	why  string // for the log line
 	ts   *plan.Tasks
 }
-
-// errMoved aborts a state write when someone else changed state.json
-// while the hook was deciding or the reviewer was running.
-var errMoved = errors.New("state.json changed meanwhile")
 
 func (h *stopper) run() Result {
 	s, serr := h.p.State()
@@ -151,14 +146,7 @@ func ptr[T any](v T) *T { return &v }
 
 // commit writes next in place of s, unless state.json moved meanwhile.
 func (h *stopper) commit(s, next *state.State, reason string, extra ...events.Event) error {
-	want := s.Encode()
-	_, _, err := h.p.Change("hook", reason, false, func(cur *state.State) (*state.State, error) {
-		if !bytes.Equal(cur.Encode(), want) {
-			return nil, errMoved
-		}
-		return next, nil
-	}, extra...)
-	return err
+	return h.p.Swap(s, next, "hook", reason, extra...)
 }
 
 // internal turns an unexpected error into an allow: never trap the user.

@@ -4,6 +4,7 @@
 package project
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -78,8 +79,38 @@ func (p *Plan) Models() []string {
 	return c.Models
 }
 
-// State loads state.json.
-func (p *Plan) State() (*state.State, error) { return state.Load(p.Dir) }
+// State loads state.json. An unknown phase or next_phase is a field error:
+// commands refuse to act on (and rewrite) a state they do not understand.
+func (p *Plan) State() (*state.State, error) {
+	s, err := state.Load(p.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if !workflow.IsPhase(s.Phase) {
+		return nil, &state.FieldError{Path: state.Path(p.Dir), Field: "phase", Msg: fmt.Sprintf("unknown phase %q; phases are %s", s.Phase, strings.Join(workflow.Phases, ", "))}
+	}
+	if n := s.Next(); n != "" && !workflow.IsNextPhase(n) {
+		return nil, &state.FieldError{Path: state.Path(p.Dir), Field: "next_phase", Msg: fmt.Sprintf("unknown next_phase %q", n)}
+	}
+	return s, nil
+}
+
+// ErrMoved is returned by Swap when state.json changed since it was read.
+var ErrMoved = errors.New("state.json changed meanwhile")
+
+// Swap replaces the state old (as read earlier, outside the lock) by next,
+// unless someone changed state.json in between: compare-and-swap under the
+// plan lock, so slow work (a review) never overwrites a newer update.
+func (p *Plan) Swap(old, next *state.State, actor, reason string, extra ...events.Event) error {
+	want := old.Encode()
+	_, _, err := p.Change(actor, reason, false, func(cur *state.State) (*state.State, error) {
+		if !bytes.Equal(cur.Encode(), want) {
+			return nil, ErrMoved
+		}
+		return next, nil
+	}, extra...)
+	return err
+}
 
 // Path joins a file name to the plan directory.
 func (p *Plan) Path(name string) string { return filepath.Join(p.Dir, name) }
@@ -153,7 +184,7 @@ func (p *Plan) Validate() []plan.Violation { return plan.Validate(p.Dir, CheckSt
 // same lock. create allows a plan without state.json.
 func (p *Plan) Change(actor, reason string, create bool, fn func(*state.State) (*state.State, error), extra ...events.Event) (old, cur *state.State, err error) {
 	err = state.WithLock(p.Dir, func() error {
-		old, err = state.Load(p.Dir)
+		old, err = p.State()
 		if errors.Is(err, state.ErrNotFound) && create {
 			old, err = state.New(), nil
 		}

@@ -110,9 +110,6 @@ func TestDecodePhaseNull(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Decode: %v", err)
 	}
-	if s.Phase == "" {
-		t.Skip(`BUG: "phase": null decodes to phase "" (not the default, not an error), and CheckMove("", x) then allows any move (state.go:208)`)
-	}
 	if s.Phase != "new-plan" {
 		t.Errorf("phase = %q, want the default new-plan", s.Phase)
 	}
@@ -270,9 +267,6 @@ func TestSyntaxErrorPosition(t *testing.T) {
 				t.Errorf("Error() = %q", err)
 			}
 			if se.Line != tc.line || se.Col != tc.col {
-				if tc.bug != "" {
-					t.Skipf("BUG: Decode reports %d:%d for %q, want %d:%d: %s (state.go:161-163)", se.Line, se.Col, tc.in, tc.line, tc.col, tc.bug)
-				}
 				t.Errorf("position = %d:%d, want %d:%d", se.Line, se.Col, tc.line, tc.col)
 			}
 		})

@@ -158,9 +158,10 @@ func syntaxError(path string, data []byte, err error) error {
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
-		off = int(se.Offset)
+		off = int(se.Offset) - 1 // Offset counts the offending byte
 	case errors.As(err, &te):
-		off = int(te.Offset)
+		// A top-level value that is not an object: point at its start.
+		off = len(data) - len(bytes.TrimLeft(data, " \t\r\n"))
 		line, col := position(data, off)
 		return &SyntaxError{Path: path, Line: line, Col: col, Msg: "expected a JSON object"}
 	}
@@ -174,9 +175,7 @@ func syntaxError(path string, data []byte, err error) error {
 
 // position turns a byte offset into 1-based line and column.
 func position(data []byte, off int) (int, int) {
-	if off > len(data) {
-		off = len(data)
-	}
+	off = max(0, min(off, len(data)))
 	line, col := 1, 1
 	for _, b := range data[:off] {
 		if b == '\n' {
@@ -204,8 +203,8 @@ func (s *State) setField(k string, v json.RawMessage) error {
 		s.CurrentTask, err = looseString(v)
 	case "phase":
 		var p *string
-		if p, err = looseString(v); err == nil {
-			s.Phase = deref(p)
+		if p, err = looseString(v); err == nil && p != nil {
+			s.Phase = *p
 		}
 	case "phase_iteration":
 		s.PhaseIteration, err = looseInt(v)

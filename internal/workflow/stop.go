@@ -90,6 +90,11 @@ func decide(f StopFacts, s *state.State) StopDecision {
 	if !IsReview(review) {
 		return StopDecision{Why: fmt.Sprintf("next_phase %q is not a review", review), Message: pendingMessage(s)}
 	}
+	if !Legal(s.Phase, review) {
+		return StopDecision{Why: "illegal next_phase",
+			Message: fmt.Sprintf("taskie: next_phase %q cannot follow phase %q, so no review ran. Fix state.json with `taskie set next_phase …` (legal after %s: %s) or `taskie pause`.",
+				review, s.Phase, s.Phase, quoteList(LegalFrom(s.Phase)))}
+	}
 	if f.Active && f.LastReviewBlock != nil && *f.LastReviewBlock == MarkOf(s) {
 		return StopDecision{Why: "no progress since the last review block",
 			Message: fmt.Sprintf("taskie: the %s feedback was not addressed (no post-review recorded since the last block), so no new review ran. Do the %s and record it with `taskie done %s`, or run `taskie pause` to stop automation.",

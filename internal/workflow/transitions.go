@@ -102,6 +102,9 @@ func CheckMove(from, to string) error {
 	if from == "" || Legal(from, to) {
 		return nil
 	}
+	if !IsPhase(from) {
+		return fmt.Errorf("current phase %q is unknown; set a known phase first (phases are %s)", from, quoteList(Phases))
+	}
 	legal := LegalFrom(from)
 	if !slices.Contains(legal, from) {
 		legal = append([]string{from}, legal...)
