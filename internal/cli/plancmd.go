@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskie-dev/taskie/internal/config"
+	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -83,7 +84,7 @@ func runPlanNew(s *Streams, g *globals, id string, o *planNewOpts) error {
 			n.PhaseIteration = state.Int(0)
 		}
 		return n, nil
-	})
+	}, events.Event{Event: events.PlanCreated, Actor: "cli", Meta: map[string]any{"tdd": o.tdd, "auto": o.auto}})
 	if err != nil {
 		return err
 	}
@@ -115,9 +116,9 @@ func newPlanListCmd(s *Streams, g *globals) *cobra.Command {
 				return err
 			}
 			type row struct {
-				ID    string `json:"id"`
-				Phase string `json:"phase"`
-				Next  string `json:"next_phase"`
+				ID    string  `json:"id"`
+				Phase string  `json:"phase"`
+				Next  *string `json:"next_phase"`
 			}
 			rows := []row{}
 			for _, id := range ids {
@@ -127,7 +128,7 @@ func newPlanListCmd(s *Streams, g *globals) *cobra.Command {
 				}
 				rw := row{ID: id, Phase: "?"}
 				if st, err := p.State(); err == nil {
-					rw.Phase, rw.Next = st.Phase, st.Next()
+					rw.Phase, rw.Next = st.Phase, st.NextPhase
 				}
 				rows = append(rows, rw)
 			}
@@ -135,7 +136,11 @@ func newPlanListCmd(s *Streams, g *globals) *cobra.Command {
 				return writeJSON(s.Out, rows)
 			}
 			for _, rw := range rows {
-				fmt.Fprintf(s.Out, "%s\t%s\t%s\n", rw.ID, rw.Phase, orNull(rw.Next))
+				next := "null"
+				if rw.Next != nil {
+					next = *rw.Next
+				}
+				fmt.Fprintf(s.Out, "%s\t%s\t%s\n", rw.ID, rw.Phase, next)
 			}
 			return nil
 		},

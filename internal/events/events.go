@@ -26,6 +26,7 @@ const (
 	ReviewFinished  = "REVIEW_FINISHED"
 	ReviewFailed    = "REVIEW_FAILED"
 	FieldSet        = "FIELD_SET"
+	PlanCreated     = "PLAN_CREATED"
 	Progress        = "PROGRESS"
 	Claim           = "CLAIM"
 )
