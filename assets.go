@@ -7,5 +7,5 @@ import "embed"
 
 // Assets holds plugin/ and codex/ as they are in the repository.
 //
-//go:embed all:plugin
+//go:embed all:plugin all:codex
 var Assets embed.FS
