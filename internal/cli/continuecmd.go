@@ -3,9 +3,13 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
+	"github.com/taskie-dev/taskie/internal/plan"
+	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
@@ -14,6 +18,26 @@ type continueView struct {
 	Plan string `json:"plan"`
 	workflow.Route
 	Recorded bool `json:"recorded,omitempty"` // a repair was written to state.json
+	// For a post-review: the review to address and the file to write.
+	ReviewFile string `json:"review_file,omitempty"`
+	PostFile   string `json:"post_review_file,omitempty"`
+}
+
+// postReviewFiles names the files of the post-review a route asks for,
+// relative to the project root.
+func postReviewFiles(p *project.Plan, v *continueView) {
+	review := workflow.ReviewOf(v.Action)
+	if review == "" {
+		return
+	}
+	st, err := p.State()
+	if err != nil || st.Iteration() == 0 {
+		return
+	}
+	task, _ := strconv.Atoi(st.Task())
+	rel := func(name string) string { return filepath.ToSlash(filepath.Join(".taskie", "plans", p.ID, name)) }
+	v.ReviewFile = rel(plan.ReviewFile(review, task, st.Iteration()))
+	v.PostFile = rel(plan.PostReviewFile(review, task, st.Iteration()))
 }
 
 func newContinueCmd(s *Streams, g *globals) *cobra.Command {
@@ -55,6 +79,7 @@ repaired (and says so). Without state.json it reconstructs a best guess.`,
 				}
 				v.Recorded = v.Repair != nil
 			}
+			postReviewFiles(p, &v)
 			if asJSON {
 				return writeJSON(s.Out, v)
 			}
@@ -83,8 +108,13 @@ func printRoute(s *Streams, v continueView) {
 		}
 		fmt.Fprintln(s.Out)
 	}
-	switch {
-	case workflow.IsPhase(v.Action) || workflow.IsAdvanceTarget(v.Action) || v.Action == "add-task":
+	if v.ReviewFile != "" {
+		fmt.Fprintf(s.Out, "review file:      %s\n", v.ReviewFile)
+	}
+	if v.PostFile != "" {
+		fmt.Fprintf(s.Out, "post-review file: %s\n", v.PostFile)
+	}
+	if len(v.Options) <= 1 && (workflow.IsPhase(v.Action) || workflow.IsAdvanceTarget(v.Action) || v.Action == "add-task") {
 		fmt.Fprintf(s.Out, "action: /taskie:%s\n", v.Action)
 	}
 }

@@ -20,7 +20,8 @@ func newStartCmd(s *Streams, g *globals) *cobra.Command {
 		Long: `Start implementing a task: phase next-task (next-task-tdd on a tdd plan),
 current_task set, the task marked in-progress in tasks.md. With --auto (or when
 automation is waiting for the next task) the Stop hook reviews the code at the
-agent's next stop, starting a fresh review cycle.`,
+agent's next stop, starting a fresh review cycle. A plan that is already
+automated stays automated; use ` + "`taskie set next_phase null`" + ` to go standalone.`,
 		Args: exactArgs(1, "a task id"),
 		RunE: func(_ *cobra.Command, args []string) error {
 			p, err := g.openPlan("")
@@ -33,7 +34,9 @@ agent's next stop, starting a fresh review cycle.`,
 			}
 			models := p.Models()
 			_, st, err := change(p, "task "+task+" started", true, func(cur *state.State) (*state.State, error) {
-				n, err := workflow.Start(cur, task, auto || workflow.IsAdvanceTarget(cur.Next()), models)
+				// An automated plan stays automated: starting a task never
+				// silently switches the review loop off.
+				n, err := workflow.Start(cur, task, auto || cur.Next() != "", models)
 				if err != nil {
 					return nil, usageErr(err, "")
 				}

@@ -33,12 +33,15 @@ var Table = []Move{
 	{NextTask, ContinueTask, "implementation resumed"},
 	{NextTask, NextTask, "another task started"},
 	{NextTask, NextTaskTDD, "another task started test-first"},
+	{NextTask, AllCodeReview, "all code reviewed by hand after the last task"},
 	{NextTaskTDD, CodeReview, "the hook reviews the code"},
 	{NextTaskTDD, ContinueTask, "implementation resumed"},
 	{NextTaskTDD, NextTask, "another task started"},
+	{NextTaskTDD, AllCodeReview, "all code reviewed by hand after the last task"},
 	{ContinueTask, CodeReview, "the hook reviews the code"},
 	{ContinueTask, NextTask, "another task started"},
 	{ContinueTask, NextTaskTDD, "another task started test-first"},
+	{ContinueTask, AllCodeReview, "all code reviewed by hand after the last task"},
 	{CodeReview, PostCodeReview, "the agent addressed the code review"},
 	{CodeReview, NextTask, "code review passed; next task started"},
 	{CodeReview, NextTaskTDD, "code review passed; next task started test-first"},
@@ -55,6 +58,7 @@ var Table = []Move{
 	{PostAllCodeReview, Complete, "plan finished"},
 	{Complete, NextTask, "a task added after completion"},
 	{Complete, NextTaskTDD, "a task added after completion, test-first"},
+	{Complete, AllCodeReview, "all code reviewed again after completion"},
 }
 
 // Legal reports whether phase may change from → to.

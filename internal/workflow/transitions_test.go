@@ -67,7 +67,7 @@ func TestTableConnectsEveryPhase(t *testing.T) {
 			t.Errorf("phase %q cannot be reached", p)
 		}
 	}
-	if diff := cmp.Diff([]string{NextTask, NextTaskTDD}, LegalFrom(Complete)); diff != "" {
+	if diff := cmp.Diff([]string{NextTask, NextTaskTDD, AllCodeReview}, LegalFrom(Complete)); diff != "" {
 		t.Errorf("LegalFrom(complete) (-want +got):\n%s", diff)
 	}
 }
@@ -97,7 +97,7 @@ func TestLegalFrom(t *testing.T) {
 		PlanReview:        {PostPlanReview, CreateTasks},
 		PostPlanReview:    {PlanReview, CreateTasks},
 		CreateTasks:       {TasksReview, NextTask, NextTaskTDD},
-		NextTask:          {CodeReview, ContinueTask, NextTask, NextTaskTDD},
+		NextTask:          {CodeReview, ContinueTask, NextTask, NextTaskTDD, AllCodeReview},
 		CodeReview:        {PostCodeReview, NextTask, NextTaskTDD, AllCodeReview, ContinueTask},
 		AllCodeReview:     {PostAllCodeReview, Complete},
 		PostAllCodeReview: {AllCodeReview, Complete},
@@ -115,10 +115,10 @@ func TestCheckMoveMessages(t *testing.T) {
 		from, to, want string
 	}{
 		{NewPlan, NextTask, `cannot move from "new-plan" to "next-task"; legal moves from "new-plan": "new-plan", "plan-review", "create-tasks"`},
-		{Complete, CodeReview, `cannot move from "complete" to "code-review"; legal moves from "complete": "complete", "next-task", "next-task-tdd"`},
+		{Complete, CodeReview, `cannot move from "complete" to "code-review"; legal moves from "complete": "complete", "next-task", "next-task-tdd", "all-code-review"`},
 		// next-task can be re-recorded as itself and the table says so:
 		// it is listed once, in table order.
-		{NextTask, PlanReview, `cannot move from "next-task" to "plan-review"; legal moves from "next-task": "code-review", "continue-task", "next-task", "next-task-tdd"`},
+		{NextTask, PlanReview, `cannot move from "next-task" to "plan-review"; legal moves from "next-task": "code-review", "continue-task", "next-task", "next-task-tdd", "all-code-review"`},
 		{PostAllCodeReview, NewPlan, `cannot move from "post-all-code-review" to "new-plan"; legal moves from "post-all-code-review": "post-all-code-review", "all-code-review", "complete"`},
 	}
 	for _, tc := range tests {
