@@ -228,7 +228,11 @@ func TestRealClientPluginValidates(t *testing.T) {
 	claude := requireClaude(t)
 	root := repoRoot(t)
 	home := t.TempDir()
-	stdout, stderr, err := runClaude(t, claude, root, claudeEnv("", home, ""), "plugin", "validate", filepath.Join(root, "plugin"))
+	// Not used for validation, but without a base URL the CLI looks up the
+	// real API's host name: keep every connection on the loopback.
+	srv := claudeapi.Start(claudeapi.Script{}, claudeapi.Options{Log: testLog{t}})
+	defer srv.Close()
+	stdout, stderr, err := runClaude(t, claude, root, claudeEnv("", home, srv.URL()), "plugin", "validate", filepath.Join(root, "plugin"))
 	t.Logf("claude plugin validate:\n%s%s", stdout, stderr)
 	if err != nil {
 		t.Fatalf("claude plugin validate %s: %v", filepath.Join(root, "plugin"), err)
@@ -250,11 +254,11 @@ func Greet(name string) string {
 func requireClaude(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("real Claude Code client test: skipped with -short")
+		t.Skip("skipping the real Claude Code client test in -short mode")
 	}
 	p, err := exec.LookPath("claude")
 	if err != nil {
-		t.Skip("real Claude Code client test: `claude` is not on PATH (install it with e2e/install-claude.sh)")
+		t.Skip("skipping the real Claude Code client test: `claude` is not on PATH (install it with e2e/install-claude.sh)")
 	}
 	out, _ := exec.Command(p, "--version").Output()
 	t.Logf("using %s: %s", p, strings.TrimSpace(string(out)))
