@@ -24,8 +24,18 @@ import (
 	"github.com/taskie-dev/taskie/e2e/claudeapi"
 )
 
-// runLimit bounds one whole real-client run, reviews included.
+// runLimit bounds each test's real-client runs together, reviews included.
 const runLimit = 5 * time.Minute
+
+// deadline is runLimit from now, or earlier when `go test -timeout` ends
+// sooner (leaving time to end the processes and report).
+func deadline(t *testing.T) (context.Context, context.CancelFunc) {
+	end := time.Now().Add(runLimit)
+	if d, ok := t.Deadline(); ok && d.Add(-15*time.Second).Before(end) {
+		end = d.Add(-15 * time.Second)
+	}
+	return context.WithDeadline(context.Background(), end)
+}
 
 // TestRealClientCodeReviewLoop drives one task through taskie's code review
 // loop inside a real `claude -p` session with the repository's plugin: the
@@ -38,12 +48,14 @@ func TestRealClientCodeReviewLoop(t *testing.T) {
 	claude := requireClaude(t)
 	root := repoRoot(t)
 	bin := buildTaskie(t, root)
+	ctx, cancel := deadline(t)
+	defer cancel()
 	for _, format := range []string{"exit2", "json"} {
-		t.Run(format, func(t *testing.T) { reviewLoop(t, claude, root, bin, format) })
+		t.Run(format, func(t *testing.T) { reviewLoop(ctx, t, claude, root, bin, format) })
 	}
 }
 
-func reviewLoop(t *testing.T, claude, root, bin, format string) {
+func reviewLoop(ctx context.Context, t *testing.T, claude, root, bin, format string) {
 	work := t.TempDir()
 	proj := filepath.Join(work, "project")
 	home := filepath.Join(work, "home")
@@ -68,7 +80,7 @@ func reviewLoop(t *testing.T, claude, root, bin, format string) {
 
 	env := claudeEnv(bin, home, srv.URL())
 	start := time.Now()
-	stdout, stderr, err := runClaude(t, claude, proj, env,
+	stdout, stderr, err := runClaude(ctx, t, claude, proj, env,
 		"-p", "Implement task 1 of the taskie plan p.",
 		"--plugin-dir", filepath.Join(root, "plugin"),
 		"--output-format", "json",
@@ -81,7 +93,20 @@ func reviewLoop(t *testing.T, claude, root, bin, format string) {
 	}
 	result := parseResult(t, stdout)
 
-	planDir := filepath.Join(proj, ".taskie", "plans", "p")
+	checkPlan(t, filepath.Join(proj, ".taskie", "plans", "p"))
+	checkReviewers(t, srv, result.SessionID)
+	checkAgent(t, srv, result.SessionID, format)
+	checkStopInputs(t, stopLog, result.SessionID)
+	checkHookLog(t, filepath.Join(proj, ".taskie", "logs", "p.log"), result.SessionID)
+	if len(result.PermissionDenials) > 0 {
+		t.Errorf("permission denials: %s", result.PermissionDenials)
+	}
+}
+
+// checkPlan: three reviews, two post-reviews, the plan advanced to the
+// next task with task 1 done, and the review events logged.
+func checkPlan(t *testing.T, planDir string) {
+	t.Helper()
 	for _, f := range []string{"task-1-review-1.md", "task-1-review-2.md", "task-1-review-3.md",
 		"task-1-post-review-1.md", "task-1-post-review-2.md"} {
 		if _, err := os.Stat(filepath.Join(planDir, f)); err != nil {
@@ -112,8 +137,13 @@ func reviewLoop(t *testing.T, claude, root, bin, format string) {
 	if got := strings.Join(verdicts, ","); got != "FAIL,PASS,PASS" {
 		t.Errorf("events.jsonl: REVIEW_FINISHED verdicts %q, want FAIL,PASS,PASS", got)
 	}
+}
 
-	// The reviewer: three nested sessions, models alternating opus, sonnet, opus.
+// checkReviewers: three nested sessions of their own, models alternating
+// opus, sonnet, opus, each prompt naming its review file, and no hook
+// context in any of them (taskie runs them with hooks disabled).
+func checkReviewers(t *testing.T, srv *claudeapi.Server, mainSession string) {
+	t.Helper()
 	reviews := firstPerSession(srv.Calls(claudeapi.Reviewer))
 	var models []string
 	for _, r := range reviews {
@@ -128,16 +158,20 @@ func reviewLoop(t *testing.T, claude, root, bin, format string) {
 		}
 	}
 	for _, r := range reviews {
-		if r.Session == result.SessionID {
+		if r.Session == mainSession {
 			t.Errorf("a reviewer request came from the main session %s", r.Session)
 		}
 		if !regexp.MustCompile(`task-1-review-\d\.md`).MatchString(r.FirstUserText) {
 			t.Errorf("reviewer prompt names no review file:\n%s", r.FirstUserText)
 		}
 	}
+}
 
-	// The agent: the plugin's SessionStart hook told it where plan p
-	// stands, and it reacted to exactly two blocks, each a code-review block.
+// checkAgent: the plugin's SessionStart hook told the agent where plan p
+// stands; it reacted to exactly two blocks, each a code-review block as
+// Claude Code words it for the block format; no tool call failed.
+func checkAgent(t *testing.T, srv *claudeapi.Server, mainSession, format string) {
+	t.Helper()
 	agent := srv.Calls(claudeapi.Agent)
 	if len(agent) == 0 {
 		t.Fatal("the agent made no request")
@@ -152,8 +186,8 @@ func reviewLoop(t *testing.T, claude, root, bin, format string) {
 		if r.Feedback != "" && (len(feedback) == 0 || feedback[len(feedback)-1] != r.Feedback) {
 			feedback = append(feedback, r.Feedback)
 		}
-		if r.Session != result.SessionID {
-			t.Errorf("agent request from session %q, want the main session %q", r.Session, result.SessionID)
+		if r.Session != mainSession {
+			t.Errorf("agent request from session %q, want the main session %q", r.Session, mainSession)
 		}
 	}
 	if len(feedback) != 2 {
@@ -179,17 +213,21 @@ func reviewLoop(t *testing.T, claude, root, bin, format string) {
 			t.Errorf("request #%d (%s): tool errors: %q", r.Seq, r.Role, r.ToolErrors)
 		}
 	}
+}
 
-	// Stop hook inputs, recorded by a probe hook in the user settings: all
-	// from the main session (the nested reviewers run with hooks disabled),
-	// the first with stop_hook_active false and the later ones true.
+// checkStopInputs reads the Stop hook inputs recorded by the probe hook in
+// the user settings: all from the main session (the nested reviewers run
+// with hooks disabled), the first with stop_hook_active false and the
+// later ones true.
+func checkStopInputs(t *testing.T, stopLog, mainSession string) {
+	t.Helper()
 	inputs := stopInputs(t, stopLog)
 	if len(inputs) != 3 {
 		t.Errorf("recorded %d Stop hook inputs, want 3 (first stop, then one after each post-review)", len(inputs))
 	}
 	for i, in := range inputs {
-		if in.SessionID != result.SessionID {
-			t.Errorf("Stop input %d from session %q, want only the main session %q (hooks must be off in the reviewer)", i, in.SessionID, result.SessionID)
+		if in.SessionID != mainSession {
+			t.Errorf("Stop input %d from session %q, want only the main session %q (hooks must be off in the reviewer)", i, in.SessionID, mainSession)
 		}
 		if want := i > 0; in.StopHookActive != want {
 			t.Errorf("Stop input %d: stop_hook_active %v, want %v", i, in.StopHookActive, want)
@@ -198,9 +236,14 @@ func reviewLoop(t *testing.T, claude, root, bin, format string) {
 	for i, in := range inputs {
 		t.Logf("Stop hook input %d: %s", i+1, in.raw)
 	}
-	// taskie's own log of its Stop hook decisions: block, block, allow.
+}
+
+// checkHookLog reads taskie's own log of its Stop hook decisions: block,
+// block, allow, all for the main session.
+func checkHookLog(t *testing.T, path, mainSession string) {
+	t.Helper()
 	var decisions []string
-	hookLog := readFile(t, filepath.Join(proj, ".taskie", "logs", "p.log"))
+	hookLog := readFile(t, path)
 	for _, line := range strings.Split(strings.TrimSpace(hookLog), "\n") {
 		var d struct {
 			Msg      string `json:"msg"`
@@ -209,8 +252,8 @@ func reviewLoop(t *testing.T, claude, root, bin, format string) {
 		}
 		if json.Unmarshal([]byte(line), &d) == nil && d.Msg == "stop" {
 			decisions = append(decisions, d.Decision)
-			if d.Session != result.SessionID {
-				t.Errorf("taskie logged a Stop decision for session %q, want only %q", d.Session, result.SessionID)
+			if d.Session != mainSession {
+				t.Errorf("taskie logged a Stop decision for session %q, want only %q", d.Session, mainSession)
 			}
 		}
 	}
@@ -218,9 +261,6 @@ func reviewLoop(t *testing.T, claude, root, bin, format string) {
 		t.Errorf("taskie's Stop decisions %q, want block,block,allow", got)
 	}
 	t.Logf("taskie hook log:\n%s", hookLog)
-	if len(result.PermissionDenials) > 0 {
-		t.Errorf("permission denials: %s", result.PermissionDenials)
-	}
 }
 
 // TestRealClientPluginValidates runs `claude plugin validate` on the plugin.
@@ -232,7 +272,9 @@ func TestRealClientPluginValidates(t *testing.T) {
 	// real API's host name: keep every connection on the loopback.
 	srv := claudeapi.Start(claudeapi.Script{}, claudeapi.Options{Log: testLog{t}})
 	defer srv.Close()
-	stdout, stderr, err := runClaude(t, claude, root, claudeEnv("", home, srv.URL()), "plugin", "validate", filepath.Join(root, "plugin"))
+	ctx, cancel := deadline(t)
+	defer cancel()
+	stdout, stderr, err := runClaude(ctx, t, claude, root, claudeEnv("", home, srv.URL()), "plugin", "validate", filepath.Join(root, "plugin"))
 	t.Logf("claude plugin validate:\n%s%s", stdout, stderr)
 	if err != nil {
 		t.Fatalf("claude plugin validate %s: %v", filepath.Join(root, "plugin"), err)
@@ -374,12 +416,10 @@ func claudeEnv(bin, home, baseURL string) []string {
 // their own, so a timed-out run can still find and end them.
 var marker = fmt.Sprintf("TASKIE_E2E_RUN=%d-%d", os.Getpid(), time.Now().UnixNano())
 
-// runClaude runs the CLI in its own process group, bounded by runLimit;
-// on the way out it ends whatever the run left behind.
-func runClaude(t *testing.T, claude, dir string, env []string, args ...string) (string, string, error) {
+// runClaude runs the CLI in its own process group until ctx ends; on the
+// way out it ends whatever the run left behind.
+func runClaude(ctx context.Context, t *testing.T, claude, dir string, env []string, args ...string) (string, string, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), runLimit)
-	defer cancel()
 	cmd := exec.CommandContext(ctx, claude, args...)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.Stdin = nil // /dev/null: -p must not wait for input
@@ -390,7 +430,7 @@ func runClaude(t *testing.T, claude, dir string, env []string, args ...string) (
 	cmd.WaitDelay = 5 * time.Second
 	err := cmd.Run()
 	if ctx.Err() != nil {
-		err = fmt.Errorf("still running after %s, killed: %w", runLimit, err)
+		err = fmt.Errorf("still running at the deadline (%s for the whole test), killed: %w", runLimit, err)
 	}
 	if cmd.Process != nil {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // leftovers in its group
