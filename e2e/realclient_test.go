@@ -176,7 +176,8 @@ func checkAgent(t *testing.T, srv *claudeapi.Server, mainSession, format string)
 	if len(agent) == 0 {
 		t.Fatal("the agent made no request")
 	}
-	if ctx := agent[0].SessionStartContext; !strings.Contains(ctx, `taskie plan "p"`) {
+	// (The wording is taskie's to change: only check that it came.)
+	if ctx := agent[0].SessionStartContext; !strings.Contains(ctx, "taskie") {
 		t.Errorf("the agent's first request has no taskie SessionStart context: %q", ctx)
 	} else {
 		t.Logf("SessionStart context as the model saw it: %q", ctx)
