@@ -124,6 +124,7 @@ Exit codes: 0 ok, 1 problems found (validate, doctor), 2 usage or input error.`,
 		newDoneCmd(s, g), newSetCmd(s, g), newPauseCmd(s, g, false), newPauseCmd(s, g, true),
 		newContinueCmd(s, g), newValidateCmd(s, g), newDiagramCmd(s), newHookCmd(s), newConfigCmd(s, g),
 		newInstallCmd(s, g, false), newInstallCmd(s, g, true), newDoctorCmd(s, g),
+		newTaskCmd(s, g), newContextCmd(s, g),
 	)
 	return root
 }

@@ -1,0 +1,439 @@
+package continuity
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/taskie-dev/taskie/internal/workflow"
+)
+
+// Budget is the most bytes Brief.Text returns: a fresh session's context
+// stays under 2 KB (SPEC §12, §16).
+const Budget = 2000
+
+// RecentSessions is how many progress entries the context shows.
+const RecentSessions = 2
+
+// Brief is what a fresh session needs to resume work on a plan and one of
+// its tasks. Paths are relative to the project root. Context fills it;
+// Text renders it within Budget.
+type Brief struct {
+	Plan      string `json:"plan"`
+	HasState  bool   `json:"has_state"`
+	Phase     string `json:"phase,omitempty"`
+	NextPhase string `json:"next_phase,omitempty"`
+	Paused    bool   `json:"paused,omitempty"`
+
+	Task       string       `json:"task,omitempty"`
+	TaskSource string       `json:"task_source,omitempty"` // argument, current_task, in-progress, next pending
+	Title      string       `json:"title,omitempty"`
+	Status     string       `json:"status,omitempty"` // from tasks.md
+	TaskFile   string       `json:"task_file,omitempty"`
+	HasFile    bool         `json:"task_file_exists,omitempty"`
+	Reqs       string       `json:"requirements,omitempty"`
+	Subtasks   []SubtaskRef `json:"subtasks,omitempty"`
+	Criteria   []Criterion  `json:"criteria,omitempty"`
+	Inputs     []ChainInput `json:"chain_inputs,omitempty"`
+	Recent     []Session    `json:"recent_progress,omitempty"`
+	Sessions   int          `json:"sessions"` // number of the last session, archived ones included
+
+	Next workflow.Route `json:"next_step"`
+	// RepairPending: state.json lags behind the files; `taskie continue`
+	// records the repair, the context never writes.
+	RepairPending bool   `json:"repair_pending,omitempty"`
+	Links         []Link `json:"links,omitempty"`
+}
+
+// SubtaskRef is a subtask's id, title and status.
+type SubtaskRef struct {
+	ID     string `json:"id"`
+	Title  string `json:"title"`
+	Status string `json:"status"`
+}
+
+// ChainInput is the chain output of a task this one depends on.
+type ChainInput struct {
+	Task   string       `json:"task"`
+	Title  string       `json:"title,omitempty"`
+	Status string       `json:"status,omitempty"`
+	Path   string       `json:"path"`
+	Output *ChainOutput `json:"output,omitempty"` // nil: not written yet
+}
+
+// Link names a document the context points to instead of embedding it.
+type Link struct {
+	Name string `json:"name"`
+	Path string `json:"path"`
+}
+
+// Part is one part of the rendered context.
+type Part struct {
+	Name string `json:"name"`
+	Text string `json:"-"`
+	Size int    `json:"bytes"`      // bytes in the context
+	Full int    `json:"full_bytes"` // bytes before clipping
+}
+
+// Clipped reports whether the part was shortened to fit the budget.
+func (p Part) Clipped() bool { return p.Size < p.Full }
+
+// Text renders the context within Budget.
+func (b *Brief) Text() string {
+	var s strings.Builder
+	for _, p := range b.Parts(Budget) {
+		s.WriteString(p.Text)
+	}
+	return s.String()
+}
+
+// partRenderer renders a part within max bytes.
+type partRenderer struct {
+	name   string
+	render func(max int) string
+}
+
+// Parts renders each part of the context so that together they fit in
+// budget bytes: parts smaller than a fair share keep all their text, the
+// rest share what is left (and link to the full text).
+func (b *Brief) Parts(budget int) []Part {
+	rs := []partRenderer{
+		{"header", b.header}, {"task", b.task}, {"criteria", b.criteria},
+		{"chain-inputs", b.inputs}, {"progress", b.progress},
+		{"next-step", b.nextStep}, {"links", b.links},
+	}
+	full := make([]int, len(rs))
+	for i, r := range rs {
+		full[i] = len(r.render(math.MaxInt))
+	}
+	caps := fit(full, budget)
+	out := make([]Part, 0, len(rs))
+	for i, r := range rs {
+		t := r.render(caps[i])
+		if full[i] == 0 {
+			continue
+		}
+		out = append(out, Part{Name: r.name, Text: t, Size: len(t), Full: full[i]})
+	}
+	return out
+}
+
+// fit shares budget among parts of the given sizes: in increasing size,
+// each part gets its size or an equal share of what is left, whichever is
+// smaller. The caps never sum to more than budget.
+func fit(sizes []int, budget int) []int {
+	order := make([]int, len(sizes))
+	for i := range order {
+		order[i] = i
+	}
+	// insertion sort: a handful of parts
+	for i := 1; i < len(order); i++ {
+		for j := i; j > 0 && sizes[order[j]] < sizes[order[j-1]]; j-- {
+			order[j], order[j-1] = order[j-1], order[j]
+		}
+	}
+	caps := make([]int, len(sizes))
+	left := max(budget, 0)
+	for k, i := range order {
+		share := left / (len(order) - k)
+		caps[i] = min(sizes[i], share)
+		left -= caps[i]
+	}
+	return caps
+}
+
+func (b *Brief) header(max int) string {
+	var s strings.Builder
+	fmt.Fprintf(&s, "taskie plan %s: ", b.Plan)
+	switch {
+	case !b.HasState:
+		s.WriteString("no state.json (standalone)")
+	default:
+		fmt.Fprintf(&s, "phase %s → next %s", b.Phase, orNull(b.NextPhase))
+		if b.NextPhase != "" {
+			s.WriteString(" (automated)")
+		} else {
+			s.WriteString(" (standalone)")
+		}
+	}
+	if b.Paused {
+		s.WriteString("; automation PAUSED")
+	}
+	s.WriteString(".\n")
+	return clipText(s.String(), max, "…\n")
+}
+
+func orNull(s string) string {
+	if s == "" {
+		return "null"
+	}
+	return s
+}
+
+func (b *Brief) task(max int) string {
+	if b.Task == "" {
+		return clipText("No task to work on (no current task and none pending).\n", max, "…\n")
+	}
+	var head strings.Builder
+	fmt.Fprintf(&head, "Task %s", b.Task)
+	if b.Title != "" {
+		fmt.Fprintf(&head, ": %s", b.Title)
+	}
+	if b.Status != "" {
+		fmt.Fprintf(&head, " [%s]", b.Status)
+	}
+	if b.TaskSource != "" && b.TaskSource != "argument" {
+		fmt.Fprintf(&head, " (%s)", b.TaskSource)
+	}
+	if !b.HasFile {
+		fmt.Fprintf(&head, "; %s does not exist yet\n", b.TaskFile)
+		return clipText(head.String(), max, "…\n")
+	}
+	fmt.Fprintf(&head, " — %s\n", b.TaskFile)
+	h := clipText(head.String(), max, "…\n")
+	sub := b.subtaskLine()
+	rest := max - len(h) - len(sub)
+	if b.Reqs == "" || rest < 40 {
+		if len(h)+len(sub) <= max {
+			return h + sub
+		}
+		return h
+	}
+	return h + clipText(b.Reqs+"\n", rest, "… (see "+b.TaskFile+")\n") + sub
+}
+
+// subtaskLine summarises the subtasks: how many are done and the first
+// one that is not.
+func (b *Brief) subtaskLine() string {
+	if len(b.Subtasks) == 0 {
+		return ""
+	}
+	done := 0
+	var next *SubtaskRef
+	for i, st := range b.Subtasks {
+		if finished(st.Status) {
+			done++
+		} else if next == nil {
+			next = &b.Subtasks[i]
+		}
+	}
+	line := fmt.Sprintf("Subtasks: %d of %d done", done, len(b.Subtasks))
+	if next != nil {
+		line += fmt.Sprintf("; next %s %s (%s)", next.ID, clipText(next.Title, 80, "…"), orValue(next.Status, "no status"))
+	}
+	return line + ".\n"
+}
+
+func finished(status string) bool {
+	switch strings.ToLower(strings.TrimSpace(status)) {
+	case "done", "completed", "cancelled":
+		return true
+	}
+	return false
+}
+
+func orValue(s, dflt string) string {
+	if s == "" {
+		return dflt
+	}
+	return s
+}
+
+func (b *Brief) criteria(max int) string {
+	if b.Task == "" || !b.HasFile {
+		return ""
+	}
+	var open []string
+	for _, c := range b.Criteria {
+		if !c.Done {
+			open = append(open, fmt.Sprintf("  %d. [ ] %s", c.N, clipText(c.Text, 200, "…")))
+		}
+	}
+	switch {
+	case len(b.Criteria) == 0:
+		return clipText(fmt.Sprintf("No acceptance criteria in %s.\n", b.TaskFile), max, "…\n")
+	case len(open) == 0:
+		return clipText(fmt.Sprintf("All %d acceptance criteria are checked: write the chain output (`taskie task output %s < output.md`).\n",
+			len(b.Criteria), b.Task), max, "…\n")
+	}
+	head := fmt.Sprintf("Unchecked criteria (%d of %d; check one off once its test passes: `taskie task check %s <n>`):",
+		len(open), len(b.Criteria), b.Task)
+	return clipList(head, open, max, "  … %d more (`taskie task criteria "+b.Task+"`)")
+}
+
+func (b *Brief) inputs(max int) string {
+	if len(b.Inputs) == 0 {
+		return ""
+	}
+	items := make([]string, len(b.Inputs))
+	for i, in := range b.Inputs {
+		items[i] = in.line()
+	}
+	return clipEach("Chain inputs (Depends on):", items, max, func(i int) string {
+		return "… (see " + b.Inputs[i].Path + ")"
+	})
+}
+
+// line renders one chain input on one or two lines.
+func (in ChainInput) line() string {
+	s := "  - task " + in.Task
+	if in.Title != "" {
+		s += " " + quote(clipText(in.Title, 80, "…"))
+	}
+	if in.Status != "" {
+		s += " [" + in.Status + "]"
+	}
+	if in.Output == nil {
+		return s + ": no chain output yet"
+	}
+	s += ": " + oneLine(in.Output.Summary)
+	if in.Output.Downstream != "" {
+		s += "\n    For downstream: " + oneLine(in.Output.Downstream)
+	}
+	return s
+}
+
+func quote(s string) string { return "\u201c" + s + "\u201d" }
+
+// oneLine joins a text's lines with spaces.
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func (b *Brief) progress(max int) string {
+	if b.Task == "" {
+		return ""
+	}
+	cmd := fmt.Sprintf("`taskie task note %s --did … --issues … --next …`", b.Task)
+	if len(b.Recent) == 0 {
+		return clipText("No progress entries yet; before ending the session add one: "+cmd+".\n", max, "…\n")
+	}
+	items := make([]string, len(b.Recent))
+	for i, s := range b.Recent {
+		items[i] = s.line()
+	}
+	head := fmt.Sprintf("Last progress (%d of %d sessions; before ending add one: %s):", len(b.Recent), b.Sessions, cmd)
+	return clipEach(head, items, max, func(int) string { return "… (see " + b.TaskFile + ")" })
+}
+
+// line renders a session on one line.
+func (s Session) line() string {
+	out := fmt.Sprintf("  - Session %d", s.N)
+	if s.TS != "" {
+		out += " (" + s.TS + ")"
+	}
+	if s.Entry == (Entry{}) {
+		return out + ": " + oneLine(s.Text)
+	}
+	out += ": Did: " + oneLine(s.Did)
+	if s.Issues != "" && !strings.EqualFold(s.Issues, "none") {
+		out += " Issues: " + oneLine(s.Issues)
+	}
+	if s.Next != "" && !strings.EqualFold(s.Next, "none") {
+		out += " Next: " + oneLine(s.Next)
+	}
+	return out
+}
+
+// nextStep says the next step as `taskie continue` does.
+func (b *Brief) nextStep(max int) string {
+	r := b.Next
+	var s strings.Builder
+	action := r.Action
+	if r.Task != "" {
+		action += " (task " + r.Task + ")"
+	}
+	fmt.Fprintf(&s, "next: %s\n", action)
+	fmt.Fprintf(&s, "why:  %s\n", r.Why)
+	if r.Command != "" {
+		fmt.Fprintf(&s, "run:  %s\n", r.Command)
+	}
+	if len(r.Options) > 1 {
+		fmt.Fprintf(&s, "options: %s\n", strings.Join(r.Options, " "))
+	}
+	if workflow.IsPhase(r.Action) || workflow.IsAdvanceTarget(r.Action) || r.Action == "add-task" {
+		fmt.Fprintf(&s, "action: /taskie:%s\n", r.Action)
+	}
+	if b.RepairPending {
+		s.WriteString("note: state.json lags behind the files; `taskie continue` records the repair\n")
+	}
+	return clipText(s.String(), max, "… (run `taskie continue`)\n")
+}
+
+func (b *Brief) links(max int) string {
+	if len(b.Links) == 0 {
+		return ""
+	}
+	parts := make([]string, len(b.Links))
+	for i, l := range b.Links {
+		parts[i] = l.Name + " " + l.Path
+	}
+	return clipText("Read only if needed: "+strings.Join(parts, ", ")+".\n", max, "…\n")
+}
+
+// clipText returns s when it fits in max bytes, else its start (cut at a
+// space when one is near), a space and more; "" when not even more fits.
+func clipText(s string, max int, more string) string {
+	if len(s) <= max {
+		return s
+	}
+	room := max - len(more) - 1
+	if room <= 0 {
+		return ""
+	}
+	cut := room
+	for cut > 0 && !runeStart(s[cut]) {
+		cut--
+	}
+	if sp := strings.LastIndexAny(s[:cut], " \n\t"); sp > cut*3/4 {
+		cut = sp
+	}
+	return strings.TrimRight(s[:cut], " \n\t") + " " + more
+}
+
+func runeStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// clipList renders head and one line per item, as many items as fit in
+// max, then a line saying how many were left out (more is a format with
+// one %d).
+func clipList(head string, items []string, max int, more string) string {
+	var s strings.Builder
+	s.WriteString(head + "\n")
+	if s.Len() > max {
+		return ""
+	}
+	for i, it := range items {
+		tail := 0
+		if i < len(items)-1 {
+			tail = len(fmt.Sprintf(more, len(items)-i-1)) + 1
+		}
+		if s.Len()+len(it)+1+tail > max {
+			fmt.Fprintf(&s, more+"\n", len(items)-i)
+			return s.String()
+		}
+		s.WriteString(it + "\n")
+	}
+	return s.String()
+}
+
+// clipEach renders head and every item, sharing what max leaves among the
+// items; a clipped item ends with more(i). Items left with too little room
+// are dropped.
+func clipEach(head string, items []string, max int, more func(i int) string) string {
+	room := max - len(head) - 1
+	if room < 0 {
+		return ""
+	}
+	sizes := make([]int, len(items))
+	for i, it := range items {
+		sizes[i] = len(it) + 1
+	}
+	caps := fit(sizes, room)
+	var s strings.Builder
+	s.WriteString(head + "\n")
+	for i, it := range items {
+		if caps[i] < 40 && caps[i] < sizes[i] {
+			continue
+		}
+		s.WriteString(clipText(it+"\n", caps[i], more(i)+"\n"))
+	}
+	return s.String()
+}

@@ -1,0 +1,176 @@
+package continuity
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/taskie-dev/taskie/internal/plan"
+	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/workflow"
+)
+
+// Context gathers what a fresh session needs for task (a canonical id as
+// project.Plan.TaskID returns it, or "" for the current task, else the
+// first in-progress task, else the next pending one). It only reads: a
+// repair that `taskie continue` would record is reported, not written.
+// A state.json that cannot be read is an error (state's SyntaxError or
+// FieldError); a missing one is not.
+func Context(p *project.Plan, task string) (*Brief, error) {
+	st, err := p.State()
+	if errors.Is(err, state.ErrNotFound) {
+		st, err = nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	ts, _, err := p.Tasks()
+	if err != nil {
+		return nil, err
+	}
+	b := &Brief{Plan: p.ID, HasState: st != nil, Task: task, TaskSource: "argument"}
+	if st != nil {
+		b.Phase, b.NextPhase, b.Paused = st.Phase, st.Next(), !st.IsEnabled()
+	}
+	if task == "" {
+		b.Task, b.TaskSource = defaultTask(st, ts)
+	}
+	r := workflow.Continue(p.RouteFacts(st), p.Models())
+	b.RepairPending, r.Repair = r.Repair != nil, nil
+	b.Next = r
+	if b.Task != "" {
+		if err := fillTask(b, p, ts); err != nil {
+			return nil, err
+		}
+	}
+	b.Links = links(p, b.Task)
+	return b, nil
+}
+
+// defaultTask picks the task a context is about.
+func defaultTask(st *state.State, ts *plan.Tasks) (string, string) {
+	if st != nil && st.Task() != "" {
+		return st.Task(), "current_task"
+	}
+	if ts == nil {
+		return "", ""
+	}
+	for _, t := range ts.Tasks {
+		if t.StatusNorm() == plan.StatusInProgress {
+			return strconv.Itoa(t.ID), "in progress"
+		}
+	}
+	if t, ok := ts.NextPending(0); ok {
+		return strconv.Itoa(t.ID), "next pending"
+	}
+	return "", ""
+}
+
+// fillTask reads the task's row, its file and its dependencies' outputs.
+func fillTask(b *Brief, p *project.Plan, ts *plan.Tasks) error {
+	id, err := strconv.Atoi(b.Task)
+	if err != nil {
+		return err
+	}
+	var row *plan.Task
+	if ts != nil {
+		row, _ = ts.Find(id)
+	}
+	if row != nil {
+		b.Title, b.Status = row.Title(), row.StatusNorm()
+	}
+	b.TaskFile = display(p, p.Path(plan.TaskFile(id)))
+	data, err := os.ReadFile(p.Path(plan.TaskFile(id)))
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return err
+	default:
+		b.HasFile = true
+		fillFromFile(b, data)
+	}
+	if row != nil {
+		b.Inputs = chainInputs(p, ts, row.DependsOn)
+	}
+	return nil
+}
+
+// fillFromFile takes the description, subtasks, criteria and last
+// sessions from a task file.
+func fillFromFile(b *Brief, data []byte) {
+	f := Parse(data)
+	if b.Title == "" {
+		b.Title = f.Title()
+	}
+	b.Reqs = f.Description()
+	for _, st := range plan.ParseSubtasks(data) {
+		b.Subtasks = append(b.Subtasks, SubtaskRef{ID: st.ID, Title: st.Title, Status: st.Status})
+	}
+	b.Criteria = f.Criteria()
+	ss := f.Sessions()
+	if len(ss) > 0 {
+		b.Sessions = ss[len(ss)-1].N
+	}
+	for i := len(ss) - 1; i >= 0 && len(b.Recent) < RecentSessions; i-- {
+		if !ss[i].Archived {
+			b.Recent = append([]Session{ss[i]}, b.Recent...)
+		}
+	}
+}
+
+// chainInputs reads the chain outputs of the dependencies.
+func chainInputs(p *project.Plan, ts *plan.Tasks, deps []int) []ChainInput {
+	out := make([]ChainInput, 0, len(deps))
+	for _, d := range deps {
+		in := ChainInput{Task: strconv.Itoa(d), Path: display(p, p.Path(plan.TaskFile(d)))}
+		if t, ok := ts.Find(d); ok {
+			in.Title, in.Status = t.Title(), t.StatusNorm()
+		}
+		if data, err := os.ReadFile(p.Path(plan.TaskFile(d))); err == nil {
+			if c, ok := Parse(data).ChainOutput(); ok {
+				in.Output = &c
+			}
+		}
+		out = append(out, in)
+	}
+	return out
+}
+
+// links lists the documents a session may need, by path.
+func links(p *project.Plan, task string) []Link {
+	var out []Link
+	for _, name := range []string{"plan.md", "design.md", "tasks.md"} {
+		if p.Exists(name) {
+			out = append(out, Link{Name: name, Path: display(p, p.Path(name))})
+		}
+	}
+	if id, err := strconv.Atoi(task); err == nil {
+		if a := ArchivePath(p, id); fileExists(a) {
+			out = append(out, Link{Name: "archived progress", Path: display(p, a)})
+		}
+	}
+	return out
+}
+
+// ArchivePath is where a task's old progress entries go:
+// .taskie/archive/{plan}/task-{T}.md, outside the plan directory because
+// validation forbids nested .md files there.
+func ArchivePath(p *project.Plan, task int) string {
+	return filepath.Join(p.Repo.TaskieDir(), "archive", p.ID, plan.TaskFile(task))
+}
+
+// display returns path relative to the project root, with forward slashes.
+func display(p *project.Plan, path string) string {
+	rel, err := filepath.Rel(p.Repo.Root, path)
+	if err != nil {
+		return path
+	}
+	return filepath.ToSlash(rel)
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
