@@ -325,10 +325,10 @@ func (s Session) line() string {
 	}
 	out += ": Did: " + oneLine(s.Did)
 	if s.Issues != "" && !strings.EqualFold(s.Issues, "none") {
-		out += " Issues: " + oneLine(s.Issues)
+		out += "; Issues: " + oneLine(s.Issues)
 	}
 	if s.Next != "" && !strings.EqualFold(s.Next, "none") {
-		out += " Next: " + oneLine(s.Next)
+		out += "; Next: " + oneLine(s.Next)
 	}
 	return out
 }
@@ -364,7 +364,7 @@ func (b *Brief) links(max int) string {
 	}
 	parts := make([]string, len(b.Links))
 	for i, l := range b.Links {
-		parts[i] = l.Name + " " + l.Path
+		parts[i] = l.Path
 	}
 	return clipText("Read only if needed: "+strings.Join(parts, ", ")+".\n", max, "…\n")
 }
