@@ -3,6 +3,7 @@ package continuity
 import (
 	"fmt"
 	"math"
+	"path"
 	"strings"
 
 	"github.com/taskie-dev/taskie/internal/workflow"
@@ -256,13 +257,13 @@ func (b *Brief) criteria(max int) string {
 		return clipText(fmt.Sprintf("All %d acceptance criteria are checked: write the chain output (`taskie task output %s < output.md`).\n",
 			len(b.Criteria), b.Task), max, "…\n")
 	}
-	head := fmt.Sprintf("Unchecked criteria (%d of %d; check one off once its test passes: `taskie task check %s <n>`):",
+	head := fmt.Sprintf("Unchecked criteria (%d of %d; once its test passes: `taskie task check %s <n>`):",
 		len(open), len(b.Criteria), b.Task)
 	return clipList(head, open, max, "  … %d more (`taskie task criteria "+b.Task+"`)")
 }
 
 func (b *Brief) inputs(max int) string {
-	if len(b.Inputs) == 0 {
+	if b.Task == "" || len(b.Inputs) == 0 {
 		return ""
 	}
 	items := make([]string, len(b.Inputs))
@@ -310,7 +311,7 @@ func (b *Brief) progress(max int) string {
 	for i, s := range b.Recent {
 		items[i] = s.line()
 	}
-	head := fmt.Sprintf("Last progress (%d of %d sessions; before ending add one: %s):", len(b.Recent), b.Sessions, cmd)
+	head := fmt.Sprintf("Last progress (%d of %d sessions; before ending: %s):", len(b.Recent), b.Sessions, cmd)
 	return clipEach(head, items, max, func(int) string { return "… (see " + b.TaskFile + ")" })
 }
 
@@ -362,11 +363,25 @@ func (b *Brief) links(max int) string {
 	if len(b.Links) == 0 {
 		return ""
 	}
-	parts := make([]string, len(b.Links))
-	for i, l := range b.Links {
-		parts[i] = l.Path
+	// Files of one directory share it: "dir/: a.md, b.md".
+	var dirs []string
+	names := map[string][]string{}
+	for _, l := range b.Links {
+		dir, name := path.Split(l.Path)
+		if _, ok := names[dir]; !ok {
+			dirs = append(dirs, dir)
+		}
+		names[dir] = append(names[dir], name)
 	}
-	return clipText("Read only if needed: "+strings.Join(parts, ", ")+".\n", max, "…\n")
+	groups := make([]string, len(dirs))
+	for i, d := range dirs {
+		if len(names[d]) == 1 {
+			groups[i] = d + names[d][0]
+		} else {
+			groups[i] = d + ": " + strings.Join(names[d], ", ")
+		}
+	}
+	return clipText("Read only if needed: "+strings.Join(groups, "; ")+".\n", max, "…\n")
 }
 
 // clipText returns s when it fits in max bytes, else its start (cut at a
@@ -397,19 +412,23 @@ func runeStart(b byte) bool { return b&0xC0 != 0x80 }
 func clipList(head string, items []string, max int, more string) string {
 	var s strings.Builder
 	s.WriteString(head + "\n")
-	if s.Len() > max {
-		return ""
-	}
 	for i, it := range items {
-		tail := 0
-		if i < len(items)-1 {
-			tail = len(fmt.Sprintf(more, len(items)-i-1)) + 1
+		need := s.Len() + len(it) + 1
+		if rest := len(items) - i - 1; rest > 0 {
+			need += len(fmt.Sprintf(more, rest)) + 1
 		}
-		if s.Len()+len(it)+1+tail > max {
-			fmt.Fprintf(&s, more+"\n", len(items)-i)
-			return s.String()
+		if need > max {
+			// Room for this line was kept when the item before was added.
+			m := fmt.Sprintf(more, len(items)-i) + "\n"
+			if s.Len()+len(m) > max {
+				return ""
+			}
+			return s.String() + m
 		}
 		s.WriteString(it + "\n")
+	}
+	if s.Len() > max {
+		return ""
 	}
 	return s.String()
 }

@@ -2,6 +2,7 @@ package continuity
 
 import (
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -273,7 +274,7 @@ func TestArchive(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("# T\n\nKeep me.\n\n## Progress Log\nPreamble.\n\n")
 	for i := 1; i <= 8; i++ {
-		b.WriteString("### Session " + itoa(i) + " — ts\n- **Did**: d" + itoa(i) + "\n\n")
+		b.WriteString("### Session " + strconv.Itoa(i) + " — ts\n- **Did**: d" + strconv.Itoa(i) + "\n\n")
 	}
 	b.WriteString("## Chain Output\n\n### Summary\nS\n")
 	f := Parse([]byte(b.String()))
@@ -324,8 +325,6 @@ func TestArchive(t *testing.T) {
 		t.Error("archived with one session")
 	}
 }
-
-func itoa(i int) string { return string(rune('0' + i)) }
 
 func TestParseChainInput(t *testing.T) {
 	for _, tc := range []struct {
