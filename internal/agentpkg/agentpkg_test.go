@@ -741,13 +741,13 @@ func TestTaskieInvocationsAreReal(t *testing.T) {
 // TestInvocationCheckerCatchesMistakes shows that the check above can fail.
 func TestInvocationCheckerCatchesMistakes(t *testing.T) {
 	cli := realCLI(t)
-	text := "Run `taskie context 3`, then `taskie start <T>\n--bogus` and `taskie status --json`.\n" +
+	text := "Run `taskie teleport 3`, then `taskie start <T>\n--bogus` and `taskie status --json`.\n" +
 		"\n```sh\ntaskie plan frob x\ntaskie status --json && taskie continue --plan p # fine\n" +
 		"$ taskie done post-code-review --task 3 | cat\n```\n" +
 		"Never `taskie install codex` outside a README.\n"
 	got := extractInvocations("x.md", text)
 	want := []invocation{
-		{"x.md", 1, "taskie context 3"},
+		{"x.md", 1, "taskie teleport 3"},
 		{"x.md", 1, "taskie start <T> --bogus"},
 		{"x.md", 2, "taskie status --json"},
 		{"x.md", 5, "taskie plan frob x"},
@@ -760,7 +760,7 @@ func TestInvocationCheckerCatchesMistakes(t *testing.T) {
 		t.Fatalf("extracted\n%v\nwant\n%v", got, want)
 	}
 	bad := map[string]string{
-		"taskie context 3":         "unknown command",
+		"taskie teleport 3":         "unknown command",
 		"taskie start <T> --bogus": "no flag --bogus",
 		"taskie plan frob x":       "not a subcommand",
 	}
