@@ -82,6 +82,12 @@ func Run(args []string, s Streams) int {
 	if errors.As(err, &ee) && (ee == errProblems || ee.err == errSilent) {
 		return ee.code
 	}
+	if isHook(cmd) {
+		// Exit 2 from a hook means "block": a usage error must never trap
+		// the agent, so it is reported and the stop allowed.
+		fmt.Fprintf(s.Err, "taskie: warning: %v (hook allowed)\n", err)
+		return ExitOK
+	}
 	fmt.Fprintf(s.Err, "taskie: error: %v\n", err)
 	if !errors.As(err, &ee) {
 		fmt.Fprintf(s.Err, "taskie: hint: see `%s --help`\n", cmd.CommandPath())
@@ -91,6 +97,16 @@ func Run(args []string, s Streams) int {
 		fmt.Fprintf(s.Err, "taskie: hint: %s\n", ee.hint)
 	}
 	return ee.code
+}
+
+// isHook reports whether cmd is `taskie hook` or one of its subcommands.
+func isHook(cmd *cobra.Command) bool {
+	for c := cmd; c != nil; c = c.Parent() {
+		if c.Name() == "hook" && c.Parent() != nil && !c.Parent().HasParent() {
+			return true
+		}
+	}
+	return false
 }
 
 // global options shared by every command.

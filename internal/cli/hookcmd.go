@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,6 +15,12 @@ func newHookCmd(s *Streams) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "hook",
 		Short: "Agent hooks (called by Claude Code or Codex, JSON on stdin)",
+		Args:  cobra.ArbitraryArgs,
+		// An unknown hook must not print help on stdout or block: warn, allow.
+		RunE: func(c *cobra.Command, args []string) error {
+			fmt.Fprintf(s.Err, "taskie: warning: unknown command %q for \"taskie hook\" (hook allowed); hooks: stop, session-start, subagent-stop\n", strings.Join(args, " "))
+			return nil
+		},
 	}
 	c.AddCommand(newHookStopCmd(s),
 		newHookSimpleCmd(s, "session-start", "SessionStart hook: inject where the plan stands (under 2 KB)", hook.SessionStart),
