@@ -408,29 +408,29 @@ func runeStart(b byte) bool { return b&0xC0 != 0x80 }
 
 // clipList renders head and one line per item, as many items as fit in
 // max, then a line saying how many were left out (more is a format with
-// one %d).
+// one %d); "" when not even that fits.
 func clipList(head string, items []string, max int, more string) string {
+	total := len(head) + 1
+	for _, it := range items {
+		total += len(it) + 1
+	}
+	if total <= max {
+		return head + "\n" + strings.Join(items, "\n") + "\n"
+	}
+	moreLine := func(n int) string { return fmt.Sprintf(more, n) + "\n" }
 	var s strings.Builder
 	s.WriteString(head + "\n")
 	for i, it := range items {
-		need := s.Len() + len(it) + 1
-		if rest := len(items) - i - 1; rest > 0 {
-			need += len(fmt.Sprintf(more, rest)) + 1
-		}
-		if need > max {
+		if s.Len()+len(it)+1+len(moreLine(len(items)-i-1)) > max {
 			// Room for this line was kept when the item before was added.
-			m := fmt.Sprintf(more, len(items)-i) + "\n"
-			if s.Len()+len(m) > max {
-				return ""
+			if m := moreLine(len(items) - i); s.Len()+len(m) <= max {
+				return s.String() + m
 			}
-			return s.String() + m
+			return ""
 		}
 		s.WriteString(it + "\n")
 	}
-	if s.Len() > max {
-		return ""
-	}
-	return s.String()
+	return s.String() // not reached: the items did not all fit
 }
 
 // clipEach renders head and every item, sharing what max leaves among the

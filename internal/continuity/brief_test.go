@@ -201,7 +201,11 @@ func TestPartsRespectCaps(t *testing.T) {
 	for _, b := range []*Brief{typicalBrief(), hugeBrief()} {
 		rs := []func(int) string{b.header, b.task, b.criteria, b.inputs, b.progress, b.nextStep, b.links}
 		for i, r := range rs {
-			full := len(r(math.MaxInt))
+			whole := r(math.MaxInt)
+			full := len(whole)
+			if got := r(full); got != whole {
+				t.Errorf("part %d clipped at its own size:\n%s\nwant:\n%s", i, got, whole)
+			}
 			for c := 0; c <= full+5; c += 1 + c/100 {
 				if got := len(r(c)); got > c {
 					t.Fatalf("part %d at cap %d: %d bytes", i, c, got)
