@@ -22,6 +22,12 @@ func newTaskCmd(s *Streams, g *globals) *cobra.Command {
 		Long: `Keep a task's session continuity in its task-<T>.md (SPEC §12): a Progress
 Log entry per session, the acceptance criteria checkboxes, and the Chain Output
 that the tasks depending on it receive. ` + "`taskie context`" + ` shows it all.`,
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageErr(fmt.Errorf("unknown command %q for %q", args[0], c.CommandPath()), "see `taskie task --help`")
+			}
+			return c.Help()
+		},
 	}
 	c.AddCommand(newTaskNoteCmd(s, g), newTaskCheckCmd(s, g), newTaskOutputCmd(s, g), newTaskCriteriaCmd(s, g))
 	return c

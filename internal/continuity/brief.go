@@ -25,6 +25,8 @@ type Brief struct {
 	Phase     string `json:"phase,omitempty"`
 	NextPhase string `json:"next_phase,omitempty"`
 	Paused    bool   `json:"paused,omitempty"`
+	TasksDone int    `json:"tasks_done"`  // tasks.md rows whose status is done
+	Tasks     int    `json:"tasks_total"` // tasks.md rows
 
 	Task       string       `json:"task,omitempty"`
 	TaskSource string       `json:"task_source,omitempty"` // argument, current_task, in-progress, next pending
@@ -160,6 +162,9 @@ func (b *Brief) header(max int) string {
 	if b.Paused {
 		s.WriteString("; automation PAUSED")
 	}
+	if b.Tasks > 0 {
+		fmt.Fprintf(&s, "; %d of %d tasks done", b.TasksDone, b.Tasks)
+	}
 	s.WriteString(".\n")
 	return clipText(s.String(), max, "…\n")
 }
@@ -172,8 +177,11 @@ func orNull(s string) string {
 }
 
 func (b *Brief) task(max int) string {
-	if b.Task == "" {
-		return clipText("No task to work on (no current task and none pending).\n", max, "…\n")
+	switch {
+	case b.Task == "" && b.Tasks == 0:
+		return ""
+	case b.Task == "":
+		return clipText("No task is current, in progress or pending.\n", max, "…\n")
 	}
 	var head strings.Builder
 	fmt.Fprintf(&head, "Task %s", b.Task)

@@ -34,6 +34,14 @@ func Context(p *project.Plan, task string) (*Brief, error) {
 	if st != nil {
 		b.Phase, b.NextPhase, b.Paused = st.Phase, st.Next(), !st.IsEnabled()
 	}
+	if ts != nil {
+		b.Tasks = len(ts.Tasks)
+		for _, t := range ts.Tasks {
+			if t.StatusNorm() == plan.StatusDone {
+				b.TasksDone++
+			}
+		}
+	}
 	if task == "" {
 		b.Task, b.TaskSource = defaultTask(st, ts)
 	}

@@ -295,3 +295,37 @@ func TestSetOutput(t *testing.T) {
 		t.Errorf("file %q", got)
 	}
 }
+
+// TestNoteConcurrent: notes written at once all survive, numbered 1..n
+// without gaps or repeats, each with its event.
+func TestNoteConcurrent(t *testing.T) {
+	p := newPlan(t, map[string]string{"plan.md": "# P\n", "tasks.md": tasksMD, "task-2.md": "# T\n"})
+	const workers, each = 8, 5
+	errs := make(chan error, workers*each)
+	for w := 0; w < workers; w++ {
+		go func() {
+			for i := 0; i < each; i++ {
+				_, err := Note(p, "2", Entry{Did: "work"})
+				errs <- err
+			}
+		}()
+	}
+	for i := 0; i < workers*each; i++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	ss := Parse([]byte(read(t, p.Path("task-2.md")))).Sessions()
+	if len(ss) != workers*each {
+		t.Fatalf("%d sessions, want %d", len(ss), workers*each)
+	}
+	for i, s := range ss {
+		if s.N != i+1 {
+			t.Fatalf("session %d is numbered %d", i+1, s.N)
+		}
+	}
+	evs, _, _ := events.Read(p.Dir)
+	if len(evs) != workers*each {
+		t.Errorf("%d events", len(evs))
+	}
+}
