@@ -55,7 +55,11 @@ func Note(p *project.Plan, task string, e Entry) (NoteResult, error) {
 			return err
 		}
 		res.Size = f.Len()
-		return events.Append(p.Dir, progressEvent(p.ID, task, res.Session, e))
+		ev := progressEvent(p.ID, task, res.Session, e)
+		if a := res.Archived; a != nil {
+			ev.Meta["archived"] = fmt.Sprintf("%d–%d", a.From, a.To)
+		}
+		return events.Append(p.Dir, ev)
 	})
 	if err != nil {
 		return NoteResult{}, err

@@ -234,14 +234,14 @@ func normalize(s string) string {
 
 // AddSession appends an entry to the Progress Log, creating the section at
 // the end of the file when missing, and returns its number: one more than
-// the last entry's.
+// the highest so far.
 func (f *File) AddSession(ts time.Time, e Entry) (int, error) {
 	if strings.TrimSpace(e.Did) == "" {
 		return 0, fmt.Errorf("a progress entry needs Did")
 	}
 	n := 1
-	if ss := f.Sessions(); len(ss) > 0 {
-		n = ss[len(ss)-1].N + 1
+	for _, s := range f.Sessions() {
+		n = max(n, s.N+1)
 	}
 	entry := renderSession(n, ts, e)
 	if err := checkBlock(entry, true); err != nil {

@@ -154,11 +154,12 @@ func isSubtask(text string) bool {
 // span is a range of lines [start, end).
 type span struct{ start, end int }
 
-// section returns the lines of the first "## name" section, heading
-// included, up to the next heading that ends it.
+// section returns the lines of the first "## name" section (any case, a
+// final colon allowed), heading included, up to the next heading that
+// ends it.
 func (f *File) section(name string) (span, bool) {
 	for k, h := range f.heads {
-		if h.level != 2 || !strings.EqualFold(h.text, name) {
+		if h.level != 2 || !strings.EqualFold(strings.TrimSuffix(h.text, ":"), name) {
 			continue
 		}
 		end := len(f.lines)

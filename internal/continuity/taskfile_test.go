@@ -178,6 +178,13 @@ func TestAddSession(t *testing.T) {
 			n: 3,
 		},
 		{
+			name: "numbered after the highest entry, heading with a colon",
+			in:   "## progress log:\n### Session 9\n- **Did**: a\n### Session 2\n- **Did**: b\n",
+			want: "## progress log:\n### Session 9\n- **Did**: a\n### Session 2\n- **Did**: b\n\n" +
+				strings.Replace(s1, "Session 1", "Session 10", 1),
+			n: 10,
+		},
+		{
 			name: "crlf",
 			in:   crlf("# T\n\n## Progress Log\n"),
 			want: crlf("# T\n\n## Progress Log\n\n" + s1),
