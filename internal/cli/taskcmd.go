@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -178,6 +179,9 @@ func runTaskOutput(s *Streams, g *globals, arg, file string) error {
 	p, task, err := g.openTask(arg)
 	if err != nil {
 		return err
+	}
+	if file != "" && file != "-" && !filepath.IsAbs(file) && g.dir != "" {
+		file = filepath.Join(g.dir, file) // relative to -C, as with git -C
 	}
 	data, err := readInput(s, file)
 	if err != nil {
