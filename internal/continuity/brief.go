@@ -90,10 +90,10 @@ func (b *Brief) Text() string {
 	return s.String()
 }
 
-// partRenderer renders a part within max bytes.
+// partRenderer renders a part within limit bytes.
 type partRenderer struct {
 	name   string
-	render func(max int) string
+	render func(limit int) string
 }
 
 // Parts renders each part of the context so that together they fit in
@@ -121,31 +121,7 @@ func (b *Brief) Parts(budget int) []Part {
 	return out
 }
 
-// fit shares budget among parts of the given sizes: in increasing size,
-// each part gets its size or an equal share of what is left, whichever is
-// smaller. The caps never sum to more than budget.
-func fit(sizes []int, budget int) []int {
-	order := make([]int, len(sizes))
-	for i := range order {
-		order[i] = i
-	}
-	// insertion sort: a handful of parts
-	for i := 1; i < len(order); i++ {
-		for j := i; j > 0 && sizes[order[j]] < sizes[order[j-1]]; j-- {
-			order[j], order[j-1] = order[j-1], order[j]
-		}
-	}
-	caps := make([]int, len(sizes))
-	left := max(budget, 0)
-	for k, i := range order {
-		share := left / (len(order) - k)
-		caps[i] = min(sizes[i], share)
-		left -= caps[i]
-	}
-	return caps
-}
-
-func (b *Brief) header(max int) string {
+func (b *Brief) header(limit int) string {
 	var s strings.Builder
 	fmt.Fprintf(&s, "taskie plan %s: ", b.Plan)
 	switch {
@@ -166,7 +142,7 @@ func (b *Brief) header(max int) string {
 		fmt.Fprintf(&s, "; %d of %d tasks done", b.TasksDone, b.Tasks)
 	}
 	s.WriteString(".\n")
-	return clipText(s.String(), max, "…\n")
+	return clipText(s.String(), limit, "…\n")
 }
 
 func orNull(s string) string {
@@ -176,12 +152,12 @@ func orNull(s string) string {
 	return s
 }
 
-func (b *Brief) task(max int) string {
+func (b *Brief) task(limit int) string {
 	switch {
 	case b.Task == "" && b.Tasks == 0:
 		return ""
 	case b.Task == "":
-		return clipText("No task is current, in progress or pending.\n", max, "…\n")
+		return clipText("No task is current, in progress or pending.\n", limit, "…\n")
 	}
 	var head strings.Builder
 	fmt.Fprintf(&head, "Task %s", b.Task)
@@ -196,14 +172,14 @@ func (b *Brief) task(max int) string {
 	}
 	if !b.HasFile {
 		fmt.Fprintf(&head, "; %s does not exist yet\n", b.TaskFile)
-		return clipText(head.String(), max, "…\n")
+		return clipText(head.String(), limit, "…\n")
 	}
 	fmt.Fprintf(&head, " — %s\n", b.TaskFile)
-	h := clipText(head.String(), max, "…\n")
+	h := clipText(head.String(), limit, "…\n")
 	sub := b.subtaskLine()
-	rest := max - len(h) - len(sub)
+	rest := limit - len(h) - len(sub)
 	if b.Reqs == "" || rest < 40 {
-		if len(h)+len(sub) <= max {
+		if len(h)+len(sub) <= limit {
 			return h + sub
 		}
 		return h
@@ -248,7 +224,7 @@ func orValue(s, dflt string) string {
 	return s
 }
 
-func (b *Brief) criteria(max int) string {
+func (b *Brief) criteria(limit int) string {
 	if b.Task == "" || !b.HasFile {
 		return ""
 	}
@@ -260,17 +236,17 @@ func (b *Brief) criteria(max int) string {
 	}
 	switch {
 	case len(b.Criteria) == 0:
-		return clipText(fmt.Sprintf("No acceptance criteria in %s.\n", b.TaskFile), max, "…\n")
+		return clipText(fmt.Sprintf("No acceptance criteria in %s.\n", b.TaskFile), limit, "…\n")
 	case len(open) == 0:
 		return clipText(fmt.Sprintf("All %d acceptance criteria are checked: write the chain output (`taskie task output %s < output.md`).\n",
-			len(b.Criteria), b.Task), max, "…\n")
+			len(b.Criteria), b.Task), limit, "…\n")
 	}
 	head := fmt.Sprintf("Unchecked criteria (%d of %d; once its test passes: `taskie task check %s <n>`):",
 		len(open), len(b.Criteria), b.Task)
-	return clipList(head, open, max, "  … %d more (`taskie task criteria "+b.Task+"`)")
+	return clipList(head, open, limit, "  … %d more (`taskie task criteria "+b.Task+"`)")
 }
 
-func (b *Brief) inputs(max int) string {
+func (b *Brief) inputs(limit int) string {
 	if b.Task == "" || len(b.Inputs) == 0 {
 		return ""
 	}
@@ -278,7 +254,7 @@ func (b *Brief) inputs(max int) string {
 	for i, in := range b.Inputs {
 		items[i] = in.line()
 	}
-	return clipEach("Chain inputs (Depends on):", items, max, func(i int) string {
+	return clipEach("Chain inputs (Depends on):", items, limit, func(i int) string {
 		return "… (see " + b.Inputs[i].Path + ")"
 	})
 }
@@ -307,20 +283,20 @@ func quote(s string) string { return "\u201c" + s + "\u201d" }
 // oneLine joins a text's lines with spaces.
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-func (b *Brief) progress(max int) string {
+func (b *Brief) progress(limit int) string {
 	if b.Task == "" {
 		return ""
 	}
 	cmd := fmt.Sprintf("`taskie task note %s --did … --issues … --next …`", b.Task)
 	if len(b.Recent) == 0 {
-		return clipText("No progress entries yet; before ending the session add one: "+cmd+".\n", max, "…\n")
+		return clipText("No progress entries yet; before ending the session add one: "+cmd+".\n", limit, "…\n")
 	}
 	items := make([]string, len(b.Recent))
 	for i, s := range b.Recent {
 		items[i] = s.line()
 	}
 	head := fmt.Sprintf("Last progress (%d of %d sessions; before ending: %s):", len(b.Recent), b.Sessions, cmd)
-	return clipEach(head, items, max, func(int) string { return "… (see " + b.TaskFile + ")" })
+	return clipEach(head, items, limit, func(int) string { return "… (see " + b.TaskFile + ")" })
 }
 
 // line renders a session on one line.
@@ -343,7 +319,7 @@ func (s Session) line() string {
 }
 
 // nextStep says the next step as `taskie continue` does.
-func (b *Brief) nextStep(max int) string {
+func (b *Brief) nextStep(limit int) string {
 	r := b.Next
 	var s strings.Builder
 	action := r.Action
@@ -364,10 +340,10 @@ func (b *Brief) nextStep(max int) string {
 	if b.RepairPending {
 		s.WriteString("note: state.json lags behind the files; `taskie continue` records the repair\n")
 	}
-	return clipText(s.String(), max, "… (run `taskie continue`)\n")
+	return clipText(s.String(), limit, "… (run `taskie continue`)\n")
 }
 
-func (b *Brief) links(max int) string {
+func (b *Brief) links(limit int) string {
 	if len(b.Links) == 0 {
 		return ""
 	}
@@ -389,78 +365,5 @@ func (b *Brief) links(max int) string {
 			groups[i] = d + ": " + strings.Join(names[d], ", ")
 		}
 	}
-	return clipText("Read only if needed: "+strings.Join(groups, "; ")+".\n", max, "…\n")
-}
-
-// clipText returns s when it fits in max bytes, else its start (cut at a
-// space when one is near), a space and more; "" when not even more fits.
-func clipText(s string, max int, more string) string {
-	if len(s) <= max {
-		return s
-	}
-	room := max - len(more) - 1
-	if room <= 0 {
-		return ""
-	}
-	cut := room
-	for cut > 0 && !runeStart(s[cut]) {
-		cut--
-	}
-	if sp := strings.LastIndexAny(s[:cut], " \n\t"); sp > cut*3/4 {
-		cut = sp
-	}
-	return strings.TrimRight(s[:cut], " \n\t") + " " + more
-}
-
-func runeStart(b byte) bool { return b&0xC0 != 0x80 }
-
-// clipList renders head and one line per item, as many items as fit in
-// max, then a line saying how many were left out (more is a format with
-// one %d); "" when not even that fits.
-func clipList(head string, items []string, max int, more string) string {
-	total := len(head) + 1
-	for _, it := range items {
-		total += len(it) + 1
-	}
-	if total <= max {
-		return head + "\n" + strings.Join(items, "\n") + "\n"
-	}
-	moreLine := func(n int) string { return fmt.Sprintf(more, n) + "\n" }
-	var s strings.Builder
-	s.WriteString(head + "\n")
-	for i, it := range items {
-		if s.Len()+len(it)+1+len(moreLine(len(items)-i-1)) > max {
-			// Room for this line was kept when the item before was added.
-			if m := moreLine(len(items) - i); s.Len()+len(m) <= max {
-				return s.String() + m
-			}
-			return ""
-		}
-		s.WriteString(it + "\n")
-	}
-	return s.String() // not reached: the items did not all fit
-}
-
-// clipEach renders head and every item, sharing what max leaves among the
-// items; a clipped item ends with more(i). Items left with too little room
-// are dropped.
-func clipEach(head string, items []string, max int, more func(i int) string) string {
-	room := max - len(head) - 1
-	if room < 0 {
-		return ""
-	}
-	sizes := make([]int, len(items))
-	for i, it := range items {
-		sizes[i] = len(it) + 1
-	}
-	caps := fit(sizes, room)
-	var s strings.Builder
-	s.WriteString(head + "\n")
-	for i, it := range items {
-		if caps[i] < 40 && caps[i] < sizes[i] {
-			continue
-		}
-		s.WriteString(clipText(it+"\n", caps[i], more(i)+"\n"))
-	}
-	return s.String()
+	return clipText("Read only if needed: "+strings.Join(groups, "; ")+".\n", limit, "…\n")
 }
