@@ -760,7 +760,7 @@ func TestInvocationCheckerCatchesMistakes(t *testing.T) {
 		t.Fatalf("extracted\n%v\nwant\n%v", got, want)
 	}
 	bad := map[string]string{
-		"taskie teleport 3":         "unknown command",
+		"taskie teleport 3":        "unknown command",
 		"taskie start <T> --bogus": "no flag --bogus",
 		"taskie plan frob x":       "not a subcommand",
 	}

@@ -85,7 +85,7 @@ func postReviewDue(f RouteFacts, s *state.State) Route {
 		r := s.Clone()
 		r.Phase, r.NextPhase = post, state.Str(review)
 		return Route{Action: EndTurn, Task: s.Task(), Repair: r,
-			Why: fmt.Sprintf("the %s for iteration %d is written but was not recorded (recorded now); end your turn and the Stop hook runs %s iteration %d", post, n, review, n+1)}
+			Why: fmt.Sprintf("the %s for iteration %d is written but was not recorded (taskie continue records it); end your turn and the Stop hook runs %s iteration %d", post, n, review, n+1)}
 	}
 	return Route{Action: post, Task: s.Task(), Command: "taskie done " + post,
 		Why: fmt.Sprintf("%s iteration %d found problems or needs one more clean review; address it, write the post-review file, then run the command", review, n)}
@@ -101,11 +101,11 @@ func reviewDue(f RouteFacts, s *state.State, models []string) Route {
 		if f.PostExists(review, t, n) {
 			r.Phase, r.NextPhase = PostReview(review), state.Str(review)
 			return Route{Action: EndTurn, Task: s.Task(), Repair: r,
-				Why: fmt.Sprintf("%s iteration %d and its post-review exist but state.json was not updated (recorded now, verdict lost); end your turn and the Stop hook runs iteration %d", review, n, n+1)}
+				Why: fmt.Sprintf("%s iteration %d and its post-review exist but state.json was not updated (taskie continue records it; the verdict is lost); end your turn and the Stop hook runs iteration %d", review, n, n+1)}
 		}
 		r.Phase, r.NextPhase = review, state.Str(PostReview(review))
 		return Route{Action: PostReview(review), Task: s.Task(), Repair: r, Command: "taskie done " + PostReview(review),
-			Why: fmt.Sprintf("%s iteration %d was written but state.json was not updated (recorded now, verdict lost); do the post-review", review, n)}
+			Why: fmt.Sprintf("%s iteration %d was written but state.json was not updated (taskie continue records it; the verdict is lost); do the post-review", review, n)}
 	}
 	if IsImplementing(s.Phase) && unfinished(f.Subtasks) {
 		return Route{Action: ContinueTask, Task: s.Task(), Command: "taskie done " + s.Phase,

@@ -167,7 +167,7 @@ func TestContinue(t *testing.T) {
 			s:     mkState(CodeReview, PostCodeReview, "1", 2, "opus", 0),
 			files: plus("task-1-review-1.md", "task-1-post-review-1.md", "task-1-review-2.md", "task-1-post-review-2.md"),
 			want: Route{Action: EndTurn, Task: "1",
-				Why: "the post-code-review for iteration 2 is written but was not recorded (recorded now); end your turn and the Stop hook runs code-review iteration 3"},
+				Why: "the post-code-review for iteration 2 is written but was not recorded (taskie continue records it); end your turn and the Stop hook runs code-review iteration 3"},
 			repair: mkState(PostCodeReview, CodeReview, "1", 2, "opus", 0),
 		},
 		{
@@ -175,7 +175,7 @@ func TestContinue(t *testing.T) {
 			s:     mkState(PlanReview, PostPlanReview, "", 1, "sonnet", 1),
 			files: files("plan.md", "plan-review-1.md", "plan-post-review-1.md"),
 			want: Route{Action: EndTurn,
-				Why: "the post-plan-review for iteration 1 is written but was not recorded (recorded now); end your turn and the Stop hook runs plan-review iteration 2"},
+				Why: "the post-plan-review for iteration 1 is written but was not recorded (taskie continue records it); end your turn and the Stop hook runs plan-review iteration 2"},
 			repair: mkState(PostPlanReview, PlanReview, "", 1, "sonnet", 1),
 		},
 		{
@@ -195,7 +195,7 @@ func TestContinue(t *testing.T) {
 			s:     mkState(NextTask, CodeReview, "1", 0, "opus", 0),
 			files: plus("task-1-review-1.md"),
 			want: Route{Action: PostCodeReview, Task: "1", Command: "taskie done post-code-review",
-				Why: "code-review iteration 1 was written but state.json was not updated (recorded now, verdict lost); do the post-review"},
+				Why: "code-review iteration 1 was written but state.json was not updated (taskie continue records it; the verdict is lost); do the post-review"},
 			repair: mkState(CodeReview, PostCodeReview, "1", 1, "sonnet", 0),
 		},
 		{
@@ -203,7 +203,7 @@ func TestContinue(t *testing.T) {
 			s:     mkState(PostTasksReview, TasksReview, "", 2, "sonnet", 1),
 			files: plus("tasks-review-1.md", "tasks-post-review-1.md", "tasks-review-2.md", "tasks-post-review-2.md", "tasks-review-3.md"),
 			want: Route{Action: PostTasksReview, Command: "taskie done post-tasks-review",
-				Why: "tasks-review iteration 3 was written but state.json was not updated (recorded now, verdict lost); do the post-review"},
+				Why: "tasks-review iteration 3 was written but state.json was not updated (taskie continue records it; the verdict is lost); do the post-review"},
 			repair: mkState(TasksReview, PostTasksReview, "", 3, "opus", 0),
 		},
 		{
@@ -211,7 +211,7 @@ func TestContinue(t *testing.T) {
 			s:     mkState(PostCodeReview, CodeReview, "1", 1, "sonnet", 1),
 			files: plus("task-1-review-1.md", "task-1-post-review-1.md", "task-1-review-2.md", "task-1-post-review-2.md"),
 			want: Route{Action: EndTurn, Task: "1",
-				Why: "code-review iteration 2 and its post-review exist but state.json was not updated (recorded now, verdict lost); end your turn and the Stop hook runs iteration 3"},
+				Why: "code-review iteration 2 and its post-review exist but state.json was not updated (taskie continue records it; the verdict is lost); end your turn and the Stop hook runs iteration 3"},
 			repair: mkState(PostCodeReview, CodeReview, "1", 2, "opus", 0),
 		},
 		{
