@@ -13,7 +13,10 @@ import (
 	"golang.org/x/term"
 
 	"github.com/taskie-dev/taskie/internal/continuity"
+	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/state"
 )
 
 func newTaskCmd(s *Streams, g *globals) *cobra.Command {
@@ -30,7 +33,7 @@ that the tasks depending on it receive. ` + "`taskie context`" + ` shows it all.
 			return c.Help()
 		},
 	}
-	c.AddCommand(newTaskNoteCmd(s, g), newTaskCheckCmd(s, g), newTaskOutputCmd(s, g), newTaskCriteriaCmd(s, g))
+	c.AddCommand(newTaskNoteCmd(s, g), newTaskCheckCmd(s, g), newTaskOutputCmd(s, g), newTaskCriteriaCmd(s, g), newTaskStatusCmd(s, g))
 	return c
 }
 
@@ -251,4 +254,36 @@ func newTaskCriteriaCmd(s *Streams, g *globals) *cobra.Command {
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return c
+}
+
+func newTaskStatusCmd(s *Streams, g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "status <task> <status>",
+		Short: "Set a task's Status cell in tasks.md (pending, in-progress, done, cancelled, postponed, blocked)",
+		Long: `Set one task's Status in tasks.md, keeping every other cell, column and line as
+written. The review loop marks a task done itself when its code review passes;
+this is for standalone work and for cancelling or postponing tasks.`,
+		Args: exactArgs(2, "a task id and a status"),
+		RunE: func(_ *cobra.Command, args []string) error {
+			p, task, err := g.openTask(args[0])
+			if err != nil {
+				return err
+			}
+			status := strings.ToLower(strings.TrimSpace(args[1]))
+			if !plan.KnownStatus(status) {
+				return usageErr(fmt.Errorf("unknown status %q", args[1]), "statuses: pending, in-progress, done, cancelled, postponed, blocked")
+			}
+			err = state.WithLock(p.Dir, func() error {
+				if err := setTaskStatus(p, task, status); err != nil {
+					return err
+				}
+				return events.Append(p.Dir, events.Event{Plan: p.ID, Task: task, Event: events.TaskStatus, Actor: "cli", To: status})
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(s.Err, "task %s: %s\n", task, status)
+			return nil
+		},
+	}
 }

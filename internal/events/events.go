@@ -27,6 +27,7 @@ const (
 	ReviewFailed    = "REVIEW_FAILED"
 	FieldSet        = "FIELD_SET"
 	PlanCreated     = "PLAN_CREATED"
+	TaskStatus      = "TASK_STATUS"
 	Progress        = "PROGRESS"
 	Claim           = "CLAIM"
 )
