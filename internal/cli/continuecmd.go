@@ -18,9 +18,6 @@ type continueView struct {
 	Plan string `json:"plan"`
 	workflow.Route
 	Recorded bool `json:"recorded,omitempty"` // a repair was written to state.json
-	// For a post-review: the review to address and the file to write.
-	ReviewFile string `json:"review_file,omitempty"`
-	PostFile   string `json:"post_review_file,omitempty"`
 }
 
 // postReviewFiles names the files of the post-review a route asks for,
@@ -91,30 +88,4 @@ repaired (and says so). Without state.json it reconstructs a best guess.`,
 	return c
 }
 
-func printRoute(s *Streams, v continueView) {
-	action := v.Action
-	if v.Task != "" {
-		action += " (task " + v.Task + ")"
-	}
-	fmt.Fprintf(s.Out, "next: %s\n", action)
-	fmt.Fprintf(s.Out, "why:  %s\n", v.Why)
-	if v.Command != "" {
-		fmt.Fprintf(s.Out, "run:  %s\n", v.Command)
-	}
-	if len(v.Options) > 1 {
-		fmt.Fprintf(s.Out, "options:")
-		for _, o := range v.Options {
-			fmt.Fprintf(s.Out, " %s", o)
-		}
-		fmt.Fprintln(s.Out)
-	}
-	if v.ReviewFile != "" {
-		fmt.Fprintf(s.Out, "review file:      %s\n", v.ReviewFile)
-	}
-	if v.PostFile != "" {
-		fmt.Fprintf(s.Out, "post-review file: %s\n", v.PostFile)
-	}
-	if len(v.Options) <= 1 && (workflow.IsPhase(v.Action) || workflow.IsAdvanceTarget(v.Action) || v.Action == "add-task") {
-		fmt.Fprintf(s.Out, "action: /taskie:%s\n", v.Action)
-	}
-}
+func printRoute(s *Streams, v continueView) { fmt.Fprint(s.Out, v.Text()) }

@@ -320,23 +320,8 @@ func (s Session) line() string {
 
 // nextStep says the next step as `taskie continue` does.
 func (b *Brief) nextStep(limit int) string {
-	r := b.Next
 	var s strings.Builder
-	action := r.Action
-	if r.Task != "" {
-		action += " (task " + r.Task + ")"
-	}
-	fmt.Fprintf(&s, "next: %s\n", action)
-	fmt.Fprintf(&s, "why:  %s\n", r.Why)
-	if r.Command != "" {
-		fmt.Fprintf(&s, "run:  %s\n", r.Command)
-	}
-	if len(r.Options) > 1 {
-		fmt.Fprintf(&s, "options: %s\n", strings.Join(r.Options, " "))
-	}
-	if workflow.IsPhase(r.Action) || workflow.IsAdvanceTarget(r.Action) || r.Action == "add-task" {
-		fmt.Fprintf(&s, "action: /taskie:%s\n", r.Action)
-	}
+	s.WriteString(b.Next.Text())
 	if b.RepairPending {
 		s.WriteString("note: state.json lags behind the files; `taskie continue` records the repair\n")
 	}

@@ -3,6 +3,7 @@ package workflow
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/taskie-dev/taskie/internal/state"
 )
@@ -45,6 +46,37 @@ type Route struct {
 	Options []string `json:"options,omitempty"` // ambiguous: the actions that fit
 	// Repair is a state to record first (crash recovery); nil = none.
 	Repair *state.State `json:"-"`
+	// For a post-review: the review to address and the file to write,
+	// filled in by callers that know the plan's paths.
+	ReviewFile string `json:"review_file,omitempty"`
+	PostFile   string `json:"post_review_file,omitempty"`
+}
+
+// Text renders a route the way `taskie continue` prints it.
+func (r Route) Text() string {
+	var b strings.Builder
+	action := r.Action
+	if r.Task != "" {
+		action += " (task " + r.Task + ")"
+	}
+	fmt.Fprintf(&b, "next: %s\n", action)
+	fmt.Fprintf(&b, "why:  %s\n", r.Why)
+	if r.Command != "" {
+		fmt.Fprintf(&b, "run:  %s\n", r.Command)
+	}
+	if len(r.Options) > 1 {
+		fmt.Fprintf(&b, "options: %s\n", strings.Join(r.Options, " "))
+	}
+	if r.ReviewFile != "" {
+		fmt.Fprintf(&b, "review file:      %s\n", r.ReviewFile)
+	}
+	if r.PostFile != "" {
+		fmt.Fprintf(&b, "post-review file: %s\n", r.PostFile)
+	}
+	if len(r.Options) <= 1 && (IsPhase(r.Action) || IsAdvanceTarget(r.Action) || r.Action == "add-task") {
+		fmt.Fprintf(&b, "action: /taskie:%s\n", r.Action)
+	}
+	return b.String()
 }
 
 // Decide routing for a plan (SPEC §8).
