@@ -28,6 +28,7 @@ const (
 	FieldSet        = "FIELD_SET"
 	PlanCreated     = "PLAN_CREATED"
 	TaskStatus      = "TASK_STATUS"
+	ReviewsArchived = "REVIEWS_ARCHIVED"
 	Progress        = "PROGRESS"
 	Claim           = "CLAIM"
 )

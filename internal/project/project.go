@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/taskie-dev/taskie/internal/config"
 	"github.com/taskie-dev/taskie/internal/events"
@@ -194,10 +195,24 @@ func (p *Plan) Change(actor, reason string, create bool, fn func(*state.State) (
 		if cur, err = fn(old); err != nil {
 			return err
 		}
+		var archived []events.Event
+		if startsCycle(old, cur) {
+			task, _ := strconv.Atoi(cur.Task())
+			if cur.Next() != workflow.CodeReview {
+				task = 0
+			}
+			ev, err := p.archiveSeries(cur.Next(), task, time.Now())
+			if err != nil {
+				return fmt.Errorf("archiving the earlier %s files: %w", cur.Next(), err)
+			}
+			if ev != nil {
+				archived = append(archived, *ev)
+			}
+		}
 		if err := state.Save(p.Dir, cur); err != nil {
 			return err
 		}
-		evs := append(PhaseEvents(p.ID, actor, reason, old, cur), extra...)
+		evs := append(append(archived, PhaseEvents(p.ID, actor, reason, old, cur)...), extra...)
 		for i := range evs {
 			evs[i].Plan = p.ID
 		}
