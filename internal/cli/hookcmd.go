@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/signal"
+	"syscall"
 	"strings"
 	"time"
 
@@ -56,7 +59,13 @@ stderr, or with --format json {"decision":"block","reason":…} and exit 0.
 Any internal error allows the stop.`,
 		Args: exactArgs(0, "no arguments (input comes on stdin)"),
 		RunE: func(*cobra.Command, []string) error {
-			return exitCode(hook.Stop(hookEnv(s, format)))
+			env := hookEnv(s, format)
+			// The agent's timeout or Ctrl-C kills the hook: take the
+			// reviewer's process group down with it.
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+			defer stop()
+			env.Ctx = ctx
+			return exitCode(hook.Stop(env))
 		},
 	}
 	c.Flags().StringVar(&format, "format", "", "block output: exit2 (default) or json")

@@ -24,10 +24,14 @@ type BlockData struct {
 	Iteration, NextIteration, Clean    int
 	ReviewFile, PostFile, StateFile    string // paths relative to the project root
 	PlanFlag                           string // " --plan ID" when the project has several plans
+	Reminder                           bool   // the block repeats one this session never received
 }
 
 // Outcome says how the review went, in words.
 func (d BlockData) Outcome() string {
+	if d.Reminder {
+		return "its post-review is still owed (this repeats a block this session did not receive)"
+	}
 	if d.Verdict == workflow.Pass {
 		return fmt.Sprintf("PASS: passed; one more clean review is needed (%d of %d clean in a row)", d.Clean, workflow.CleanToPass)
 	}

@@ -63,8 +63,12 @@ func (h *stopper) run() Result {
 		}
 		s = d.Save
 	}
-	if d.Action == workflow.Allow {
+	switch d.Action {
+	case workflow.Allow:
 		return Allow(d.Message)
+	case workflow.Remind:
+		h.sess.LastReviewBlock = ptr(workflow.MarkOf(s))
+		return Result{Block: true, Reason: h.blockMessage(s, "", "", true)}
 	}
 	return h.review(s, d)
 }
@@ -112,9 +116,7 @@ func (h *stopper) facts(s *state.State) workflow.StopFacts {
 	if workflow.IsReview(s.Phase) {
 		f.PostReviewExists = plan.PostReviewFileExists(h.p.Dir, s.Phase, task, s.Iteration())
 	}
-	if h.in.StopHookActive {
-		f.LastReviewBlock = h.sess.LastReviewBlock
-	}
+	f.LastReviewBlock = h.sess.LastReviewBlock
 	return f
 }
 
@@ -139,7 +141,7 @@ func (h *stopper) recoverAhead(s *state.State) (*state.State, Result, bool) {
 		return route.Repair, Result{}, false // post-review also done: go on to the next review
 	}
 	h.sess.LastReviewBlock = ptr(workflow.MarkOf(route.Repair))
-	return nil, Result{Block: true, Reason: h.blockMessage(route.Repair, route.Repair.ReviewModel, "")}, true
+	return nil, Result{Block: true, Reason: h.blockMessage(route.Repair, s.ReviewModel, "", false)}, true
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -169,9 +171,13 @@ func (h *stopper) review(s *state.State, d workflow.StopDecision) Result {
 	}
 	meta := map[string]any{"review": d.Review, "iteration": d.Iteration, "model": d.Model, "reviewer": h.cfg.Reviewer}
 	h.event(events.Event{Task: d.Task, Event: events.ReviewStarted, Actor: "hook", Meta: meta})
-	res, err := rv.Review(context.Background(), req)
+	ctx := h.e.Ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	res, err := rv.Review(ctx, req)
 	if err != nil {
-		return h.failed(d, err)
+		return h.failed(d, req.ReviewFile, err)
 	}
 	next, out := workflow.Apply(s, d, res.Verdict, project.PendingOther(h.ts, s.Task()), h.cfg.Models)
 	if h.in.SessionID != "" {
@@ -181,12 +187,19 @@ func (h *stopper) review(s *state.State, d workflow.StopDecision) Result {
 		"cost_usd": res.CostUSD, "duration_ms": res.DurationMS, "reviewer_session": res.SessionID,
 		"review_file": filepath.Base(req.ReviewFile), "wrote_file": res.WroteFile}
 	if err := h.commit(s, next, "hook: "+d.Review+" "+res.Verdict, events.Event{Task: d.Task, Event: events.ReviewFinished, Actor: "hook", Meta: fin}); err != nil {
+		if errors.Is(err, project.ErrMoved) {
+			fin["recorded"] = false
+			h.event(events.Event{Task: d.Task, Event: events.ReviewFinished, Actor: "hook", Meta: fin})
+			h.why = "state moved during the review"
+			return warnAllow(h.e, fmt.Sprintf("state.json was changed by another command while the %s reviewer ran, so its verdict (%s) was not recorded; the review is in %s. Run `taskie continue` to see where the plan stands.",
+				d.Review, res.Verdict, relPath(h.p.Repo.Root, req.ReviewFile)))
+		}
 		return h.internal(fmt.Errorf("%s written but not recorded: %w", relPath(h.p.Repo.Root, req.ReviewFile), err))
 	}
 	h.why = fmt.Sprintf("%s %d: %s", d.Review, d.Iteration, res.Verdict)
 	if !out.Advanced {
 		h.sess.LastReviewBlock = ptr(workflow.MarkOf(next))
-		return Result{Block: true, Reason: h.blockMessage(next, d.Model, res.Verdict)}
+		return Result{Block: true, Reason: h.blockMessage(next, d.Model, res.Verdict, false)}
 	}
 	if d.Review == workflow.CodeReview {
 		h.markDone(d.Task)
@@ -224,12 +237,20 @@ func (h *stopper) advanced(review, target string) Result {
 }
 
 // failed keeps the reviewer's output in a log and allows: state unchanged.
-func (h *stopper) failed(d workflow.StopDecision, err error) Result {
+// A review file the failed run left behind goes into the log too, so the
+// next stop retries the review instead of taking a partial file for one.
+func (h *stopper) failed(d workflow.StopDecision, reviewFile string, err error) Result {
 	var f *review.Failure
 	raw := []byte(err.Error())
 	kind := "error"
 	if errors.As(err, &f) {
 		raw, kind = append([]byte(f.Msg+"\n\n"), f.Raw...), f.Kind
+	}
+	if partial, rerr := os.ReadFile(reviewFile); rerr == nil {
+		raw = append(append(raw, "\n\n--- review file left by the failed run ("+filepath.Base(reviewFile)+") ---\n"...), partial...)
+		if os.Remove(reviewFile) != nil {
+			raw = append(raw, "\n(could not remove it)\n"...)
+		}
 	}
 	logPath := h.keep(d, raw)
 	h.event(events.Event{Task: d.Task, Event: events.ReviewFailed, Actor: "hook",
@@ -285,12 +306,12 @@ func (h *stopper) planFlag() string {
 	return ""
 }
 
-func (h *stopper) blockMessage(s *state.State, model, verdict string) string {
+func (h *stopper) blockMessage(s *state.State, model, verdict string, reminder bool) string {
 	review, n := s.Phase, s.Iteration()
 	task, _ := strconv.Atoi(s.Task())
 	root := h.p.Repo.Root
 	return BlockMessage(BlockData{
-		Plan: h.p.ID, Task: s.Task(), Review: review, Model: model, Verdict: verdict,
+		Plan: h.p.ID, Task: s.Task(), Review: review, Model: model, Verdict: verdict, Reminder: reminder,
 		Iteration: n, NextIteration: n + 1, Clean: s.ConsecutiveClean,
 		ReviewFile: relPath(root, h.p.Path(plan.ReviewFile(review, task, n))),
 		PostFile:   relPath(root, h.p.Path(plan.PostReviewFile(review, task, n))),

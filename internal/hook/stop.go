@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -23,6 +24,9 @@ type Env struct {
 	Format string
 	// InputDeadline bounds the wait for stdin.
 	InputDeadline time.Duration
+	// Ctx is cancelled when the hook is interrupted (SIGTERM from the agent's
+	// timeout, Ctrl-C): the reviewer's process group is then killed with it.
+	Ctx context.Context
 }
 
 // DefaultInputDeadline is long enough for any agent to write its input and
@@ -94,7 +98,10 @@ func stop(e Env, format *string) Result {
 	sess := LoadSession(repo.TaskieDir(), in.SessionID)
 	before := *sess
 	if !in.StopHookActive {
-		sess.BlocksInRow, sess.LastReviewBlock = 0, nil
+		sess.BlocksInRow = 0
+	}
+	if sess.Plan != id { // the memory is about another plan
+		sess.LastReviewBlock, sess.Violations = nil, ""
 	}
 	s := &stopper{e: e, in: in, cfg: cfg, p: p, log: lg, sess: sess, now: now}
 	res := s.run()

@@ -32,8 +32,8 @@ type StopFacts struct {
 	AnyTaskFile bool
 	// PendingOther: a pending task other than the current one remains.
 	PendingOther bool
-	// LastReviewBlock is the state at this session's last review block; nil
-	// when the session's last block was not a review block.
+	// LastReviewBlock is the review cycle at this session's last review
+	// block on this plan; nil when there was none.
 	LastReviewBlock *Mark
 	BlocksInRow     int // consecutive blocks in this session
 	BlockCap        int // 0 = no cap
@@ -48,6 +48,10 @@ const (
 	Allow StopAction = iota
 	// RunReview runs the reviewer, then Apply decides.
 	RunReview
+	// Remind blocks again with the block message of the current review:
+	// a post-review is owed and this session never received that block
+	// (another session's stop, a crash, a repair by `taskie continue`).
+	Remind
 )
 
 // StopDecision is the outcome of Decide.
@@ -78,6 +82,13 @@ func Decide(f StopFacts) StopDecision {
 		save.Phase, save.NextPhase = PostReview(review), state.Str(review)
 		s = save
 	}
+	// A review due outside its own cycle (next_phase set by hand) starts a
+	// fresh cycle rather than inheriting another cycle's counters.
+	if r := s.Next(); IsReview(r) && s.Phase != r && s.Phase != PostReview(r) && (s.Iteration() != 0 || s.ConsecutiveClean != 0) {
+		save = s.Clone()
+		ResetCycle(save, f.Models)
+		s = save
+	}
 	d := decide(f, s)
 	if d.Save == nil {
 		d.Save = save
@@ -87,6 +98,14 @@ func Decide(f StopFacts) StopDecision {
 
 func decide(f StopFacts, s *state.State) StopDecision {
 	review := s.Next()
+	if r := ReviewOf(review); r != "" && r == s.Phase {
+		if f.LastReviewBlock == nil || *f.LastReviewBlock != MarkOf(s) {
+			return StopDecision{Action: Remind, Review: r, Task: s.Task(), Iteration: s.Iteration(),
+				Why: "post-review owed; this session never got its block"}
+		}
+		return StopDecision{Why: "post-review owed",
+			Message: fmt.Sprintf("taskie: the %s of iteration %d is still owed; automation waits for it (`taskie continue` says what to do, `taskie pause` stops automation).", review, s.Iteration())}
+	}
 	if !IsReview(review) {
 		return StopDecision{Why: fmt.Sprintf("next_phase %q is not a review", review), Message: pendingMessage(s)}
 	}

@@ -256,9 +256,26 @@ func TestDecide(t *testing.T) {
 			want: StopDecision{Why: `next_phase "" is not a review`},
 		},
 		{
-			name: "post-review owed and not written: allow silently",
+			name: "post-review owed, this session got the block: allow with a reminder",
+			f: func() StopFacts {
+				f := okFacts(mkState(CodeReview, PostCodeReview, "3", 2, "sonnet", 0))
+				f.LastReviewBlock = &Mark{Phase: CodeReview, Task: "3", Iteration: 2}
+				return f
+			}(),
+			want: StopDecision{Why: "post-review owed",
+				Message: "taskie: the post-code-review of iteration 2 is still owed; automation waits for it (`taskie continue` says what to do, `taskie pause` stops automation)."},
+		},
+		{
+			name: "post-review owed, this session never got the block: block again",
 			f:    okFacts(mkState(CodeReview, PostCodeReview, "3", 2, "sonnet", 0)),
-			want: StopDecision{Why: `next_phase "post-code-review" is not a review`},
+			want: StopDecision{Action: Remind, Review: CodeReview, Task: "3", Iteration: 2, Why: "post-review owed; this session never got its block"},
+		},
+		{
+			name: "review set by hand outside its cycle: fresh counters",
+			f:    okFacts(with(mkState(Complete, AllCodeReview, "3", 2, "sonnet", 2), func(s *state.State) {})),
+			want: StopDecision{Action: RunReview, Review: AllCodeReview, Task: "3", Iteration: 1, Model: "opus",
+				Why:  "all-code-review iteration 1 due",
+				Save: mkState(Complete, AllCodeReview, "3", 0, "opus", 0)},
 		},
 		{
 			name: "advance target pending",
