@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/plan"
@@ -63,7 +64,18 @@ func stateErr(p *project.Plan, err error) error {
 
 // change records a state change made by the CLI.
 func change(p *project.Plan, reason string, create bool, fn func(*state.State) (*state.State, error), extra ...events.Event) (*state.State, *state.State, error) {
-	old, cur, err := p.Change("cli", reason, create, fn, extra...)
+	claim := func(s *state.State) (*state.State, error) {
+		n, err := fn(s)
+		// A command run by an agent session (SessionStart exported its id)
+		// claims an automated plan for that session, so the session's
+		// stops drive this plan and no other session's stops do.
+		if sid := os.Getenv("TASKIE_SESSION_ID"); err == nil && sid != "" && n.Next() != "" && n.SessionID != sid {
+			n = n.Clone()
+			n.SessionID = sid
+		}
+		return n, err
+	}
+	old, cur, err := p.Change("cli", reason, create, claim, extra...)
 	if err != nil {
 		if _, ok := err.(*exitError); ok {
 			return nil, nil, err

@@ -161,40 +161,47 @@ func TestSummaryIsSmallAndSaysTheNextStep(t *testing.T) {
 	}
 }
 
-func TestSelectPlanPrefersOwnSessionThenTranscript(t *testing.T) {
+func TestSelectPlan(t *testing.T) {
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{
 		".taskie/plans/a/plan.md":    "# a\n",
-		".taskie/plans/a/state.json": `{"phase":"new-plan","session_id":"A"}`,
+		".taskie/plans/a/state.json": `{"phase":"new-plan","next_phase":"plan-review","session_id":"A"}`,
 		".taskie/plans/b/plan.md":    "# b\n",
-		".taskie/plans/b/state.json": `{"phase":"new-plan"}`,
+		".taskie/plans/b/state.json": `{"phase":"new-plan","next_phase":"plan-review"}`,
 		".taskie/plans/c/plan.md":    "# c\n",
-		".taskie/plans/c/state.json": `{"phase":"new-plan"}`,
+		".taskie/plans/c/state.json": `{"phase":"new-plan","next_phase":"plan-review"}`,
+		".taskie/plans/d/plan.md":    "# d\n",
+		".taskie/plans/d/state.json": `{"phase":"complete"}`,
 		"t.jsonl":                    `{"command":"taskie plan new c --auto"}` + "\n" + `{"file":".taskie/plans/b/plan.md"}` + "\n",
 	})
 	r, _ := plan.Find(root)
 	now := time.Now()
-	// b is the most recent plan on disk, but session A owns a.
-	future := now.Add(time.Minute)
-	_ = os.Chtimes(filepath.Join(root, ".taskie/plans/c/state.json"), future, future)
-	if got := SelectPlan(r, Input{SessionID: "A"}, now); got != "a" {
-		t.Errorf("session A got %q, want its own plan a", got)
+	touch := func(id string, at time.Time) {
+		t.Helper()
+		if err := os.Chtimes(filepath.Join(root, ".taskie/plans", id, "state.json"), at, at); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if got := SelectPlan(r, Input{SessionID: "B", TranscriptPath: filepath.Join(root, "t.jsonl")}, now); got != "b" {
-		t.Errorf("session B got %q, want b (mentioned last in its transcript)", got)
+	touch("d", now.Add(time.Hour)) // the most recent plan, with nothing pending
+	check := func(name string, in Input, at time.Time, want, wantMsg string) {
+		t.Helper()
+		got, msg := SelectPlan(r, in, at)
+		if got != want || !strings.Contains(msg, wantMsg) {
+			t.Errorf("%s: got %q %q, want %q and a message containing %q", name, got, msg, want, wantMsg)
+		}
 	}
-	if got := SelectPlan(r, Input{SessionID: "C"}, now); got != "c" {
-		t.Errorf("session C got %q, want the most recent plan c", got)
-	}
+	check("own pending plan", Input{SessionID: "A"}, now, "a", "")
+	check("transcript names b last", Input{SessionID: "B", TranscriptPath: filepath.Join(root, "t.jsonl")}, now, "b", "")
+	check("several pending plans, no mention: none", Input{SessionID: "C"}, now, "", "plans a, b, c all await automation")
+
 	// A live owner keeps its plan from other sessions; a stale one does not.
 	if err := (&Session{ID: "A", path: sessionPath(r.TaskieDir(), "A")}).Save(now); err != nil {
 		t.Fatal(err)
 	}
-	_ = os.Chtimes(filepath.Join(root, ".taskie/plans/a/state.json"), future.Add(time.Minute), future.Add(time.Minute))
-	if got := SelectPlan(r, Input{SessionID: "D"}, now); got == "a" {
-		t.Error("session D took plan a from live session A")
-	}
-	if got := SelectPlan(r, Input{SessionID: "D"}, now.Add(OwnerTTL+time.Minute)); got != "a" {
-		t.Errorf("session D got %q, want a once A is stale", got)
-	}
+	check("live owner excluded", Input{SessionID: "C"}, now, "", "plans b, c all await")
+	writeFiles(t, root, map[string]string{".taskie/plans/c/state.json": `{"phase":"complete"}`})
+	check("the only pending plan free", Input{SessionID: "C"}, now, "b", "")
+	writeFiles(t, root, map[string]string{".taskie/plans/b/state.json": `{"phase":"complete"}`})
+	check("nothing pending: the most recent free plan", Input{SessionID: "C"}, now, "d", "")
+	check("stale owner", Input{SessionID: "C"}, now.Add(OwnerTTL+time.Minute), "a", "")
 }

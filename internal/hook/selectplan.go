@@ -2,9 +2,10 @@ package hook
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
-	"sort"
+	"strings"
 	"time"
 
 	"github.com/taskie-dev/taskie/internal/plan"
@@ -15,59 +16,76 @@ import (
 const transcriptTail = 256 << 10
 
 type candidate struct {
-	id    string
-	mtime time.Time
-	owner string
+	id      string
+	mtime   time.Time
+	owner   string
+	pending bool // automation is waiting on this plan (next_phase set, not paused)
 }
 
-// SelectPlan picks the plan this session drives (SPEC §5 step 3): the plan
-// whose state.json names the session; else, among plans no live session
-// owns, the one the transcript mentioned last, else the most recently
-// modified. "" when there is none.
-func SelectPlan(r *plan.Repo, in Input, now time.Time) string {
+// SelectPlan picks the plan this session drives (SPEC §5 step 3):
+//  1. the most recent plan this session owns (its state.json names the
+//     session) on which automation is pending;
+//  2. among plans no other live session owns: the one the session's
+//     transcript mentions last; else the only one with automation pending;
+//     else, when none is pending, the most recent (it is only validated).
+//
+// With several pending plans and no mention it picks none and says why:
+// guessing could drive another session's plan.
+func SelectPlan(r *plan.Repo, in Input, now time.Time) (string, string) {
 	ids, err := r.Plans()
 	if err != nil || len(ids) == 0 {
-		return ""
+		return "", ""
 	}
-	var free []candidate
+	var mine, free, pending []candidate
 	for _, id := range ids {
-		c := candidate{id: id, mtime: planMtime(r, id)}
+		c := candidate{id: id, mtime: r.Mtime(id)}
 		if dir, err := r.PlanDir(id); err == nil {
 			if s, err := state.Load(dir); err == nil {
-				c.owner = s.SessionID
+				c.owner, c.pending = s.SessionID, s.IsEnabled() && s.Next() != ""
 			}
 		}
-		if in.SessionID != "" && c.owner == in.SessionID {
-			return id
+		own := in.SessionID != "" && c.owner == in.SessionID
+		if own && c.pending {
+			mine = append(mine, c)
 		}
-		if c.owner == "" || !Live(r.TaskieDir(), c.owner, now) {
+		if own || c.owner == "" || !Live(r.TaskieDir(), c.owner, now) {
 			free = append(free, c)
+			if c.pending {
+				pending = append(pending, c)
+			}
 		}
+	}
+	if len(mine) > 0 {
+		return newest(mine).id, ""
 	}
 	if len(free) == 0 {
-		return ""
+		return "", ""
 	}
-	sort.SliceStable(free, func(i, j int) bool { return free[i].mtime.After(free[j].mtime) })
-	if len(free) > 1 {
-		if id := lastMentioned(in.TranscriptPath, free); id != "" {
-			return id
-		}
+	if id := lastMentioned(in.TranscriptPath, free); id != "" {
+		return id, ""
 	}
-	return free[0].id
+	switch len(pending) {
+	case 0:
+		return newest(free).id, ""
+	case 1:
+		return pending[0].id, ""
+	}
+	names := make([]string, len(pending))
+	for i, c := range pending {
+		names[i] = c.id
+	}
+	return "", fmt.Sprintf("taskie: plans %s all await automation and this session has not worked on any of them, so none was driven. Name the one you mean (e.g. `taskie status --plan %s`) and stop again.",
+		strings.Join(names, ", "), names[0])
 }
 
-func planMtime(r *plan.Repo, id string) time.Time {
-	dir, err := r.PlanDir(id)
-	if err != nil {
-		return time.Time{}
-	}
-	var t time.Time
-	for _, p := range []string{dir, state.Path(dir)} {
-		if st, err := os.Stat(p); err == nil && st.ModTime().After(t) {
-			t = st.ModTime()
+func newest(cs []candidate) candidate {
+	best := cs[0]
+	for _, c := range cs[1:] {
+		if c.mtime.After(best.mtime) {
+			best = c
 		}
 	}
-	return t
+	return best
 }
 
 // lastMentioned returns the candidate whose plan path or id appears last in

@@ -3,6 +3,8 @@ package hook
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"strings"
 
 	"github.com/taskie-dev/taskie/internal/continuity"
 	"github.com/taskie-dev/taskie/internal/plan"
@@ -22,11 +24,12 @@ func SessionStart(e Env) int {
 	if err != nil || in.Cwd == "" {
 		return 0
 	}
+	exportSession(e, in.SessionID) // also before any plan exists: `plan new` claims it
 	repo, err := plan.Find(in.Cwd)
 	if err != nil {
 		return 0
 	}
-	id := SelectPlan(repo, in, e.Now())
+	id, _ := SelectPlan(repo, in, e.Now())
 	if id == "" {
 		return 0
 	}
@@ -50,4 +53,25 @@ func Summary(p *project.Plan) string {
 		return fmt.Sprintf("taskie plan %q (.taskie/plans/%s/): %v. Fix it before continuing (`taskie validate %s`).\n", p.ID, p.ID, err, p.ID)
 	}
 	return b.Text() + "\nRun `taskie continue` for the exact next action.\n"
+}
+
+// exportSession makes the session id visible to the agent's shell commands
+// (Claude Code sources CLAUDE_ENV_FILE before each Bash call), so `taskie
+// plan new --auto` and `taskie start --auto` can claim their plan for this
+// session at once instead of at its first review.
+func exportSession(e Env, id string) {
+	path := e.Getenv("CLAUDE_ENV_FILE")
+	if path == "" || plan.ValidID(id) != nil {
+		return
+	}
+	line := "export TASKIE_SESSION_ID=" + id + "\n"
+	if data, err := os.ReadFile(path); err == nil && strings.Contains(string(data), line) {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	_, _ = f.WriteString(line)
 }

@@ -81,9 +81,9 @@ func stop(e Env, format *string) Result {
 		*format = cfg.OutputFormat
 	}
 	now := e.Now()
-	id := SelectPlan(repo, in, now)
+	id, why := SelectPlan(repo, in, now)
 	if id == "" {
-		return Allow("")
+		return Allow(why)
 	}
 	p, err := project.Get(repo, id)
 	if err != nil {

@@ -130,7 +130,7 @@ func (r *Repo) MostRecent() (string, error) {
 	}
 	best, bestTime := "", time.Time{}
 	for _, id := range ids {
-		t := planMtime(filepath.Join(r.PlansDir(), id))
+		t := r.Mtime(id)
 		if best == "" || t.After(bestTime) {
 			best, bestTime = id, t
 		}
@@ -138,7 +138,10 @@ func (r *Repo) MostRecent() (string, error) {
 	return best, nil
 }
 
-func planMtime(dir string) time.Time {
+// Mtime is a plan's last modification: the newest of its directory,
+// state.json and tasks.md.
+func (r *Repo) Mtime(id string) time.Time {
+	dir := filepath.Join(r.PlansDir(), id)
 	var newest time.Time
 	for _, p := range []string{dir, filepath.Join(dir, "state.json"), filepath.Join(dir, "tasks.md")} {
 		if fi, err := os.Stat(p); err == nil && fi.ModTime().After(newest) {
