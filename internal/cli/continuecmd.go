@@ -77,6 +77,9 @@ repaired (and says so). Without state.json it reconstructs a best guess.`,
 				v.Recorded = v.Repair != nil
 			}
 			postReviewFiles(p, &v)
+			if v.Command != "" {
+				v.Command += p.PlanFlag()
+			}
 			if asJSON {
 				return writeJSON(s.Out, v)
 			}

@@ -231,7 +231,7 @@ func (h *stopper) advanced(review, target string) Result {
 		workflow.Complete:        "record the plan as complete",
 	}[target]
 	if h.cfg.Autopilot {
-		return Result{Block: true, Reason: fmt.Sprintf("taskie: %s passed (two clean reviews in a row). Autopilot is on: run `taskie continue%s` now and do what it says (%s).", review, h.planFlag(), what)}
+		return Result{Block: true, Reason: fmt.Sprintf("taskie: %s passed (two clean reviews in a row). Autopilot is on: run `taskie continue%s` now and do what it says (%s).", review, h.p.PlanFlag(), what)}
 	}
 	return Allow(fmt.Sprintf("taskie: %s passed (two clean reviews in a row). Run /taskie:continue-plan to %s.", review, what))
 }
@@ -299,13 +299,6 @@ func (h *stopper) event(evs ...events.Event) {
 	}
 }
 
-func (h *stopper) planFlag() string {
-	if ids, _ := h.p.Repo.Plans(); len(ids) > 1 {
-		return " --plan " + h.p.ID
-	}
-	return ""
-}
-
 func (h *stopper) blockMessage(s *state.State, model, verdict string, reminder bool) string {
 	review, n := s.Phase, s.Iteration()
 	task, _ := strconv.Atoi(s.Task())
@@ -316,6 +309,6 @@ func (h *stopper) blockMessage(s *state.State, model, verdict string, reminder b
 		ReviewFile: relPath(root, h.p.Path(plan.ReviewFile(review, task, n))),
 		PostFile:   relPath(root, h.p.Path(plan.PostReviewFile(review, task, n))),
 		StateFile:  relPath(root, state.Path(h.p.Dir)),
-		PlanFlag:   h.planFlag(),
+		PlanFlag:   h.p.PlanFlag(),
 	})
 }

@@ -68,6 +68,15 @@ func listOrNone(xs []string) string {
 	return strings.Join(xs, ", ")
 }
 
+// PlanFlag is " --plan <id>" when the project has several plans, for the
+// commands taskie prints: without it they would act on the most recent plan.
+func (p *Plan) PlanFlag() string {
+	if ids, _ := p.Repo.Plans(); len(ids) > 1 {
+		return " --plan " + p.ID
+	}
+	return ""
+}
+
 // Config loads the project's configuration.
 func (p *Plan) Config() (config.Config, error) { return config.Load(p.Repo.TaskieDir()) }
 
