@@ -59,6 +59,10 @@ stderr, or with --format json {"decision":"block","reason":…} and exit 0.
 Any internal error allows the stop.`,
 		Args: exactArgs(0, "no arguments (input comes on stdin)"),
 		RunE: func(*cobra.Command, []string) error {
+			if format != "" && format != hook.FormatJSON && format != hook.FormatExit2 {
+				fmt.Fprintf(s.Err, "taskie: warning: unknown --format %q, using the configured output format (exit2 or json)\n", format)
+				format = ""
+			}
 			env := hookEnv(s, format)
 			// The agent's timeout or Ctrl-C kills the hook: take the
 			// reviewer's process group down with it.
