@@ -12,6 +12,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/taskie-dev/taskie/internal/state"
 )
 
 // FileName is the config file under .taskie/.
@@ -35,6 +37,11 @@ type Config struct {
 	// Source maps each JSON key to where its value came from.
 	Source map[string]string `json:"-"`
 }
+
+// MaxReviewerTimeout is the first reviewer_timeout refused. Claude Code
+// kills the Stop hook after 30 minutes; the reviewer must be killed, and its
+// failure recorded, well before that.
+const MaxReviewerTimeout = 29 * time.Minute
 
 // Default returns the built-in settings.
 func Default() Config {
@@ -97,9 +104,9 @@ func Load(taskieDir string) (Config, error) {
 	if err != nil {
 		return c, err
 	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return c, fmt.Errorf("%s: malformed JSON: %v", p, err)
+	raw, err := state.DecodeObject(p, data)
+	if err != nil {
+		return c, err
 	}
 	for k := range raw {
 		if !known(k) {
@@ -125,6 +132,9 @@ func (c *Config) check(p string) error {
 	var errs []string
 	if c.Reviewer != "claude" && c.Reviewer != "codex" {
 		errs = append(errs, fmt.Sprintf("reviewer must be \"claude\" or \"codex\" (got %q); use reviewer_command for another executable", c.Reviewer))
+	}
+	if c.ReviewerTimeout.D() >= MaxReviewerTimeout {
+		errs = append(errs, fmt.Sprintf("reviewer_timeout must be below %dm (got %s): the hook itself times out at 30 minutes and Claude Code would kill it first", int(MaxReviewerTimeout.Minutes()), c.ReviewerTimeout.D()))
 	}
 	if len(c.Models) == 0 {
 		errs = append(errs, "models must list at least one model")

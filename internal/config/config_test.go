@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -115,8 +116,8 @@ func TestMalformed(t *testing.T) {
 	for _, content := range []string{`{"reviewer": }`, `[1]`, `nope`} {
 		dir, path := withConfig(t, content)
 		_, err := Load(dir)
-		if err == nil || !strings.HasPrefix(err.Error(), path+": malformed JSON: ") {
-			t.Errorf("Load(%s) = %v, want a malformed JSON error naming %s", content, err, path)
+		if err == nil || !regexp.MustCompile(`^`+regexp.QuoteMeta(path)+`:\d+:\d+: malformed JSON: `).MatchString(err.Error()) {
+			t.Errorf("Load(%s) = %v, want a malformed JSON error naming %s:line:column", content, err, path)
 		}
 	}
 }

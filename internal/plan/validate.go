@@ -107,14 +107,30 @@ func (v *validator) warn(rule int, file string, msg string) {
 	v.out = append(v.out, Violation{Rule: rule, File: file, Severity: SeverityWarning, Msg: msg})
 }
 
-// allowedFile reports the non-.md files rule 9 permits. Temp files from
-// taskie's own atomic state writes may be seen mid-save.
+// allowedFile reports the non-.md files rule 9 permits: taskie's own
+// files, its two lock files (the state lock and the review lock), and the
+// temp files of its atomic writes, ".<name>.md.tmp…" or ".<name>.json.tmp…"
+// beside any file it rewrites, which a validation may see mid-save.
 func allowedFile(name string) bool {
 	switch name {
-	case "state.json", "events.jsonl", ".lock":
+	case "state.json", "events.jsonl", ".lock", ".review.lock":
 		return true
 	}
-	return strings.HasPrefix(name, ".state.json.tmp") || strings.HasPrefix(name, ".tasks.md.tmp")
+	return isTempFile(name)
+}
+
+// isTempFile matches ".<something>.md.tmp*" and ".<something>.json.tmp*"
+// with a non-empty something.
+func isTempFile(name string) bool {
+	if !strings.HasPrefix(name, ".") {
+		return false
+	}
+	for _, ext := range []string{".md.tmp", ".json.tmp"} {
+		if i := strings.Index(name, ext); i > 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // scan classifies the top-level entries (rules 2, 3 and 9).

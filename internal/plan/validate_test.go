@@ -106,6 +106,23 @@ func TestValidateRules(t *testing.T) {
 			want: []Violation{{Rule: 8, File: "state.json", Severity: SeverityWarning}}},
 		{name: "9 hidden file", files: with(map[string]string{".DS_Store": "x"}),
 			want: []Violation{{Rule: 9, File: ".DS_Store", Severity: e}}},
+		{name: "9 taskie's temp files and review lock are allowed", files: with(map[string]string{
+			".review.lock": "", ".tasks.md.tmp1": "", ".task-3.md.tmp2718281828": "",
+			".plan-review-1.md.tmp9": "", ".state.json.tmp": "", ".x.json.tmp42": ""})},
+		{name: "9 hidden files that only look like temp files", files: with(map[string]string{
+			".md.tmp1": "", "..json.tmp1": "", ".tasks.md.bak": "", "tasks.md.tmp1": "",
+			".notes.txt.tmp1": "", ".review.lock.old": "", ".events.jsonl": ""}),
+			want: []Violation{
+				{Rule: 9, File: "..json.tmp1", Severity: e},
+				{Rule: 9, File: ".events.jsonl", Severity: e},
+				{Rule: 9, File: ".md.tmp1", Severity: e},
+				{Rule: 9, File: ".notes.txt.tmp1", Severity: e},
+				{Rule: 9, File: ".review.lock.old", Severity: e},
+				{Rule: 9, File: ".tasks.md.bak", Severity: e},
+				{Rule: 9, File: "tasks.md.tmp1", Severity: e},
+			}},
+		{name: "9 temp files in a subdirectory are not taskie's", files: with(map[string]string{"sub/.tasks.md.tmp1": ""}),
+			want: []Violation{{Rule: 9, File: "sub/.tasks.md.tmp1", Severity: e}}},
 		{name: "9 nested non-md file", files: with(map[string]string{"sub/data.bin": "x"}),
 			want: []Violation{{Rule: 9, File: "sub/data.bin", Severity: e}}},
 		{name: "empty subdirectory is fine", files: with(map[string]string{"empty": "\x00dir"})},

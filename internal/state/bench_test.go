@@ -11,7 +11,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := Update(dir, false, func(s *State) error { s.ConsecutiveClean ^= 1; return nil }); err != nil {
+		if err := update(dir, func(s *State) error { s.ConsecutiveClean ^= 1; return nil }); err != nil {
 			b.Fatal(err)
 		}
 	}

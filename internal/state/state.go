@@ -129,6 +129,26 @@ func (e *FieldError) Error() string {
 // Decode parses state.json content. path is only used in error messages.
 // Numbers are accepted where strings are expected and the reverse.
 func Decode(path string, data []byte) (*State, error) {
+	raw, err := DecodeObject(path, data)
+	if err != nil {
+		return nil, err
+	}
+	s := New()
+	s.Extra = map[string]json.RawMessage{}
+	for k, v := range raw {
+		if err := s.setField(k, v); err != nil {
+			return nil, &FieldError{Path: path, Field: k, Msg: err.Error()}
+		}
+	}
+	return s, nil
+}
+
+// DecodeObject parses data as exactly one JSON object and returns its
+// fields undecoded. Malformed JSON, data after the object and a top-level
+// value that is not an object are a *SyntaxError with the line and column;
+// path is only used in the message. Every JSON file taskie reads
+// (state.json, config.json) reports bad content this way.
+func DecodeObject(path string, data []byte) (map[string]json.RawMessage, error) {
 	var raw map[string]json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&raw); err != nil {
@@ -142,14 +162,7 @@ func Decode(path string, data []byte) (*State, error) {
 	if raw == nil {
 		return nil, &SyntaxError{Path: path, Line: 1, Col: 1, Msg: "expected a JSON object, found null"}
 	}
-	s := New()
-	s.Extra = map[string]json.RawMessage{}
-	for k, v := range raw {
-		if err := s.setField(k, v); err != nil {
-			return nil, &FieldError{Path: path, Field: k, Msg: err.Error()}
-		}
-	}
-	return s, nil
+	return raw, nil
 }
 
 func syntaxError(path string, data []byte, err error) error {

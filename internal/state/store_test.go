@@ -36,11 +36,26 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// update is the read-modify-write every state-changing command does: Load
+// under the plan lock, change, Save.
+func update(dir string, fn func(*State) error) error {
+	return WithLock(dir, func() error {
+		s, err := Load(dir)
+		if err != nil {
+			return err
+		}
+		if err := fn(s); err != nil {
+			return err
+		}
+		return Save(dir, s)
+	})
+}
+
 // incrementCounter adds 1 to the unknown field "counter" n times, one
-// Update each.
+// locked read-modify-write each.
 func incrementCounter(dir string, n int) error {
 	for range n {
-		err := Update(dir, false, func(s *State) error {
+		err := update(dir, func(s *State) error {
 			c := 0
 			if raw, ok := s.Extra["counter"]; ok {
 				if err := json.Unmarshal(raw, &c); err != nil {
@@ -140,75 +155,17 @@ func assertOnly(t *testing.T, dir string, names ...string) {
 	}
 }
 
-func TestUpdateFailingFnLeavesFileUntouched(t *testing.T) {
-	dir := t.TempDir()
-	// Deliberately not in Encode's format: a rewrite would show.
-	content := "{\"phase\":\"next-task\",   \"current_task\": 2, \"x\": [1,2]}\n"
-	writeState(t, dir, content)
-	before, _ := os.Stat(Path(dir))
-	boom := errors.New("boom")
-	err := Update(dir, false, func(s *State) error {
-		s.Phase = "code-review"
-		s.Extra["x"] = json.RawMessage(`"changed"`)
-		return boom
-	})
-	if !errors.Is(err, boom) {
-		t.Fatalf("Update = %v, want the fn's error", err)
-	}
-	data, _ := os.ReadFile(Path(dir))
-	if string(data) != content {
-		t.Errorf("state.json changed:\n%s", data)
-	}
-	after, _ := os.Stat(Path(dir))
-	if !os.SameFile(before, after) {
-		t.Error("state.json was replaced (new inode)")
-	}
-	assertOnly(t, dir, FileName, LockName)
-}
-
-func TestUpdateMalformedLeavesFileUntouched(t *testing.T) {
+func TestLoadMalformedLeavesFileUntouched(t *testing.T) {
 	dir := t.TempDir()
 	content := "{\n  \"phase\": \"next-task\",\n}\n"
 	writeState(t, dir, content)
-	called := false
-	err := Update(dir, true, func(s *State) error { called = true; return nil })
+	err := update(dir, func(s *State) error { t.Error("fn ran on a malformed state"); return nil })
 	var se *SyntaxError
 	if !errors.As(err, &se) || se.Path != Path(dir) || se.Line != 3 {
-		t.Fatalf("Update = %v, want a *SyntaxError on line 3 of %s", err, Path(dir))
-	}
-	if called {
-		t.Error("fn ran on a malformed state")
+		t.Fatalf("Load = %v, want a *SyntaxError on line 3 of %s", err, Path(dir))
 	}
 	if data, _ := os.ReadFile(Path(dir)); string(data) != content {
 		t.Errorf("state.json changed:\n%s", data)
-	}
-}
-
-func TestUpdateMissing(t *testing.T) {
-	dir := t.TempDir()
-	err := Update(dir, false, func(s *State) error { t.Error("fn ran without a state"); return nil })
-	if !errors.Is(err, ErrNotFound) {
-		t.Fatalf("Update(create=false) = %v, want ErrNotFound", err)
-	}
-	if _, err := os.Stat(Path(dir)); !os.IsNotExist(err) {
-		t.Errorf("state.json was created: %v", err)
-	}
-	err = Update(dir, true, func(s *State) error {
-		if diff := cmp.Diff(New(), s, emptyEq); diff != "" {
-			t.Errorf("fn got (-want +got):\n%s", diff)
-		}
-		s.Phase = "create-tasks"
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := Load(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Phase != "create-tasks" || got.MaxReviews != DefaultMaxReviews {
-		t.Errorf("created state %+v", got)
 	}
 }
 
