@@ -60,6 +60,11 @@ repaired (and says so). Without state.json it reconstructs a best guess.`,
 				return stateErr(p, err)
 			}
 			v := continueView{Plan: p.ID, Route: workflow.Continue(p.RouteFacts(st), p.Models())}
+			if v.Repair != nil && state.ReviewRunning(p.Dir) {
+				// The "crash" is a review in progress: its file is being written.
+				v.Route = workflow.Route{Action: workflow.Wait, Task: v.Task,
+					Why: "a review of this plan is running right now; wait for it to finish, then run `taskie continue` again"}
+			}
 			if v.Repair != nil {
 				// Recompute on the state found under the lock, so a concurrent
 				// update is built upon, never overwritten.

@@ -9,7 +9,7 @@ import (
 )
 
 // gitignore keeps taskie's machine-local files out of version control.
-const gitignore = "# written by taskie: machine-local files\nlogs/\nsessions/\nplans/*/.lock\nplans/*/.state.json.tmp*\n"
+const gitignore = "# written by taskie: machine-local files\nlogs/\nsessions/\nplans/*/.lock\nplans/*/.review.lock\nplans/*/.*.tmp*\n"
 
 func newInitCmd(s *Streams, g *globals) *cobra.Command {
 	return &cobra.Command{

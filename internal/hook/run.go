@@ -49,6 +49,20 @@ func (h *stopper) run() Result {
 		h.why = "state.json unreadable"
 		return warnAllow(h.e, serr.Error()+" — automation skipped until it is fixed (`taskie validate`)")
 	}
+	if workflow.IsReview(s.Next()) {
+		// One review per plan at a time: a second stop (another session, or
+		// this one after its hook was killed) must not review, recover or
+		// write the same files concurrently.
+		release, ok, err := state.TryReviewLock(h.p.Dir)
+		defer release()
+		if err != nil {
+			return h.internal(err)
+		}
+		if !ok {
+			h.why = "a review of this plan is already running"
+			return Allow(fmt.Sprintf("taskie: a review of plan %q is already running (another stop or session); this stop is allowed.", h.p.ID))
+		}
+	}
 	h.ts, _, _ = h.p.Tasks()
 	if repaired, res, ok := h.recoverAhead(s); ok {
 		return res

@@ -55,7 +55,7 @@ func (s *Session) Save(now time.Time) error {
 		return err
 	}
 	data, _ := json.MarshalIndent(s, "", "  ")
-	return state.WriteFileAtomic(s.path, append(data, '\n'))
+	return state.WriteFileQuick(s.path, append(data, '\n')) // cheap to lose: no fsync on the hot path
 }
 
 // Live reports whether another session was seen recently enough to still

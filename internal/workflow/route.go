@@ -13,6 +13,7 @@ const (
 	EndTurn = "end-turn" // a review is due: end the turn and the Stop hook runs it
 	Nothing = "none"     // the plan is complete
 	Resume  = "resume"   // automation is paused
+	Wait    = "wait"     // a review is running right now
 )
 
 // TaskFact is one row of tasks.md.
