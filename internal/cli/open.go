@@ -76,6 +76,11 @@ func change(p *project.Plan, reason string, create bool, fn func(*state.State) (
 		return n, err
 	}
 	old, cur, err := p.Change("cli", reason, create, claim, extra...)
+	var ee *project.EventsError
+	if errors.As(err, &ee) {
+		fmt.Fprintf(os.Stderr, "taskie: warning: %v\n", ee)
+		err = nil
+	}
 	if err != nil {
 		if _, ok := err.(*exitError); ok {
 			return nil, nil, err

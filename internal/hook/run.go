@@ -160,9 +160,18 @@ func (h *stopper) recoverAhead(s *state.State) (*state.State, Result, bool) {
 
 func ptr[T any](v T) *T { return &v }
 
-// commit writes next in place of s, unless state.json moved meanwhile.
+// commit writes next in place of s, unless state.json moved meanwhile. A
+// failure to append the events after the state was saved is only logged:
+// the change happened, and the agent must still be told about it.
 func (h *stopper) commit(s, next *state.State, reason string, extra ...events.Event) error {
-	return h.p.Swap(s, next, "hook", reason, extra...)
+	err := h.p.Swap(s, next, "hook", reason, extra...)
+	var ee *project.EventsError
+	if errors.As(err, &ee) {
+		h.log.info("events not appended", "error", ee.Error())
+		fmt.Fprintln(h.e.Stderr, "taskie: warning: "+ee.Error())
+		return nil
+	}
+	return err
 }
 
 // internal turns an unexpected error into an allow: never trap the user.

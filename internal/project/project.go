@@ -225,10 +225,23 @@ func (p *Plan) Change(actor, reason string, create bool, fn func(*state.State) (
 		for i := range evs {
 			evs[i].Plan = p.ID
 		}
-		return events.Append(p.Dir, evs...)
+		if err := events.Append(p.Dir, evs...); err != nil {
+			return &EventsError{Err: err}
+		}
+		return nil
 	})
 	return old, cur, err
 }
+
+// EventsError reports that state.json was saved but its events could not be
+// appended: the change happened; only its history line is missing.
+type EventsError struct{ Err error }
+
+func (e *EventsError) Error() string {
+	return fmt.Sprintf("state.json was updated, but appending to %s failed: %v", events.FileName, e.Err)
+}
+
+func (e *EventsError) Unwrap() error { return e.Err }
 
 // PhaseEvents returns the PHASE_CHANGE event between two states, if any.
 func PhaseEvents(planID, actor, reason string, old, cur *state.State) []events.Event {
