@@ -10,6 +10,10 @@ import (
 )
 
 func main() {
+	// The Stop hook runs at every agent stop: skip building the command tree.
+	if len(os.Args) == 3 && os.Args[1] == "hook" && os.Args[2] == "stop" {
+		os.Exit(cli.HookStop())
+	}
 	cli.Assets = taskie.Assets
 	os.Exit(cli.Main(os.Args[1:]))
 }

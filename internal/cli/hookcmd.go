@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -63,13 +60,7 @@ Any internal error allows the stop.`,
 				fmt.Fprintf(s.Err, "taskie: warning: unknown --format %q, using the configured output format (exit2 or json)\n", format)
 				format = ""
 			}
-			env := hookEnv(s, format)
-			// The agent's timeout or Ctrl-C kills the hook: take the
-			// reviewer's process group down with it.
-			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-			defer stop()
-			env.Ctx = ctx
-			return exitCode(hook.Stop(env))
+			return exitCode(hook.Stop(hookEnv(s, format)))
 		},
 	}
 	c.Flags().StringVar(&format, "format", "", "block output: exit2 (default) or json")
@@ -82,4 +73,10 @@ func exitCode(code int) error {
 		return nil
 	}
 	return &exitError{code: code, err: errSilent}
+}
+
+// HookStop is `taskie hook stop` without building the command tree: it runs
+// at every agent stop, so cmd/taskie calls it directly.
+func HookStop() int {
+	return hook.Stop(hookEnv(&Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, ""))
 }

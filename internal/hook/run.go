@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/taskie-dev/taskie/internal/config"
@@ -196,7 +198,12 @@ func (h *stopper) review(s *state.State, d workflow.StopDecision) Result {
 	h.event(events.Event{Task: d.Task, Event: events.ReviewStarted, Actor: "hook", Meta: meta})
 	ctx := h.e.Ctx
 	if ctx == nil {
-		ctx = context.Background()
+		// The agent's hook timeout or Ctrl-C kills the hook: take the
+		// reviewer's process group down with it. Registered only here, as
+		// signal handling costs start-up time on every other stop.
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		defer stop()
 	}
 	res, err := rv.Review(ctx, req)
 	if err != nil {

@@ -24,8 +24,8 @@ type Env struct {
 	Format string
 	// InputDeadline bounds the wait for stdin.
 	InputDeadline time.Duration
-	// Ctx is cancelled when the hook is interrupted (SIGTERM from the agent's
-	// timeout, Ctrl-C): the reviewer's process group is then killed with it.
+	// Ctx, when set, bounds the review (tests); otherwise the review is
+	// cancelled when the hook is interrupted.
 	Ctx context.Context
 }
 
