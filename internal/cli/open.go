@@ -40,15 +40,6 @@ func (g *globals) openPlan(id string) (*project.Plan, error) {
 	return p, nil
 }
 
-// loadState reads state.json, turning its errors into input errors.
-func loadState(p *project.Plan) (*state.State, error) {
-	s, err := p.State()
-	if err != nil {
-		return nil, stateErr(p, err)
-	}
-	return s, nil
-}
-
 // stateErr explains a state.json problem and what to do about it.
 func stateErr(p *project.Plan, err error) error {
 	var se *state.SyntaxError
