@@ -199,6 +199,8 @@ func TestSelectPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	check("live owner excluded", Input{SessionID: "C"}, now, "", "plans b, c all await")
+	writeFiles(t, root, map[string]string{"resume.jsonl": `{"command":"taskie continue --plan a"}` + "\n"})
+	check("a session that works on a plan takes it over", Input{SessionID: "E", TranscriptPath: filepath.Join(root, "resume.jsonl")}, now, "a", "")
 	writeFiles(t, root, map[string]string{".taskie/plans/c/state.json": `{"phase":"complete"}`})
 	check("the only pending plan free", Input{SessionID: "C"}, now, "b", "")
 	writeFiles(t, root, map[string]string{".taskie/plans/b/state.json": `{"phase":"complete"}`})

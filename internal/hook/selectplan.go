@@ -25,9 +25,11 @@ type candidate struct {
 // SelectPlan picks the plan this session drives (SPEC §5 step 3):
 //  1. the most recent plan this session owns (its state.json names the
 //     session) on which automation is pending;
-//  2. among plans no other live session owns: the one the session's
-//     transcript mentions last; else the only one with automation pending;
-//     else, when none is pending, the most recent (it is only validated).
+//  2. the plan the session's transcript mentions last, even if another
+//     session owns it: working on a plan explicitly takes it over (a new
+//     session resuming yesterday's plan);
+//  3. among plans no other live session owns: the only one with automation
+//     pending; else, when none is pending, the most recent (only validated).
 //
 // With several pending plans and no mention it picks none and says why:
 // guessing could drive another session's plan.
@@ -36,7 +38,7 @@ func SelectPlan(r *plan.Repo, in Input, now time.Time) (string, string) {
 	if err != nil || len(ids) == 0 {
 		return "", ""
 	}
-	var mine, free, pending []candidate
+	var all, mine, free, pending []candidate
 	for _, id := range ids {
 		c := candidate{id: id, mtime: r.Mtime(id)}
 		if dir, err := r.PlanDir(id); err == nil {
@@ -44,6 +46,7 @@ func SelectPlan(r *plan.Repo, in Input, now time.Time) (string, string) {
 				c.owner, c.pending = s.SessionID, s.IsEnabled() && s.Next() != ""
 			}
 		}
+		all = append(all, c)
 		own := in.SessionID != "" && c.owner == in.SessionID
 		if own && c.pending {
 			mine = append(mine, c)
@@ -58,11 +61,11 @@ func SelectPlan(r *plan.Repo, in Input, now time.Time) (string, string) {
 	if len(mine) > 0 {
 		return newest(mine).id, ""
 	}
+	if id := lastMentioned(in.TranscriptPath, all); id != "" {
+		return id, ""
+	}
 	if len(free) == 0 {
 		return "", ""
-	}
-	if id := lastMentioned(in.TranscriptPath, free); id != "" {
-		return id, ""
 	}
 	switch len(pending) {
 	case 0:
