@@ -51,10 +51,11 @@ func (h *stopper) run() Result {
 		h.why = "state.json unreadable"
 		return warnAllow(h.e, serr.Error()+" — automation skipped until it is fixed (`taskie validate`)")
 	}
-	if workflow.IsReview(s.Next()) {
+	if n := s.Next(); workflow.IsReview(n) || workflow.IsPostReview(n) {
 		// One review per plan at a time: a second stop (another session, or
 		// this one after its hook was killed) must not review, recover or
-		// write the same files concurrently.
+		// write the same files concurrently. A post-review may be detected
+		// as done below, making the review due in this very stop.
 		release, ok, err := state.TryReviewLock(h.p.Dir)
 		defer release()
 		if err != nil {
@@ -108,7 +109,7 @@ func (h *stopper) validate() (Result, bool) {
 		h.why = "same violations already reported"
 		return Allow(fmt.Sprintf("taskie: plan %q still has %d validation problem(s), already reported; stop allowed. Run `taskie validate %s` to see them.", h.p.ID, len(errs), h.p.ID)), true
 	}
-	h.sess.Violations, h.sess.LastReviewBlock = fp, nil
+	h.sess.Violations = fp
 	h.why = "validation failed"
 	return Result{Block: true, Reason: fmt.Sprintf(
 		"taskie: plan %q (%s) breaks the plan format:\n%s\nFix every item, then end your turn again (`taskie validate %s` checks). To stop automation instead: `taskie pause --plan %s`.",
