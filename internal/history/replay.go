@@ -1,0 +1,326 @@
+// Package history turns a plan's event log (SPEC §11) into what the
+// queries show: the state.json the events imply (Replay, for `taskie
+// recover`) and one-line summaries of events (for `taskie history` and
+// `taskie log`). Nothing here does I/O.
+package history
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/workflow"
+)
+
+// Defaults are what the log does not record: the values a plan starts with.
+type Defaults struct {
+	MaxReviews int      // max_reviews of a new plan (from config); state.DefaultMaxReviews when 0
+	Models     []string // review model rotation; workflow.DefaultModels when empty
+}
+
+// NotLogged names the state.json fields no event records, so a replay
+// cannot rebuild them: they take their defaults.
+var NotLogged = []string{
+	"enabled (pause/resume are not logged)",
+	"session_id",
+	"worktree, base_sha, last_commit",
+	"fields taskie does not know",
+}
+
+// maxNotes caps the notes kept by a replay; the rest are only counted.
+const maxNotes = 20
+
+// Replayer rebuilds a plan's state from its events, fed one at a time in
+// log order, so that a long log never has to be held in memory.
+type Replayer struct {
+	models    []string
+	st        *state.State
+	used      map[string]int
+	skipped   map[string]int
+	notes     []string
+	moreNotes int
+	total     int
+	// resetSinceReview is set when a PHASE_CHANGE started a fresh cycle
+	// after the last REVIEW_FINISHED. The hook appends a review's event
+	// after the phase change of the same commit, so a review whose
+	// iteration is above the (reset) one ended the previous cycle and must
+	// not count towards the new one.
+	resetSinceReview bool
+}
+
+// Result is what a replay found.
+type Result struct {
+	State   *state.State
+	Events  int            // events read
+	Used    map[string]int // events that set state fields, by kind
+	Skipped map[string]int // events with no bearing on state.json, by kind
+	Notes   []string       // events that could not be applied, and why
+}
+
+// NewReplayer starts from the state of a fresh plan.
+func NewReplayer(d Defaults) *Replayer {
+	st := state.New()
+	if d.MaxReviews > 0 {
+		st.MaxReviews = d.MaxReviews
+	}
+	st.ReviewModel = workflow.FirstModel(d.Models)
+	return &Replayer{models: d.Models, st: st, used: map[string]int{}, skipped: map[string]int{}}
+}
+
+// Replay rebuilds the state from a whole log.
+func Replay(evs []events.Event, d Defaults) Result {
+	r := NewReplayer(d)
+	for _, e := range evs {
+		r.Apply(e)
+	}
+	return r.Result()
+}
+
+// Result returns the state so far and how it was obtained.
+func (r *Replayer) Result() Result {
+	notes := r.notes
+	if r.moreNotes > 0 {
+		notes = append(notes[:len(notes):len(notes)], fmt.Sprintf("… and %d more", r.moreNotes))
+	}
+	return Result{State: r.st.Clone(), Events: r.total, Used: r.used, Skipped: r.skipped, Notes: notes}
+}
+
+func (r *Replayer) note(e events.Event, format string, args ...any) {
+	if len(r.notes) >= maxNotes {
+		r.moreNotes++
+		return
+	}
+	r.notes = append(r.notes, fmt.Sprintf("event %d (%s %s): ", r.total, e.TS.Format("2006-01-02T15:04:05Z07:00"), e.Event)+fmt.Sprintf(format, args...))
+}
+
+// Apply replays one event.
+func (r *Replayer) Apply(e events.Event) {
+	r.total++
+	ok := false
+	switch e.Event {
+	case events.PhaseChange:
+		ok = r.phaseChange(e)
+	case events.FieldSet:
+		ok = r.fieldSet(e)
+	case events.ReviewFinished:
+		ok = r.reviewFinished(e)
+	case events.PlanCreated:
+		if b, isBool := e.Meta["tdd"].(bool); isBool {
+			r.st.TDD = b
+			ok = true
+		}
+	}
+	if ok {
+		r.used[e.Event]++
+	} else {
+		r.skipped[e.Event]++
+	}
+}
+
+func (r *Replayer) phaseChange(e events.Event) bool {
+	if !workflow.IsPhase(e.To) {
+		r.note(e, "unknown phase %q: event ignored", e.To)
+		return false
+	}
+	next, hasNext := r.st.NextPhase, false
+	if v, ok := e.Meta["next_phase"]; ok {
+		s, isStr := v.(string)
+		switch {
+		case v == nil || (isStr && s == ""):
+			next, hasNext = nil, true
+		case isStr && workflow.IsNextPhase(s):
+			next, hasNext = state.Str(s), true
+		default:
+			r.note(e, "unknown next_phase %v: event ignored", v)
+			return false
+		}
+	}
+	it, hasIt := r.st.PhaseIteration, false
+	if v, ok := e.Meta["phase_iteration"]; ok {
+		if v == nil {
+			it, hasIt = nil, true
+		} else if n, isInt := asInt(v); isInt && n >= 0 {
+			it, hasIt = state.Int(n), true
+		} else {
+			r.note(e, "phase_iteration %v is not an integer ≥ 0: kept %s", v, intOrNull(r.st.PhaseIteration))
+		}
+	}
+	if e.From != "" && e.From != r.st.Phase {
+		r.note(e, "moves from %q but the replayed phase is %q (events missing?): applied anyway", e.From, r.st.Phase)
+	}
+	old := r.st.PhaseIteration
+	r.st.Phase, r.st.CurrentTask = e.To, state.Str(e.Task)
+	if hasNext {
+		r.st.NextPhase = next
+	}
+	if hasIt {
+		r.st.PhaseIteration = it
+		if it != nil && *it == 0 && (old == nil || *old != 0) {
+			// A fresh cycle (workflow.ResetCycle). `taskie set
+			// current_task` also zeroes the iteration and the clean
+			// count, but keeps the review model.
+			r.st.ConsecutiveClean = 0
+			if e.Reason != "set current_task" {
+				r.st.ReviewModel = workflow.FirstModel(r.models)
+			}
+			r.resetSinceReview = true
+		}
+	}
+	return true
+}
+
+func (r *Replayer) fieldSet(e events.Event) bool {
+	field, _ := e.Meta["field"].(string)
+	value, ok := asValue(e.Meta["value"])
+	if field == "" || !ok {
+		r.note(e, "no field or value: ignored")
+		return false
+	}
+	n, err := workflow.Set(r.st, field, value)
+	if err != nil {
+		r.note(e, "%s = %s ignored: %v", field, value, err)
+		return false
+	}
+	r.st = n
+	return true
+}
+
+func (r *Replayer) reviewFinished(e events.Event) bool {
+	if rec, ok := e.Meta["recorded"].(bool); ok && !rec {
+		return false // the hook did not record this verdict in state.json
+	}
+	it, okIt := asInt(e.Meta["iteration"])
+	model, _ := e.Meta["model"].(string)
+	verdict, _ := e.Meta["verdict"].(string)
+	if !okIt || it < 0 {
+		r.note(e, "iteration %v is not an integer ≥ 0: ignored", e.Meta["iteration"])
+		return false
+	}
+	if r.resetSinceReview && it > r.st.Iteration() {
+		// This review ended a cycle that the same commit reset.
+		r.resetSinceReview = false
+		return true
+	}
+	r.resetSinceReview = false
+	r.st.PhaseIteration = state.Int(it)
+	if verdict == workflow.Pass {
+		r.st.ConsecutiveClean++
+	} else {
+		r.st.ConsecutiveClean = 0
+	}
+	if model != "" {
+		r.st.ReviewModel = workflow.NextModel(r.models, model)
+	}
+	return true
+}
+
+// asInt reads a JSON number (float64 after decoding), an int or a numeric string.
+func asInt(v any) (int, bool) {
+	switch v := v.(type) {
+	case float64:
+		if v == float64(int(v)) {
+			return int(v), true
+		}
+	case int:
+		return v, true
+	case json.Number:
+		n, err := strconv.Atoi(v.String())
+		return n, err == nil
+	case string:
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		return n, err == nil
+	}
+	return 0, false
+}
+
+// asValue renders a FIELD_SET value as the string `taskie set` was given.
+func asValue(v any) (string, bool) {
+	switch v := v.(type) {
+	case string:
+		return v, true
+	case nil:
+		return "null", true
+	case bool, float64, int, json.Number:
+		return fmt.Sprint(v), true
+	}
+	return "", false
+}
+
+func intOrNull(p *int) string {
+	if p == nil {
+		return "null"
+	}
+	return strconv.Itoa(*p)
+}
+
+// fieldOrder is the order state.Encode writes the known fields in.
+var fieldOrder = []string{"max_reviews", "current_task", "phase", "phase_iteration", "next_phase", "review_model",
+	"consecutive_clean", "tdd", "enabled", "session_id", "worktree", "base_sha", "last_commit"}
+
+// Diff lists the fields whose values differ between two states, as
+// "field: old → new": known fields in state.json order, then the others
+// by name.
+func Diff(old, cur *state.State) []string {
+	a, b := fields(old), fields(cur)
+	var extra []string
+	for _, m := range []map[string]string{a, b} {
+		for k := range m {
+			if !slices.Contains(fieldOrder, k) && !slices.Contains(extra, k) {
+				extra = append(extra, k)
+			}
+		}
+	}
+	sort.Strings(extra)
+	var out []string
+	for _, k := range append(slices.Clone(fieldOrder), extra...) {
+		va, oka := a[k]
+		vb, okb := b[k]
+		if !oka {
+			va = "(absent)"
+		}
+		if !okb {
+			vb = "(absent)"
+		}
+		if va != vb {
+			out = append(out, fmt.Sprintf("%s: %s → %s", k, va, vb))
+		}
+	}
+	return out
+}
+
+func fields(s *state.State) map[string]string {
+	var raw map[string]json.RawMessage
+	_ = json.Unmarshal(s.Encode(), &raw)
+	out := make(map[string]string, len(raw))
+	for k, v := range raw {
+		var c bytes.Buffer
+		if json.Compact(&c, v) == nil {
+			v = c.Bytes()
+		}
+		out[k] = string(v)
+	}
+	return out
+}
+
+// Counts renders a kind → count map as "KIND ×n, …", sorted by kind.
+func Counts(m map[string]int) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s ×%d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}

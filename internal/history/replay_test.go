@@ -1,0 +1,377 @@
+package history
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/workflow"
+)
+
+// sim drives the real workflow functions and records the events the
+// commands and the hook would append, so a replay can be compared with the
+// state they actually produced.
+type sim struct {
+	t      *testing.T
+	s      *state.State
+	evs    []events.Event
+	models []string
+}
+
+func newSim(t *testing.T, auto, tdd bool) *sim {
+	m := &sim{t: t, s: state.New(), models: workflow.DefaultModels}
+	n := state.New()
+	n.TDD = tdd
+	if auto {
+		n.NextPhase, n.PhaseIteration = state.Str(workflow.PlanReview), state.Int(0)
+	}
+	m.commit("plan created", n, events.Event{Event: events.PlanCreated, Meta: map[string]any{"tdd": tdd, "auto": auto}})
+	return m
+}
+
+func (m *sim) commit(reason string, n *state.State, extra ...events.Event) {
+	m.t.Helper()
+	evs := append(project.PhaseEvents("p", "cli", reason, m.s, n), extra...)
+	for _, e := range evs {
+		// Through JSON, as the log stores them: numbers become float64.
+		b, err := json.Marshal(e)
+		if err != nil {
+			m.t.Fatal(err)
+		}
+		var back events.Event
+		if err := json.Unmarshal(b, &back); err != nil {
+			m.t.Fatal(err)
+		}
+		m.evs = append(m.evs, back)
+	}
+	m.s = n
+	got := Replay(m.evs, Defaults{Models: m.models})
+	if d := Diff(m.s, got.State); len(d) > 0 {
+		m.t.Fatalf("after %q the replay differs from the real state: %s\nnotes: %v", reason, strings.Join(d, "; "), got.Notes)
+	}
+}
+
+func (m *sim) done(phase string) {
+	m.t.Helper()
+	n, err := workflow.Record(m.s, phase, false, m.models)
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	m.commit(phase+" done", n)
+}
+
+func (m *sim) start(task string) {
+	m.t.Helper()
+	n, err := workflow.Start(m.s, task, true, m.models)
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	m.commit("start "+task, n)
+}
+
+func (m *sim) set(field, value string) {
+	m.t.Helper()
+	n, err := workflow.Set(m.s, field, value)
+	if err != nil {
+		m.t.Fatal(err)
+	}
+	m.commit("set "+field, n, events.Event{Event: events.FieldSet, Meta: map[string]any{"field": field, "value": value}})
+}
+
+func (m *sim) review(verdict string, pendingOther bool) {
+	m.t.Helper()
+	d := workflow.StopDecision{Action: workflow.RunReview, Review: m.s.Next(), Task: m.s.Task(), Iteration: m.s.Iteration() + 1, Model: m.s.ReviewModel}
+	n, _ := workflow.Apply(m.s, d, verdict, pendingOther, m.models)
+	m.commit("hook: "+d.Review+" "+verdict, n,
+		events.Event{Event: events.ReviewStarted, Task: d.Task, Meta: map[string]any{"review": d.Review, "iteration": d.Iteration, "model": d.Model}},
+		events.Event{Event: events.ReviewFinished, Task: d.Task, Meta: map[string]any{"review": d.Review, "iteration": d.Iteration,
+			"model": d.Model, "verdict": verdict, "cost_usd": 0.12, "duration_ms": 45000}})
+}
+
+// TestReplayWholePlan replays a plan through every review cycle and checks
+// after each command that the replay equals the state the workflow made.
+func TestReplayWholePlan(t *testing.T) {
+	m := newSim(t, true, false)
+	m.review(workflow.Fail, true)
+	m.done(workflow.PostPlanReview)
+	m.review(workflow.Pass, true)
+	m.done(workflow.PostPlanReview)
+	m.review(workflow.Pass, true) // advance: create-tasks
+	m.done(workflow.CreateTasks)
+	m.review(workflow.Pass, true)
+	m.done(workflow.PostTasksReview)
+	m.review(workflow.Pass, true) // advance: complete-task
+	m.start("1")
+	m.review(workflow.Fail, true)
+	m.done(workflow.PostCodeReview)
+	m.review(workflow.Pass, true)
+	m.done(workflow.PostCodeReview)
+	m.review(workflow.Pass, true) // advance: next task
+	m.start("2")
+	m.set("max_reviews", "12")
+	m.review(workflow.Pass, false)
+	m.done(workflow.PostCodeReview)
+	m.review("", false) // unreadable verdict counts as not clean
+	m.done(workflow.PostCodeReview)
+	m.review(workflow.Pass, false)
+	m.done(workflow.PostCodeReview)
+	m.review(workflow.Pass, false) // advance to all-code-review: the cycle resets in the same commit
+	m.review(workflow.Pass, false)
+	m.done(workflow.PostAllCodeReview)
+	m.review(workflow.Pass, false) // advance: complete
+	if m.s.Next() != workflow.Complete {
+		t.Fatalf("the simulated plan did not finish: %s", m.s.Encode())
+	}
+}
+
+func ev(kind, task, from, to string, meta map[string]any) events.Event {
+	return events.Event{TS: time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC), Plan: "p", Task: task, Event: kind, From: from, To: to, Meta: meta}
+}
+
+func phase(from, to, next string, it any) events.Event {
+	var n any
+	if next != "" {
+		n = next
+	}
+	return ev(events.PhaseChange, "", from, to, map[string]any{"next_phase": n, "phase_iteration": it})
+}
+
+func TestReplayTable(t *testing.T) {
+	fin := func(it float64, model, verdict string) events.Event {
+		return ev(events.ReviewFinished, "", "", "", map[string]any{"review": "plan-review", "iteration": it, "model": model, "verdict": verdict})
+	}
+	tests := []struct {
+		name  string
+		evs   []events.Event
+		want  map[string]string // field → compact JSON value
+		notes []string          // substrings, one per note
+	}{
+		{name: "empty log is a fresh plan", want: map[string]string{"phase": `"new-plan"`, "next_phase": "null", "max_reviews": "8", "review_model": `"opus"`}},
+		{
+			name: "a review cycle counts clean verdicts and rotates models",
+			evs: []events.Event{
+				phase("new-plan", "new-plan", "plan-review", 0.0),
+				phase("new-plan", "plan-review", "post-plan-review", 1.0), fin(1, "opus", "PASS"),
+				phase("plan-review", "post-plan-review", "plan-review", 1.0),
+				phase("post-plan-review", "plan-review", "post-plan-review", 2.0), fin(2, "sonnet", "FAIL"),
+				phase("plan-review", "post-plan-review", "plan-review", 2.0),
+				phase("post-plan-review", "plan-review", "post-plan-review", 3.0), fin(3, "opus", "PASS"),
+			},
+			want: map[string]string{"phase": `"plan-review"`, "next_phase": `"post-plan-review"`, "phase_iteration": "3", "consecutive_clean": "1", "review_model": `"sonnet"`},
+		},
+		{
+			name: "a verdict the hook did not record is ignored",
+			evs: []events.Event{
+				phase("new-plan", "plan-review", "post-plan-review", 1.0), fin(1, "opus", "PASS"),
+				ev(events.ReviewFinished, "", "", "", map[string]any{"iteration": 2.0, "model": "sonnet", "verdict": "PASS", "recorded": false}),
+			},
+			want: map[string]string{"consecutive_clean": "1", "review_model": `"sonnet"`, "phase_iteration": "1"},
+		},
+		{
+			name: "FIELD_SET overrides what the phase changes said",
+			evs: []events.Event{
+				phase("new-plan", "new-plan", "plan-review", 0.0),
+				ev(events.FieldSet, "", "", "", map[string]any{"field": "max_reviews", "value": "12"}),
+				ev(events.FieldSet, "", "", "", map[string]any{"field": "max_reviews", "value": "3"}),
+				ev(events.FieldSet, "", "", "", map[string]any{"field": "next_phase", "value": "null"}),
+				ev(events.FieldSet, "", "", "", map[string]any{"field": "review_model", "value": "model-x"}),
+				ev(events.FieldSet, "", "", "", map[string]any{"field": "tdd", "value": "true"}),
+				ev(events.FieldSet, "", "", "", map[string]any{"field": "phase_iteration", "value": "5"}),
+			},
+			want: map[string]string{"max_reviews": "3", "next_phase": "null", "review_model": `"model-x"`, "tdd": "true", "phase_iteration": "5"},
+		},
+		{
+			name: "a FIELD_SET that taskie set would refuse is ignored with a note",
+			evs: []events.Event{
+				ev(events.FieldSet, "", "", "", map[string]any{"field": "max_reviews", "value": "-1"}),
+				ev(events.FieldSet, "", "", "", map[string]any{"field": "phase", "value": "complete"}),
+				ev(events.FieldSet, "", "", "", map[string]any{"field": "colour", "value": "red"}),
+			},
+			want:  map[string]string{"max_reviews": "8", "phase": `"new-plan"`},
+			notes: []string{"max_reviews = -1 ignored", `phase = complete ignored: cannot move from "new-plan"`, `cannot set "colour"`},
+		},
+		{
+			name: "an unknown phase in an event is ignored with a note",
+			evs: []events.Event{
+				phase("new-plan", "new-plan", "plan-review", 0.0),
+				phase("new-plan", "warp-drive", "plan-review", 0.0),
+				phase("new-plan", "plan-review", "hyperspace", 1.0),
+			},
+			want:  map[string]string{"phase": `"new-plan"`, "next_phase": `"plan-review"`, "phase_iteration": "0"},
+			notes: []string{`unknown phase "warp-drive"`, "unknown next_phase hyperspace"},
+		},
+		{
+			name: "a task change resets the cycle but set current_task keeps the model",
+			evs: []events.Event{
+				{Event: events.PhaseChange, From: "new-plan", To: "next-task", Task: "1", Meta: map[string]any{"next_phase": "code-review", "phase_iteration": 0.0}},
+				{Event: events.PhaseChange, From: "next-task", To: "code-review", Task: "1", Meta: map[string]any{"next_phase": "post-code-review", "phase_iteration": 1.0}},
+				{Event: events.ReviewFinished, Task: "1", Meta: map[string]any{"iteration": 1.0, "model": "opus", "verdict": "PASS"}},
+				{Event: events.PhaseChange, From: "code-review", To: "code-review", Task: "2", Reason: "set current_task", Meta: map[string]any{"next_phase": "post-code-review", "phase_iteration": 0.0}},
+			},
+			want: map[string]string{"current_task": `"2"`, "phase_iteration": "0", "consecutive_clean": "0", "review_model": `"sonnet"`},
+		},
+		{
+			name: "PLAN_CREATED gives tdd; a gap in the log is noted",
+			evs: []events.Event{
+				ev(events.PlanCreated, "", "", "", map[string]any{"tdd": true, "auto": false}),
+				phase("create-tasks", "next-task-tdd", "", nil),
+			},
+			want:  map[string]string{"tdd": "true", "phase": `"next-task-tdd"`, "phase_iteration": "null"},
+			notes: []string{`moves from "create-tasks" but the replayed phase is "new-plan"`},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res := Replay(tc.evs, Defaults{})
+			got := fields(res.State)
+			for k, v := range tc.want {
+				if got[k] != v {
+					t.Errorf("%s = %s, want %s", k, got[k], v)
+				}
+			}
+			if len(res.Notes) != len(tc.notes) {
+				t.Fatalf("notes = %q, want %d notes like %q", res.Notes, len(tc.notes), tc.notes)
+			}
+			for i, n := range tc.notes {
+				if !strings.Contains(res.Notes[i], n) {
+					t.Errorf("note %d = %q, want it to contain %q", i, res.Notes[i], n)
+				}
+			}
+			if res.Events != len(tc.evs) {
+				t.Errorf("Events = %d, want %d", res.Events, len(tc.evs))
+			}
+			if p := workflow.Check(res.State); len(p) > 0 {
+				t.Errorf("the rebuilt state does not validate: %v", p)
+			}
+		})
+	}
+}
+
+func TestReplayDefaults(t *testing.T) {
+	res := Replay(nil, Defaults{MaxReviews: 5, Models: []string{"a", "b", "c"}})
+	if res.State.MaxReviews != 5 || res.State.ReviewModel != "a" {
+		t.Fatalf("defaults not used: %s", res.State.Encode())
+	}
+	res = Replay([]events.Event{{Event: events.ReviewFinished, Meta: map[string]any{"iteration": 1.0, "model": "c", "verdict": "PASS"}}}, Defaults{Models: []string{"a", "b", "c"}})
+	if res.State.ReviewModel != "a" {
+		t.Fatalf("review_model after c = %q, want a", res.State.ReviewModel)
+	}
+}
+
+// TestReplayTornLastLine: a crash mid-append leaves a torn last line; the
+// events before it replay and the line is reported as a warning.
+func TestReplayTornLastLine(t *testing.T) {
+	dir := t.TempDir()
+	log := `{"ts":"2026-11-26T10:00:00Z","plan":"p","event":"PHASE_CHANGE","from":"new-plan","to":"new-plan","meta":{"next_phase":"plan-review","phase_iteration":0}}
+{"ts":"2026-11-26T10:00:01Z","plan":"p","event":"FIELD_SET","meta":{"field":"max_reviews","value":"12"}}
+{"ts":"2026-11-26T10:00:02Z","plan":"p","event":"PHASE_CHANGE","from":"new-plan","to":"plan-rev`
+	if err := os.WriteFile(filepath.Join(dir, events.FileName), []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	evs, warns, err := events.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(warns) != 1 || !strings.Contains(warns[0], ":3: skipped") {
+		t.Fatalf("warnings = %q, want one for line 3", warns)
+	}
+	res := Replay(evs, Defaults{})
+	if res.State.Phase != "new-plan" || res.State.Next() != "plan-review" || res.State.MaxReviews != 12 || res.Events != 2 {
+		t.Fatalf("replay = %s (%d events)", res.State.Encode(), res.Events)
+	}
+	if res.Used[events.PhaseChange] != 1 || res.Used[events.FieldSet] != 1 {
+		t.Fatalf("used = %v", res.Used)
+	}
+}
+
+func TestReplayNotesCapped(t *testing.T) {
+	var evs []events.Event
+	for range maxNotes + 5 {
+		evs = append(evs, phase("new-plan", "nowhere", "", nil))
+	}
+	res := Replay(evs, Defaults{})
+	if len(res.Notes) != maxNotes+1 || res.Notes[maxNotes] != "… and 5 more" {
+		t.Fatalf("notes: %d, last %q", len(res.Notes), res.Notes[len(res.Notes)-1])
+	}
+}
+
+func TestDiff(t *testing.T) {
+	a := state.New()
+	b := a.Clone()
+	b.Phase, b.MaxReviews = "plan-review", 3
+	b.Extra["keep"] = json.RawMessage(`"me"`)
+	got := strings.Join(Diff(a, b), "; ")
+	want := `max_reviews: 8 → 3; phase: "new-plan" → "plan-review"; keep: (absent) → "me"`
+	if got != want {
+		t.Fatalf("Diff = %s\nwant   %s", got, want)
+	}
+	if d := Diff(a, a.Clone()); len(d) != 0 {
+		t.Fatalf("Diff of equal states = %v", d)
+	}
+}
+
+// genEvents returns n events like a long-running plan's log: review cycles
+// with their phase changes, progress entries and an occasional FIELD_SET.
+func genEvents(n int) []events.Event {
+	out := make([]events.Event, 0, n)
+	ts := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := 0; len(out) < n; i++ {
+		task := fmt.Sprint(i/4 + 1)
+		it := float64(i%4 + 1)
+		model := []string{"opus", "sonnet"}[i%2]
+		ts = ts.Add(time.Minute)
+		batch := []events.Event{
+			{TS: ts, Plan: "p", Task: task, Event: events.PhaseChange, From: "post-code-review", To: "code-review", Actor: "hook", Reason: "hook: code-review PASS",
+				Meta: map[string]any{"next_phase": "post-code-review", "phase_iteration": it}},
+			{TS: ts, Plan: "p", Task: task, Event: events.ReviewStarted, Actor: "hook", Meta: map[string]any{"review": "code-review", "iteration": it, "model": model}},
+			{TS: ts, Plan: "p", Task: task, Event: events.ReviewFinished, Actor: "hook",
+				Meta: map[string]any{"review": "code-review", "iteration": it, "model": model, "verdict": "PASS", "cost_usd": 0.12, "duration_ms": 45000.0}},
+			{TS: ts, Plan: "p", Task: task, Event: events.PhaseChange, From: "code-review", To: "post-code-review", Actor: "cli", Reason: "post-code-review done",
+				Meta: map[string]any{"next_phase": "code-review", "phase_iteration": it}},
+			{TS: ts, Plan: "p", Task: task, Event: events.Progress, Actor: "cli", Reason: "session 1: did things", Meta: map[string]any{"session": 1.0, "did": "did things"}},
+		}
+		if i%50 == 0 {
+			batch = append(batch, events.Event{TS: ts, Plan: "p", Event: events.FieldSet, Actor: "cli", Meta: map[string]any{"field": "max_reviews", "value": "12"}})
+		}
+		out = append(out, batch...)
+	}
+	return out[:n]
+}
+
+// BenchmarkReplay replays 100,000 events held in memory (SPEC §16: queries
+// over 100,000 events < 300 ms).
+func BenchmarkReplay(b *testing.B) {
+	evs := genEvents(100_000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if res := Replay(evs, Defaults{}); res.Events != len(evs) {
+			b.Fatal(res.Events)
+		}
+	}
+}
+
+// BenchmarkReplayFile is what `taskie recover` does: read 100,000 events
+// from events.jsonl (events.Scan) and replay them as they stream in.
+func BenchmarkReplayFile(b *testing.B) {
+	dir := b.TempDir()
+	if err := events.Append(dir, genEvents(100_000)...); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		r := NewReplayer(Defaults{})
+		if err := events.Scan(dir, r.Apply, func(w string) { b.Fatal(w) }); err != nil {
+			b.Fatal(err)
+		}
+		if r.Result().Events != 100_000 {
+			b.Fatal(r.Result().Events)
+		}
+	}
+}
