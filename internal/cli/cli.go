@@ -141,6 +141,7 @@ Exit codes: 0 ok, 1 problems found (validate, doctor), 2 usage or input error.`,
 		newContinueCmd(s, g), newValidateCmd(s, g), newDiagramCmd(s), newHookCmd(s), newConfigCmd(s, g),
 		newInstallCmd(s, g, false), newInstallCmd(s, g, true), newDoctorCmd(s, g),
 		newTaskCmd(s, g), newContextCmd(s, g),
+		newRecoverCmd(s, g), newHistoryCmd(s, g), newLogCmd(s, g),
 	)
 	return root
 }

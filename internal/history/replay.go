@@ -20,7 +20,7 @@ import (
 
 // Defaults are what the log does not record: the values a plan starts with.
 type Defaults struct {
-	MaxReviews int      // max_reviews of a new plan (from config); state.DefaultMaxReviews when 0
+	MaxReviews *int     // max_reviews of a new plan (from config); state.DefaultMaxReviews when nil
 	Models     []string // review model rotation; workflow.DefaultModels when empty
 }
 
@@ -66,8 +66,8 @@ type Result struct {
 // NewReplayer starts from the state of a fresh plan.
 func NewReplayer(d Defaults) *Replayer {
 	st := state.New()
-	if d.MaxReviews > 0 {
-		st.MaxReviews = d.MaxReviews
+	if d.MaxReviews != nil && *d.MaxReviews >= 0 {
+		st.MaxReviews = *d.MaxReviews
 	}
 	st.ReviewModel = workflow.FirstModel(d.Models)
 	return &Replayer{models: d.Models, st: st, used: map[string]int{}, skipped: map[string]int{}}

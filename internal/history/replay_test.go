@@ -255,9 +255,12 @@ func TestReplayTable(t *testing.T) {
 }
 
 func TestReplayDefaults(t *testing.T) {
-	res := Replay(nil, Defaults{MaxReviews: 5, Models: []string{"a", "b", "c"}})
+	res := Replay(nil, Defaults{MaxReviews: state.Int(5), Models: []string{"a", "b", "c"}})
 	if res.State.MaxReviews != 5 || res.State.ReviewModel != "a" {
 		t.Fatalf("defaults not used: %s", res.State.Encode())
+	}
+	if res := Replay(nil, Defaults{MaxReviews: state.Int(0)}); res.State.MaxReviews != 0 {
+		t.Fatalf("max_reviews 0 (reviews disabled) not kept: %d", res.State.MaxReviews)
 	}
 	res = Replay([]events.Event{{Event: events.ReviewFinished, Meta: map[string]any{"iteration": 1.0, "model": "c", "verdict": "PASS"}}}, Defaults{Models: []string{"a", "b", "c"}})
 	if res.State.ReviewModel != "a" {

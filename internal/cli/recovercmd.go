@@ -1,0 +1,131 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/history"
+	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/state"
+)
+
+func newRecoverCmd(s *Streams, g *globals) *cobra.Command {
+	var write, force bool
+	c := &cobra.Command{
+		Use:   "recover [plan]",
+		Short: "Rebuild a missing or corrupt state.json from events.jsonl",
+		Long: `Rebuild a plan's state.json by replaying its events.jsonl: phase changes
+(phase, next_phase, phase_iteration, current_task), fields set with taskie set,
+and finished reviews (consecutive_clean, review_model). The rebuilt file is
+printed on stdout; a report of the events used and of what the log cannot
+tell goes to stderr. Nothing is written without --write, and an existing
+state.json that parses is only replaced with --force.`,
+		Example: "  taskie recover\n  taskie recover my-plan --write",
+		Args:    maxArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			if force && !write {
+				return usageErr(errors.New("--force only makes sense with --write"), "usage: taskie recover [plan] --write --force")
+			}
+			p, err := g.openPlan(firstArg(args))
+			if err != nil {
+				return err
+			}
+			return runRecover(s, p, write, force)
+		},
+	}
+	c.Flags().BoolVar(&write, "write", false, "write the rebuilt state.json (atomically, under the plan lock)")
+	c.Flags().BoolVar(&force, "force", false, "with --write: replace a state.json that still parses")
+	return c
+}
+
+func runRecover(s *Streams, p *project.Plan, write, force bool) error {
+	if !p.Exists(events.FileName) {
+		return usageErr(fmt.Errorf("plan %s has no %s: nothing to rebuild state.json from", p.ID, events.FileName),
+			"`taskie continue` suggests where the plan stands from its files")
+	}
+	cfg, err := p.Config()
+	if err != nil {
+		return usageErr(err, "fix .taskie/config.json; `taskie config` shows the effective values")
+	}
+	rebuild := func(warn func(string)) (history.Result, error) {
+		r := history.NewReplayer(history.Defaults{MaxReviews: &cfg.MaxReviews, Models: cfg.Models})
+		err := events.Scan(p.Dir, r.Apply, warn)
+		return r.Result(), err
+	}
+	res, err := rebuild(func(w string) { fmt.Fprintf(s.Err, "taskie: warning: %s\n", w) })
+	if err != nil {
+		return err
+	}
+	if _, err := s.Out.Write(res.State.Encode()); err != nil {
+		return err
+	}
+	old, oldErr := state.Load(p.Dir)
+	reportRecover(s, p, cfg.MaxReviews, res, old, oldErr)
+	if !write {
+		fmt.Fprintf(s.Err, "nothing written: run `taskie recover%s --write` to save it as %s\n", planArg(p), state.Path(p.Dir))
+		return nil
+	}
+	err = state.WithLock(p.Dir, func() error {
+		// Again under the lock: another process may have written either file.
+		if cur, err := state.Load(p.Dir); err == nil && !force {
+			return usageErr(fmt.Errorf("%s exists and parses (phase %s): not replaced", state.Path(p.Dir), cur.Phase),
+				"recover rebuilds a missing or corrupt state.json; to replace this one anyway, add --force")
+		}
+		if res, err = rebuild(func(string) {}); err != nil { // warned above
+			return err
+		}
+		return state.WriteFileAtomic(state.Path(p.Dir), res.State.Encode())
+	})
+	if err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return err
+		}
+		return usageErr(err, "")
+	}
+	fmt.Fprintf(s.Err, "wrote %s (`taskie validate` checks it)\n", state.Path(p.Dir))
+	return nil
+}
+
+// reportRecover says on stderr what the rebuilt state comes from and what
+// it cannot contain.
+func reportRecover(s *Streams, p *project.Plan, cfgMax int, res history.Result, old *state.State, oldErr error) {
+	fmt.Fprintf(s.Err, "rebuilt from %d event(s) of %s\n", res.Events, events.Path(p.Dir))
+	fmt.Fprintf(s.Err, "  used: %s\n", history.Counts(res.Used))
+	if len(res.Skipped) > 0 {
+		fmt.Fprintf(s.Err, "  no bearing on state.json: %s\n", history.Counts(res.Skipped))
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(s.Err, "  note: %s\n", n)
+	}
+	fmt.Fprintf(s.Err, "  not in the log, left at their defaults: %s\n", strings.Join(history.NotLogged, "; "))
+	fmt.Fprintf(s.Err, "  max_reviews starts at the configured default (%d); the log records it only when taskie set changes it\n", cfgMax)
+	switch {
+	case errors.Is(oldErr, state.ErrNotFound):
+		fmt.Fprintf(s.Err, "%s is missing\n", state.Path(p.Dir))
+	case oldErr != nil:
+		fmt.Fprintf(s.Err, "the current state.json cannot be read (%v): whatever it held beyond the log is lost\n", oldErr)
+	default:
+		d := history.Diff(old, res.State)
+		if len(d) == 0 {
+			fmt.Fprintf(s.Err, "the current %s parses and says the same\n", state.Path(p.Dir))
+			break
+		}
+		fmt.Fprintf(s.Err, "the current %s parses and differs:\n", state.Path(p.Dir))
+		for _, l := range d {
+			fmt.Fprintf(s.Err, "  %s\n", l)
+		}
+	}
+}
+
+// planArg is " <id>" when the project has several plans.
+func planArg(p *project.Plan) string {
+	if p.PlanFlag() == "" {
+		return ""
+	}
+	return " " + p.ID
+}
