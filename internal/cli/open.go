@@ -48,7 +48,7 @@ func stateErr(p *project.Plan, err error) error {
 	case errors.Is(err, state.ErrNotFound):
 		return usageErr(err, fmt.Sprintf("plan %s has no state.json: `taskie continue` suggests where to start, `taskie start <task>` or `taskie done <phase>` creates it", p.ID))
 	case errors.As(err, &se), errors.As(err, &fe):
-		return usageErr(err, "the file was left untouched: fix it by hand at that position (`taskie validate` re-checks it); `taskie continue` without a state.json suggests where the plan stands from its files")
+		return usageErr(err, "the file was left untouched: fix it by hand at that position (`taskie validate` re-checks it), or rebuild it from events.jsonl with `taskie recover --write --force`")
 	}
 	return err
 }
