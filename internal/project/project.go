@@ -34,7 +34,7 @@ var ErrNoPlans = errors.New("no plans yet: create one with `taskie plan new <id>
 func Open(cwd string) (*plan.Repo, error) {
 	r, err := plan.Find(cwd)
 	if errors.Is(err, plan.ErrNoTaskie) {
-		return nil, fmt.Errorf("%s: no .taskie/plans here or above: run `taskie init` first", cwd)
+		return nil, fmt.Errorf("%s: no .taskie/plans here or above", cwd)
 	}
 	return r, err
 }
