@@ -207,3 +207,45 @@ func TestSelectPlan(t *testing.T) {
 	check("nothing pending: the most recent free plan", Input{SessionID: "C"}, now, "d", "")
 	check("stale owner", Input{SessionID: "C"}, now.Add(OwnerTTL+time.Minute), "a", "")
 }
+
+func TestSelectPlanMentionsAreWholeIDs(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		".taskie/plans/auth/plan.md":       "# a\n",
+		".taskie/plans/auth/state.json":    `{"phase":"new-plan","next_phase":"plan-review"}`,
+		".taskie/plans/auth-v2/plan.md":    "# b\n",
+		".taskie/plans/auth-v2/state.json": `{"phase":"new-plan","next_phase":"plan-review"}`,
+		"t.jsonl":                          `{"command":"taskie status --plan auth-v2"}` + "\n",
+		"u.jsonl":                          `{"file":".taskie/plans/auth/plan.md"} {"command":"taskie status --plan auth-v2x"}` + "\n",
+	})
+	r, _ := plan.Find(root)
+	if got, _ := SelectPlan(r, Input{SessionID: "s", TranscriptPath: filepath.Join(root, "t.jsonl")}, time.Now()); got != "auth-v2" {
+		t.Errorf("--plan auth-v2 selected %q", got)
+	}
+	if got, _ := SelectPlan(r, Input{SessionID: "s", TranscriptPath: filepath.Join(root, "u.jsonl")}, time.Now()); got != "auth" {
+		t.Errorf("plans/auth/ (and no whole mention of auth-v2) selected %q", got)
+	}
+}
+
+func TestSelectPlanQuietOwnerIsNamed(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{
+		".taskie/plans/p/plan.md":    "# p\n",
+		".taskie/plans/p/state.json": `{"phase":"new-plan","next_phase":"plan-review","session_id":"old"}`,
+	})
+	r, _ := plan.Find(root)
+	now := time.Now()
+	if err := (&Session{ID: "old", path: sessionPath(r.TaskieDir(), "old")}).Save(now.Add(-20 * time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	id, msg := SelectPlan(r, Input{SessionID: "new"}, now)
+	if id != "" || !strings.Contains(msg, `plan "p" is owned by session old`) || !strings.Contains(msg, "--plan p") {
+		t.Errorf("got %q %q", id, msg)
+	}
+	if err := (&Session{ID: "old", path: sessionPath(r.TaskieDir(), "old")}).Save(now.Add(-time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if id, msg := SelectPlan(r, Input{SessionID: "new"}, now); id != "" || msg != "" {
+		t.Errorf("an active owner's plan: got %q %q, want silence", id, msg)
+	}
+}

@@ -17,6 +17,10 @@ type Result struct {
 	Block   bool
 	Reason  string // block reason, shown to the agent
 	Message string // systemMessage shown to the user on allow
+	// needsMemory marks a block whose repetition is bounded only by the
+	// session memory (validation, reminders): if that memory cannot be
+	// saved, the block becomes a message rather than a possible loop.
+	needsMemory bool
 }
 
 // Allow lets the agent stop, optionally with a message for the user.

@@ -65,6 +65,7 @@ func (h *stopper) run() Result {
 			h.why = "a review of this plan is already running"
 			return Allow(fmt.Sprintf("taskie: a review of plan %q is already running (another stop or session); this stop is allowed.", h.p.ID))
 		}
+		h.p.ReviewLockHeld = true
 	}
 	h.ts, _, _ = h.p.Tasks()
 	if repaired, res, ok := h.recoverAhead(s); ok {
@@ -85,7 +86,7 @@ func (h *stopper) run() Result {
 		return Allow(d.Message)
 	case workflow.Remind:
 		h.sess.LastReviewBlock = ptr(workflow.MarkOf(s))
-		return Result{Block: true, Reason: h.blockMessage(s, "", "", true)}
+		return Result{Block: true, Reason: h.blockMessage(s, "", "", true), needsMemory: true}
 	}
 	return h.review(s, d)
 }
@@ -111,7 +112,7 @@ func (h *stopper) validate() (Result, bool) {
 	}
 	h.sess.Violations = fp
 	h.why = "validation failed"
-	return Result{Block: true, Reason: fmt.Sprintf(
+	return Result{Block: true, needsMemory: true, Reason: fmt.Sprintf(
 		"taskie: plan %q (%s) breaks the plan format:\n%s\nFix every item, then end your turn again (`taskie validate %s` checks). To stop automation instead: `taskie pause --plan %s`.",
 		h.p.ID, relPath(h.p.Repo.Root, h.p.Dir), list, h.p.ID, h.p.ID)}, true
 }
@@ -143,7 +144,7 @@ func (h *stopper) facts(s *state.State) workflow.StopFacts {
 func (h *stopper) recoverAhead(s *state.State) (*state.State, Result, bool) {
 	review := s.Next()
 	task, _ := strconv.Atoi(s.Task())
-	if !workflow.IsReview(review) || !plan.ReviewFileExists(h.p.Dir, review, task, s.Iteration()+1) {
+	if !workflow.IsReview(review) || workflow.StaleCycle(s) || !plan.ReviewFileExists(h.p.Dir, review, task, s.Iteration()+1) {
 		return nil, Result{}, false
 	}
 	route := workflow.Continue(h.p.RouteFacts(s), h.cfg.Models)
@@ -206,8 +207,13 @@ func (h *stopper) review(s *state.State, d workflow.StopDecision) Result {
 		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 		defer stop()
 	}
+	_, statErr := os.Stat(req.ReviewFile)
+	existed := statErr == nil
 	res, err := rv.Review(ctx, req)
 	if err != nil {
+		if existed { // not this run's file: never remove it
+			return h.failed(d, "", err)
+		}
 		return h.failed(d, req.ReviewFile, err)
 	}
 	next, out := workflow.Apply(s, d, res.Verdict, project.PendingOther(h.ts, s.Task()), h.cfg.Models)
@@ -217,13 +223,31 @@ func (h *stopper) review(s *state.State, d workflow.StopDecision) Result {
 	fin := map[string]any{"review": d.Review, "iteration": d.Iteration, "model": d.Model, "verdict": res.Verdict,
 		"cost_usd": res.CostUSD, "duration_ms": res.DurationMS, "reviewer_session": res.SessionID,
 		"review_file": filepath.Base(req.ReviewFile), "wrote_file": res.WroteFile}
-	if err := h.commit(s, next, "hook: "+d.Review+" "+res.Verdict, events.Event{Task: d.Task, Event: events.ReviewFinished, Actor: "hook", Meta: fin}); err != nil {
+	err = h.commit(s, next, "hook: "+d.Review+" "+res.Verdict, events.Event{Task: d.Task, Event: events.ReviewFinished, Actor: "hook", Meta: fin})
+	if errors.Is(err, project.ErrMoved) {
+		// Something else changed state.json meanwhile (a `taskie set`, say).
+		// If the review cycle itself did not move, the verdict still applies.
+		if cur, lerr := h.p.State(); lerr == nil && workflow.MarkOf(cur) == workflow.MarkOf(s) && cur.Next() == s.Next() {
+			s = cur
+			next, out = workflow.Apply(s, d, res.Verdict, project.PendingOther(h.ts, s.Task()), h.cfg.Models)
+			if h.in.SessionID != "" {
+				next.SessionID = h.in.SessionID
+			}
+			err = h.commit(s, next, "hook: "+d.Review+" "+res.Verdict, events.Event{Task: d.Task, Event: events.ReviewFinished, Actor: "hook", Meta: fin})
+		}
+	}
+	if err != nil {
 		if errors.Is(err, project.ErrMoved) {
+			// The cycle moved on: this review belongs to no cycle now. Keep
+			// it in the log, out of the plan, so no stop adopts it later.
+			if data, rerr := os.ReadFile(req.ReviewFile); rerr == nil && !strings.HasPrefix(h.keep(d, data), "(") {
+				_ = os.Remove(req.ReviewFile)
+			}
 			fin["recorded"] = false
 			h.event(events.Event{Task: d.Task, Event: events.ReviewFinished, Actor: "hook", Meta: fin})
 			h.why = "state moved during the review"
-			return warnAllow(h.e, fmt.Sprintf("state.json was changed by another command while the %s reviewer ran, so its verdict (%s) was not recorded; the review is in %s. Run `taskie continue` to see where the plan stands.",
-				d.Review, res.Verdict, relPath(h.p.Repo.Root, req.ReviewFile)))
+			return warnAllow(h.e, fmt.Sprintf("the plan moved to another review cycle while the %s reviewer ran, so its verdict (%s) was not recorded and the review was moved to %s. Run `taskie continue` to see where the plan stands.",
+				d.Review, res.Verdict, relPath(h.p.Repo.Root, h.log.dir)))
 		}
 		return h.internal(fmt.Errorf("%s written but not recorded: %w", relPath(h.p.Repo.Root, req.ReviewFile), err))
 	}

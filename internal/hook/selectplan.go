@@ -12,6 +12,10 @@ import (
 	"github.com/taskie-dev/taskie/internal/state"
 )
 
+// quietOwner is how long a live owner must have been silent before other
+// sessions are told how to take its plan over (after /clear, say).
+const quietOwner = 15 * time.Minute
+
 // transcriptTail is how much of the transcript is searched for plan ids.
 const transcriptTail = 256 << 10
 
@@ -38,7 +42,7 @@ func SelectPlan(r *plan.Repo, in Input, now time.Time) (string, string) {
 	if err != nil || len(ids) == 0 {
 		return "", ""
 	}
-	var all, mine, free, pending []candidate
+	var all, mine, free, pending, taken []candidate
 	for _, id := range ids {
 		c := candidate{id: id, mtime: r.Mtime(id)}
 		if dir, err := r.PlanDir(id); err == nil {
@@ -56,6 +60,8 @@ func SelectPlan(r *plan.Repo, in Input, now time.Time) (string, string) {
 			if c.pending {
 				pending = append(pending, c)
 			}
+		} else if c.pending && now.Sub(LoadSession(r.TaskieDir(), c.owner).LastSeen) > quietOwner {
+			taken = append(taken, c)
 		}
 	}
 	if len(mine) > 0 {
@@ -63,6 +69,12 @@ func SelectPlan(r *plan.Repo, in Input, now time.Time) (string, string) {
 	}
 	if id := lastMentioned(in.TranscriptPath, all); id != "" {
 		return id, ""
+	}
+	if len(pending) == 0 && len(taken) > 0 {
+		// Say so rather than stay silent: after /clear a new session id
+		// finds its own plan still owned by the previous, now quiet, one.
+		t := newest(taken)
+		return "", fmt.Sprintf("taskie: plan %q is owned by session %s, quiet for a while; to drive it from this session, name it (e.g. `taskie status --plan %s`) and stop again.", t.id, t.owner, t.id)
 	}
 	if len(free) == 0 {
 		return "", ""
@@ -112,10 +124,30 @@ func lastMentioned(path string, cands []candidate) string {
 	best, bestAt := "", -1
 	for _, c := range cands {
 		for _, pat := range []string{"plans/" + c.id + "/", "--plan " + c.id, "--plan=" + c.id, "plan new " + c.id} {
-			if at := bytes.LastIndex(tail, []byte(pat)); at > bestAt {
+			at := lastWhole(tail, []byte(pat))
+			if at > bestAt || at == bestAt && at >= 0 && len(c.id) > len(best) {
 				best, bestAt = c.id, at
 			}
 		}
 	}
 	return best
+}
+
+// lastWhole is the last index of pat in b that is not followed by another id
+// character, so "--plan auth-v2" is no mention of plan "auth".
+func lastWhole(b, pat []byte) int {
+	for end := len(b); ; {
+		at := bytes.LastIndex(b[:end], pat)
+		if at < 0 {
+			return -1
+		}
+		if next := at + len(pat); pat[len(pat)-1] == '/' || next >= len(b) || !isIDByte(b[next]) {
+			return at
+		}
+		end = at + len(pat) - 1
+	}
+}
+
+func isIDByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
 }

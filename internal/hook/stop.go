@@ -112,6 +112,9 @@ func stop(e Env, format *string) Result {
 	if sessionChanged(&before, sess, now) {
 		if err := sess.Save(now); err != nil {
 			lg.decision(in, "warn", "saving session memory: "+err.Error())
+			if res.Block && res.needsMemory {
+				res = warnAllow(e, fmt.Sprintf("could not save the session memory (%v), so this block was turned into a message to rule out a loop: %s", err, firstLine(res.Reason)))
+			}
 		}
 	}
 	lg.decision(in, decisionName(res), s.why)

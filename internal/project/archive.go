@@ -46,18 +46,26 @@ func (p *Plan) archiveSeries(review string, task int, now time.Time) (*events.Ev
 	if task > 0 {
 		series = "task-" + strconv.Itoa(task) + "-" + review
 	}
-	dir := filepath.Join(p.Repo.TaskieDir(), "archive", p.ID, series+"-"+now.UTC().Format("20060102T150405Z"))
-	for i := 1; ; i++ {
-		if _, err := os.Stat(dir); os.IsNotExist(err) {
-			break
-		}
-		dir = fmt.Sprintf("%s-%d", dir, i)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	base := filepath.Join(p.Repo.TaskieDir(), "archive", p.ID, series+"-"+now.UTC().Format("20060102T150405Z"))
+	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
 		return nil, err
 	}
-	for _, n := range names {
+	dir := base
+	for i := 1; ; i++ {
+		err := os.Mkdir(dir, 0o755)
+		if err == nil {
+			break
+		}
+		if !os.IsExist(err) || i > 100 {
+			return nil, err
+		}
+		dir = fmt.Sprintf("%s-%d", base, i)
+	}
+	for i, n := range names {
 		if err := os.Rename(p.Path(n), filepath.Join(dir, n)); err != nil {
+			for _, back := range names[:i] { // all or nothing
+				_ = os.Rename(filepath.Join(dir, back), p.Path(back))
+			}
 			return nil, err
 		}
 	}

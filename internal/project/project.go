@@ -25,6 +25,9 @@ type Plan struct {
 	Repo *plan.Repo
 	ID   string
 	Dir  string
+	// ReviewLockHeld is set by the hook while it holds the review lock: its
+	// own changes may start a new cycle during its review.
+	ReviewLockHeld bool
 }
 
 // ErrNoPlans is returned when the project has no plan yet.
@@ -206,6 +209,9 @@ func (p *Plan) Change(actor, reason string, create bool, fn func(*state.State) (
 		}
 		var archived []events.Event
 		if startsCycle(old, cur) {
+			if !p.ReviewLockHeld && state.ReviewRunning(p.Dir) {
+				return fmt.Errorf("a review of plan %s is running; starting a new review cycle now would move its files: try again when it finishes", p.ID)
+			}
 			task, _ := strconv.Atoi(cur.Task())
 			if cur.Next() != workflow.CodeReview {
 				task = 0

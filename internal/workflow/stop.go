@@ -82,9 +82,7 @@ func Decide(f StopFacts) StopDecision {
 		save.Phase, save.NextPhase = PostReview(review), state.Str(review)
 		s = save
 	}
-	// A review due outside its own cycle (next_phase set by hand) starts a
-	// fresh cycle rather than inheriting another cycle's counters.
-	if r := s.Next(); IsReview(r) && s.Phase != r && s.Phase != PostReview(r) && (s.Iteration() != 0 || s.ConsecutiveClean != 0) {
+	if StaleCycle(s) {
 		save = s.Clone()
 		ResetCycle(save, f.Models)
 		s = save
@@ -96,10 +94,25 @@ func Decide(f StopFacts) StopDecision {
 	return d
 }
 
+// StaleCycle reports a review due with another cycle's counters: next_phase
+// set by hand to a review after a different review or after completion
+// (e.g. all-code-review on a complete plan). Such a review starts a fresh
+// cycle. Implementation phases belong to their task's code-review cycle
+// (`taskie done continue-task` mid-cycle keeps it).
+func StaleCycle(s *state.State) bool {
+	r, p := s.Next(), s.Phase
+	if !IsReview(r) || p == r || p == PostReview(r) || (s.Iteration() == 0 && s.ConsecutiveClean == 0) {
+		return false
+	}
+	return IsReview(p) || IsPostReview(p) || p == Complete
+}
+
 func decide(f StopFacts, s *state.State) StopDecision {
 	review := s.Next()
 	if r := ReviewOf(review); r != "" && r == s.Phase {
-		if f.LastReviewBlock == nil || *f.LastReviewBlock != MarkOf(s) {
+		// Re-sent only at the first stop of a turn: within a chain of
+		// blocks (or if the session memory cannot be kept) it must not loop.
+		if !f.Active && (f.LastReviewBlock == nil || *f.LastReviewBlock != MarkOf(s)) {
 			return StopDecision{Action: Remind, Review: r, Task: s.Task(), Iteration: s.Iteration(),
 				Why: "post-review owed; this session never got its block"}
 		}

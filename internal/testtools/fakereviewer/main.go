@@ -7,6 +7,7 @@
 //	FAKE_REVIEW_SCRIPT  file with one step per line (default: PASS)
 //	FAKE_REVIEW_STATE   counter file (default: FAKE_REVIEW_SCRIPT + ".n")
 //	FAKE_REVIEW_LOG     append one JSON line per run
+//	FAKE_REVIEW_DELAY   wait this long (a Go duration) before answering
 //
 // Steps: PASS, FAIL (write the review file named in the prompt),
 // PASS-NOFILE, FAIL-NOFILE (review text only), EMPTY (no file, no text),
@@ -91,6 +92,10 @@ func run() int {
 		rec.ChildPID = startChild()
 	}
 	writeLog(rec)
+	// FAKE_REVIEW_DELAY makes a review take time, for races with other commands.
+	if d, err := time.ParseDuration(os.Getenv("FAKE_REVIEW_DELAY")); err == nil {
+		time.Sleep(d)
+	}
 
 	switch name {
 	case "claude":
