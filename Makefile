@@ -27,6 +27,7 @@ test-short:
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 lint:
+	$(GO) mod tidy -diff
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt needed'; exit 1; }
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
