@@ -143,6 +143,7 @@ Exit codes: 0 ok, 1 problems found (validate, doctor), 2 usage or input error.`,
 		newTaskCmd(s, g), newContextCmd(s, g),
 		newRecoverCmd(s, g), newHistoryCmd(s, g), newLogCmd(s, g),
 	)
+	root.AddCommand(newTrustCmd(s, g))
 	return root
 }
 

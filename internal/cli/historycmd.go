@@ -66,7 +66,7 @@ func streamEvents(s *Streams, p *project.Plan, task string, w eventWriter) error
 	out := bufio.NewWriter(s.Out)
 	w.start(out)
 	var werr error
-	err := events.Scan(p.Dir, func(e events.Event) {
+	err := p.Store.Scan(p.ID, func(e events.Event) {
 		if werr == nil && (task == "" || e.Task == task) {
 			werr = w.write(e)
 		}

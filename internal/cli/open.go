@@ -9,6 +9,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/store"
 )
 
 // repo finds the project from the working directory.
@@ -55,22 +56,44 @@ func stateErr(p *project.Plan, err error) error {
 
 // change records a state change made by the CLI.
 func change(p *project.Plan, reason string, create bool, fn func(*state.State) (*state.State, error), extra ...events.Event) (*state.State, *state.State, error) {
-	claim := func(s *state.State) (*state.State, error) {
-		n, err := fn(s)
+	return changeWith(p, reason, create, func(_ *store.Snapshot, cur *state.State) (store.Change, error) {
+		n, err := fn(cur)
+		return store.Change{State: n, Events: extra}, err
+	})
+}
+
+// changeWith records a change made by the CLI that may touch more than
+// state.json (tasks.md statuses, plan files), in one commit.
+func changeWith(p *project.Plan, reason string, create bool, fn func(*store.Snapshot, *state.State) (store.Change, error)) (*state.State, *state.State, error) {
+	var old, cur *state.State
+	err := p.Update(func(s *store.Snapshot) (store.Change, error) {
+		old = s.State
+		if old == nil {
+			if !create || !errors.Is(s.StateErr, state.ErrNotFound) {
+				return store.Change{}, s.StateErr
+			}
+			old = state.New()
+		}
+		c, err := fn(s, old)
+		if err != nil {
+			return c, err
+		}
+		c.Actor, c.Reason, c.Create = "cli", reason, create
+		if c.State == nil {
+			return c, nil
+		}
 		// A command run by an agent session (SessionStart exported its id)
 		// claims an automated plan for that session, so the session's
 		// stops drive this plan and no other session's stops do.
-		if sid := os.Getenv("TASKIE_SESSION_ID"); err == nil && sid != "" && n.Next() != "" && n.SessionID != sid {
-			n = n.Clone()
-			n.SessionID = sid
+		if sid := os.Getenv("TASKIE_SESSION_ID"); sid != "" && c.State.Next() != "" && c.State.SessionID != sid {
+			c.State = c.State.Clone()
+			c.State.SessionID = sid
 		}
-		return n, err
-	}
-	old, cur, err := p.Change("cli", reason, create, claim, extra...)
-	var ee *project.EventsError
-	if errors.As(err, &ee) {
-		fmt.Fprintf(os.Stderr, "taskie: warning: %v\n", ee)
-		err = nil
+		cur = c.State
+		return c, nil
+	})
+	if cur == nil {
+		cur = old
 	}
 	if err != nil {
 		if _, ok := err.(*exitError); ok {

@@ -13,6 +13,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
@@ -72,19 +73,25 @@ func runPlanNew(s *Streams, g *globals, id string, o *planNewOpts) error {
 	if err != nil {
 		return usageErr(err, "fix .taskie/config.json; `taskie config` shows the effective values")
 	}
-	if err := os.WriteFile(filepath.Join(dir, "plan.md"), []byte("# Plan: "+id+"\n\n"), 0o644); err != nil {
+	fs, err := store.Open(r)
+	if err != nil {
 		return err
 	}
-	p := &project.Plan{Repo: r, ID: id, Dir: dir}
-	_, st, err := change(p, "plan created", true, func(*state.State) (*state.State, error) {
+	defer fs.Close()
+	p, err := project.With(fs, id)
+	if err != nil {
+		return err
+	}
+	_, st, err := changeWith(p, "plan created", true, func(*store.Snapshot, *state.State) (store.Change, error) {
 		n := state.New()
 		n.TDD, n.MaxReviews, n.ReviewModel = o.tdd, cfg.MaxReviews, workflow.FirstModel(cfg.Models)
 		if o.auto {
 			n.NextPhase = state.Str(workflow.PlanReview)
 			n.PhaseIteration = state.Int(0)
 		}
-		return n, nil
-	}, events.Event{Event: events.PlanCreated, Actor: "cli", Meta: map[string]any{"tdd": o.tdd, "auto": o.auto}})
+		return store.Change{State: n, Files: map[string][]byte{"plan.md": []byte("# Plan: " + id + "\n\n")},
+			Events: []events.Event{{Event: events.PlanCreated, Actor: "cli", Meta: map[string]any{"tdd": o.tdd, "auto": o.auto}}}}, nil
+	})
 	if err != nil {
 		return err
 	}

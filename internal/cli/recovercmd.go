@@ -11,10 +11,11 @@ import (
 	"github.com/taskie-dev/taskie/internal/history"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/store"
 )
 
 func newRecoverCmd(s *Streams, g *globals) *cobra.Command {
-	var write, force bool
+	var write, force, check bool
 	c := &cobra.Command{
 		Use:   "recover [plan]",
 		Short: "Rebuild a missing or corrupt state.json from events.jsonl",
@@ -23,20 +24,30 @@ func newRecoverCmd(s *Streams, g *globals) *cobra.Command {
 and finished reviews (consecutive_clean, review_model). The rebuilt file is
 printed on stdout; a report of the events used and of what the log cannot
 tell goes to stderr. Nothing is written without --write, and an existing
-state.json that parses is only replaced with --force.`,
-		Example: "  taskie recover\n  taskie recover my-plan --write",
+state.json that parses is only replaced with --force.
+
+With --check, nothing is printed on stdout or written: the command exits 0
+when state.json equals the replay of the log, and 1 with the difference.`,
+		Example: "  taskie recover\n  taskie recover my-plan --write\n  taskie recover --check",
 		Args:    maxArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			if force && !write {
 				return usageErr(errors.New("--force only makes sense with --write"), "usage: taskie recover [plan] --write --force")
 			}
+			if check && write {
+				return usageErr(errors.New("--check and --write cannot be used together"), "run `taskie recover --check` first, then `taskie recover --write`")
+			}
 			p, err := g.openPlan(firstArg(args))
 			if err != nil {
 				return err
 			}
+			if check {
+				return runRecoverCheck(s, p)
+			}
 			return runRecover(s, p, write, force)
 		},
 	}
+	c.Flags().BoolVar(&check, "check", false, "exit 0 when state.json equals the replay of events.jsonl, 1 with the difference")
 	c.Flags().BoolVar(&write, "write", false, "write the rebuilt state.json (atomically, under the plan lock)")
 	c.Flags().BoolVar(&force, "force", false, "with --write: replace a state.json that still parses")
 	return c
@@ -52,9 +63,7 @@ func runRecover(s *Streams, p *project.Plan, write, force bool) error {
 		return usageErr(err, "fix .taskie/config.json; `taskie config` shows the effective values")
 	}
 	rebuild := func(warn func(string)) (history.Result, error) {
-		r := history.NewReplayer(history.Defaults{MaxReviews: &cfg.MaxReviews, Models: cfg.Models})
-		err := events.Scan(p.Dir, r.Apply, warn)
-		return r.Result(), err
+		return replay(p, cfg.MaxReviews, cfg.Models, warn)
 	}
 	res, err := rebuild(func(w string) { fmt.Fprintf(s.Err, "taskie: warning: %s\n", w) })
 	if err != nil {
@@ -63,22 +72,23 @@ func runRecover(s *Streams, p *project.Plan, write, force bool) error {
 	if _, err := s.Out.Write(res.State.Encode()); err != nil {
 		return err
 	}
-	old, oldErr := state.Load(p.Dir)
+	old, oldErr := p.State()
 	reportRecover(s, p, cfg.MaxReviews, res, old, oldErr)
 	if !write {
 		fmt.Fprintf(s.Err, "nothing written: run `taskie recover%s --write` to save it as %s\n", planArg(p), state.Path(p.Dir))
 		return nil
 	}
-	err = state.WithLock(p.Dir, func() error {
+	err = p.Update(func(snap *store.Snapshot) (store.Change, error) {
 		// Again under the lock: another process may have written either file.
-		if cur, err := state.Load(p.Dir); err == nil && !force {
-			return usageErr(fmt.Errorf("%s exists and parses (phase %s): not replaced", state.Path(p.Dir), cur.Phase),
+		if cur := snap.State; cur != nil && !force {
+			return store.Change{}, usageErr(fmt.Errorf("%s exists and parses (phase %s): not replaced", state.Path(p.Dir), cur.Phase),
 				"recover rebuilds a missing or corrupt state.json; to replace this one anyway, add --force")
 		}
-		if res, err = rebuild(func(string) {}); err != nil { // warned above
-			return err
+		res, err := rebuild(func(string) {}) // warned above
+		if err != nil {
+			return store.Change{}, err
 		}
-		return state.WriteFileAtomic(state.Path(p.Dir), res.State.Encode())
+		return store.Change{Actor: "cli", Reason: "rebuilt from the event log", Kind: events.Recovered, State: res.State, Replace: true}, nil
 	})
 	if err != nil {
 		var ee *exitError
@@ -89,6 +99,48 @@ func runRecover(s *Streams, p *project.Plan, write, force bool) error {
 	}
 	fmt.Fprintf(s.Err, "wrote %s (`taskie validate` checks it)\n", state.Path(p.Dir))
 	return nil
+}
+
+// replay folds the plan's event log into the state it implies.
+func replay(p *project.Plan, maxReviews int, models []string, warn func(string)) (history.Result, error) {
+	r := history.NewReplayer(history.Defaults{MaxReviews: &maxReviews, Models: models})
+	err := p.Store.Scan(p.ID, r.Apply, warn)
+	return r.Result(), err
+}
+
+// runRecoverCheck compares state.json with the replay of the log.
+func runRecoverCheck(s *Streams, p *project.Plan) error {
+	cfg, err := p.Config()
+	if err != nil {
+		return usageErr(err, "fix .taskie/config.json; `taskie config` shows the effective values")
+	}
+	res, err := replay(p, cfg.MaxReviews, cfg.Models, func(w string) { fmt.Fprintf(s.Err, "taskie: warning: %s\n", w) })
+	if err != nil {
+		return err
+	}
+	cur, err := p.State()
+	if err != nil && !errors.Is(err, state.ErrNotFound) {
+		return stateErr(p, err)
+	}
+	if cur == nil {
+		if res.Events == 0 {
+			fmt.Fprintf(s.Err, "plan %s: no state.json and no events: consistent\n", p.ID)
+			return nil
+		}
+		fmt.Fprintf(s.Err, "plan %s: state.json is missing but %s implies one; `taskie recover%s --write` rebuilds it\n", p.ID, events.FileName, planArg(p))
+		return errProblems
+	}
+	d := history.Diff(res.State, cur)
+	if len(d) == 0 {
+		fmt.Fprintf(s.Err, "plan %s: state.json equals the replay of %d event(s)\n", p.ID, res.Events)
+		return nil
+	}
+	fmt.Fprintf(s.Err, "plan %s: state.json differs from the replay of %s (replay → file):\n", p.ID, events.FileName)
+	for _, l := range d {
+		fmt.Fprintf(s.Err, "  %s\n", l)
+	}
+	fmt.Fprintf(s.Err, "state.json was changed outside taskie, or events are missing; the next taskie change records the file as found, and `taskie recover%s --write --force` rebuilds it from the log instead\n", planArg(p))
+	return errProblems
 }
 
 // reportRecover says on stderr what the rebuilt state comes from and what

@@ -8,6 +8,7 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
@@ -30,13 +31,13 @@ func newSetCmd(s *Streams, g *globals) *cobra.Command {
 					return usageErr(err, "")
 				}
 			}
-			_, _, err = change(p, "set "+field, true, func(cur *state.State) (*state.State, error) {
+			_, _, err = changeWith(p, "set "+field, true, func(_ *store.Snapshot, cur *state.State) (store.Change, error) {
 				n, err := workflow.Set(cur, field, value)
 				if err != nil {
-					return nil, usageErr(err, "")
+					return store.Change{}, usageErr(err, "")
 				}
-				return n, nil
-			}, events.Event{Event: events.FieldSet, Actor: "cli", Meta: map[string]any{"field": field, "value": value}})
+				return store.Change{State: n, Kind: events.FieldSet, Meta: map[string]any{"field": field, "value": value}}, nil
+			})
 			if err != nil {
 				return err
 			}
@@ -60,10 +61,14 @@ func newPauseCmd(s *Streams, g *globals, resume bool) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			_, _, err = change(p, use, false, func(cur *state.State) (*state.State, error) {
+			kind := events.Paused
+			if on {
+				kind = events.Resumed
+			}
+			_, _, err = changeWith(p, use, false, func(_ *store.Snapshot, cur *state.State) (store.Change, error) {
 				n := cur.Clone()
 				n.Enabled = &on
-				return n, nil
+				return store.Change{State: n, Kind: kind}, nil
 			})
 			if err != nil {
 				return err

@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
-	"github.com/taskie-dev/taskie/internal/state"
+		"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
@@ -33,14 +33,15 @@ automated stays automated; use ` + "`taskie set next_phase null`" + ` to go stan
 				return usageErr(err, "")
 			}
 			models := p.Models()
-			_, st, err := change(p, "task "+task+" started", true, func(cur *state.State) (*state.State, error) {
+			id, _ := strconv.Atoi(task)
+			_, st, err := changeWith(p, "task "+task+" started", true, func(_ *store.Snapshot, cur *state.State) (store.Change, error) {
 				// An automated plan stays automated: starting a task never
 				// silently switches the review loop off.
 				n, err := workflow.Start(cur, task, auto || cur.Next() != "", models)
 				if err != nil {
-					return nil, usageErr(err, "")
+					return store.Change{}, usageErr(err, "")
 				}
-				return n, setTaskStatus(p, task, plan.StatusInProgress)
+				return store.Change{State: n, Statuses: map[int]string{id: plan.StatusInProgress}}, nil
 			})
 			if err != nil {
 				return err
@@ -53,18 +54,3 @@ automated stays automated; use ` + "`taskie set next_phase null`" + ` to go stan
 	return c
 }
 
-// setTaskStatus rewrites one status cell of tasks.md, keeping the rest.
-func setTaskStatus(p *project.Plan, task, status string) error {
-	ts, _, err := p.Tasks()
-	if err != nil || ts == nil {
-		return err
-	}
-	id, _ := strconv.Atoi(task)
-	if t, ok := ts.Find(id); !ok || t.StatusNorm() == status {
-		return nil
-	}
-	if err := ts.SetStatus(id, status); err != nil {
-		return err
-	}
-	return state.WriteFileAtomic(p.Path("tasks.md"), ts.Bytes())
-}

@@ -16,7 +16,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
-	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/store"
 )
 
 func newTaskCmd(s *Streams, g *globals) *cobra.Command {
@@ -273,11 +273,10 @@ this is for standalone work and for cancelling or postponing tasks.`,
 			if !plan.KnownStatus(status) {
 				return usageErr(fmt.Errorf("unknown status %q", args[1]), "statuses: pending, in-progress, done, cancelled, postponed, blocked")
 			}
-			err = state.WithLock(p.Dir, func() error {
-				if err := setTaskStatus(p, task, status); err != nil {
-					return err
-				}
-				return events.Append(p.Dir, events.Event{Plan: p.ID, Task: task, Event: events.TaskStatus, Actor: "cli", To: status})
+			id, _ := strconv.Atoi(task)
+			err = p.Update(func(*store.Snapshot) (store.Change, error) {
+				return store.Change{Actor: "cli", Reason: "task status", Kind: events.TaskStatus, Task: task,
+					Statuses: map[int]string{id: status}}, nil
 			})
 			if err != nil {
 				return err

@@ -166,7 +166,12 @@ func links(p *project.Plan, task string) []Link {
 // .taskie/archive/{plan}/task-{T}.md, outside the plan directory because
 // validation forbids nested .md files there.
 func ArchivePath(p *project.Plan, task int) string {
-	return filepath.Join(p.Repo.TaskieDir(), "archive", p.ID, plan.TaskFile(task))
+	return filepath.Join(p.Repo.Root, filepath.FromSlash(ArchiveRel(p.ID, task)))
+}
+
+// ArchiveRel is ArchivePath relative to the repository root.
+func ArchiveRel(planID string, task int) string {
+	return ".taskie/archive/" + planID + "/" + plan.TaskFile(task)
 }
 
 // display returns path relative to the project root, with forward slashes.

@@ -4,15 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
-	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/store"
 )
 
 // NoteResult says what Note did.
@@ -36,30 +35,31 @@ func Note(p *project.Plan, task string, e Entry) (NoteResult, error) {
 	if err != nil {
 		return res, fmt.Errorf("task id %q is not a number", task)
 	}
-	path := p.Path(plan.TaskFile(id))
-	res.Path = display(p, path)
-	err = state.WithLock(p.Dir, func() error {
-		f, err := readTaskFile(p, id, true)
+	name := plan.TaskFile(id)
+	res.Path = display(p, p.Path(name))
+	err = p.Update(func(s *store.Snapshot) (store.Change, error) {
+		res = NoteResult{Path: res.Path}
+		f, err := readTaskFile(p, s, id, true)
 		if err != nil {
-			return err
+			return store.Change{}, err
 		}
 		if res.Session, err = f.AddSession(events.Now(), e); err != nil {
-			return err
+			return store.Change{}, err
 		}
+		c := store.Change{Actor: "cli", Reason: "progress note", Files: map[string][]byte{}}
 		if f.Len() >= ArchiveSize {
-			if err := archive(p, id, f, &res); err != nil {
-				return err
+			if err := archive(p, s, id, f, &res, &c); err != nil {
+				return store.Change{}, err
 			}
 		}
-		if err := state.WriteFileAtomic(path, f.Bytes()); err != nil {
-			return err
-		}
+		c.Files[name] = f.Bytes()
 		res.Size = f.Len()
 		ev := progressEvent(p.ID, task, res.Session, e)
 		if a := res.Archived; a != nil {
 			ev.Meta["archived"] = fmt.Sprintf("%d–%d", a.From, a.To)
 		}
-		return events.Append(p.Dir, ev)
+		c.Events = []events.Event{ev}
+		return c, nil
 	})
 	if err != nil {
 		return NoteResult{}, err
@@ -68,47 +68,53 @@ func Note(p *project.Plan, task string, e Entry) (NoteResult, error) {
 	return res, nil
 }
 
-// archive moves old sessions of f to the archive file: the archive is
-// appended to (and synced) before the task file is rewritten, so a crash
-// in between duplicates entries rather than losing them.
-func archive(p *project.Plan, id int, f *File, res *NoteResult) error {
-	apath := ArchivePath(p, id)
+// archive moves old sessions of f to the archive file. The archive is
+// written before the task file, and sessions already in it are not added
+// again, so a crash in between neither loses nor duplicates an entry.
+func archive(p *project.Plan, s *store.Snapshot, id int, f *File, res *NoteResult, c *store.Change) error {
+	rel := ArchiveRel(p.ID, id)
+	apath := p.Store.Root().Path(rel)
 	a, ok := f.Archive(KeepSessions, display(p, apath))
 	if !ok {
 		return nil
 	}
-	header := fmt.Sprintf("# Task %d — archived progress (plan %s)%s%s", id, p.ID, f.eol, f.eol)
-	if err := appendFile(apath, header, a.Text); err != nil {
+	old, err := p.Store.Root().ReadFile(rel)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("archive progress of task %d: %w", id, err)
 	}
+	if len(old) == 0 {
+		old = []byte(fmt.Sprintf("# Task %d — archived progress (plan %s)%s%s", id, p.ID, f.eol, f.eol))
+	}
+	c.Outside = map[string][]byte{rel: mergeArchive(old, a.Text)}
 	res.Archived, res.Archive = &a, display(p, apath)
 	return nil
 }
 
-// appendFile appends data to path (header first when the file is new) and
-// syncs it. It never truncates.
-func appendFile(path, header string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
+// sessionHeading finds the "### Session N" headings of a progress log.
+var sessionHeading = regexp.MustCompile(`(?m)^### Session (\d+)\b`)
+
+// mergeArchive appends to old the sessions of add it does not hold yet.
+func mergeArchive(old, add []byte) []byte {
+	have := map[string]bool{}
+	for _, m := range sessionHeading.FindAllSubmatch(old, -1) {
+		have[string(m[1])] = true
 	}
-	fh, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
+	locs := sessionHeading.FindAllSubmatchIndex(add, -1)
+	if len(locs) == 0 {
+		return append(old, add...)
 	}
-	st, err := fh.Stat()
-	if err == nil && st.Size() == 0 {
-		data = append([]byte(header), data...)
+	out := append([]byte{}, old...)
+	out = append(out, add[:locs[0][0]]...)
+	for i, l := range locs {
+		end := len(add)
+		if i+1 < len(locs) {
+			end = locs[i+1][0]
+		}
+		if !have[string(add[l[2]:l[3]])] {
+			out = append(out, add[l[0]:end]...)
+		}
 	}
-	if err == nil {
-		_, err = fh.Write(data)
-	}
-	if err == nil {
-		err = fh.Sync()
-	}
-	if cerr := fh.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return out
 }
 
 // progressEvent is the event of one progress entry.
@@ -158,15 +164,15 @@ func Check(p *project.Plan, task string, n int, done bool) (Criterion, bool, err
 	}
 	var c Criterion
 	var changed bool
-	err = state.WithLock(p.Dir, func() error {
-		f, err := readTaskFile(p, id, false)
+	err = p.Update(func(s *store.Snapshot) (store.Change, error) {
+		f, err := readTaskFile(p, s, id, false)
 		if err != nil {
-			return err
+			return store.Change{}, err
 		}
 		if c, changed, err = f.SetCriterion(n, done); err != nil || !changed {
-			return err
+			return store.Change{}, err
 		}
-		return state.WriteFileAtomic(p.Path(plan.TaskFile(id)), f.Bytes())
+		return store.Change{Actor: "cli", Files: map[string][]byte{plan.TaskFile(id): f.Bytes()}}, nil
 	})
 	return c, changed, err
 }
@@ -178,15 +184,15 @@ func SetOutput(p *project.Plan, task string, c ChainOutput) error {
 	if err != nil {
 		return fmt.Errorf("task id %q is not a number", task)
 	}
-	return state.WithLock(p.Dir, func() error {
-		f, err := readTaskFile(p, id, true)
+	return p.Update(func(s *store.Snapshot) (store.Change, error) {
+		f, err := readTaskFile(p, s, id, true)
 		if err != nil {
-			return err
+			return store.Change{}, err
 		}
 		if err := f.SetChainOutput(c); err != nil {
-			return err
+			return store.Change{}, err
 		}
-		return state.WriteFileAtomic(p.Path(plan.TaskFile(id)), f.Bytes())
+		return store.Change{Actor: "cli", Files: map[string][]byte{plan.TaskFile(id): f.Bytes()}}, nil
 	})
 }
 
@@ -197,7 +203,11 @@ func Criteria(p *project.Plan, task string) ([]Criterion, bool, error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("task id %q is not a number", task)
 	}
-	f, err := readTaskFile(p, id, false)
+	s, err := p.Snapshot()
+	if err != nil {
+		return nil, false, err
+	}
+	f, err := readTaskFile(p, s, id, false)
 	if err != nil {
 		return nil, false, err
 	}
@@ -209,9 +219,9 @@ var ErrNoTaskFile = errors.New("task file does not exist")
 
 // readTaskFile parses task-{id}.md; a missing file is an error unless
 // create, then it starts as a title heading taken from tasks.md.
-func readTaskFile(p *project.Plan, id int, create bool) (*File, error) {
+func readTaskFile(p *project.Plan, s *store.Snapshot, id int, create bool) (*File, error) {
 	path := p.Path(plan.TaskFile(id))
-	data, err := os.ReadFile(path)
+	data, err := s.ReadFile(plan.TaskFile(id))
 	if errors.Is(err, fs.ErrNotExist) {
 		if !create {
 			return nil, fmt.Errorf("%s: %w", display(p, path), ErrNoTaskFile)

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -31,6 +32,14 @@ const (
 	ReviewsArchived = "REVIEWS_ARCHIVED"
 	Progress        = "PROGRESS"
 	Claim           = "CLAIM"
+	Paused          = "PAUSED"
+	Resumed         = "RESUMED"
+	OwnerChanged    = "OWNER_CHANGED"
+	Recovered       = "RECOVERED"
+	// Checkpoint records the whole of state.json when it was changed
+	// outside taskie (or by a version that did not log every field), so
+	// that a replay from here on is exact.
+	Checkpoint = "STATE_CHECKPOINT"
 )
 
 // Event is one line of events.jsonl.
@@ -44,7 +53,32 @@ type Event struct {
 	Actor  string         `json:"actor,omitempty"`
 	Reason string         `json:"reason,omitempty"`
 	Meta   map[string]any `json:"meta,omitempty"`
+
+	// A commit that changes state.json or tasks.md ends with one state
+	// event carrying the change itself, so that the log is the record:
+	// Set/Unset are the state.json fields after the change (state.Delta),
+	// Tasks the tasks.md statuses set, Archive the review files moved.
+	// SHA and Prev fingerprint state.json after and before, TSHA and TPrev
+	// tasks.md, so that a commit cut short by a crash is found and redone.
+	Set     map[string]json.RawMessage `json:"set,omitempty"`
+	Unset   []string                   `json:"unset,omitempty"`
+	Tasks   map[string]string          `json:"tasks,omitempty"`
+	Archive *Archive                   `json:"archive,omitempty"`
+	SHA     string                     `json:"sha,omitempty"`
+	Prev    string                     `json:"prev,omitempty"`
+	TSHA    string                     `json:"tsha,omitempty"`
+	TPrev   string                     `json:"tprev,omitempty"`
 }
+
+// Archive says which review files a commit moved out of the plan
+// directory, and where (relative to the repository root).
+type Archive struct {
+	Dir   string   `json:"dir"`
+	Files []string `json:"files"`
+}
+
+// IsCommit reports whether e is the state event that ends a commit.
+func (e *Event) IsCommit() bool { return e.SHA != "" || e.TSHA != "" }
 
 // Now is the clock; tests replace it.
 var Now = func() time.Time { return time.Now().UTC().Truncate(time.Second) }
@@ -119,7 +153,14 @@ func Scan(dir string, fn func(Event), warn func(string)) error {
 		return err
 	}
 	defer f.Close()
-	sc := bufio.NewScanner(f)
+	return ScanReader(f, Path(dir), fn, warn)
+}
+
+// ScanReader streams the events read from r; name is used in warnings.
+// Lines that do not parse (a torn last line after a crash) are skipped
+// and reported, never fatal.
+func ScanReader(r io.Reader, name string, fn func(Event), warn func(string)) error {
+	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
 	for n := 1; sc.Scan(); n++ {
 		line := bytes.TrimSpace(sc.Bytes())
@@ -128,7 +169,7 @@ func Scan(dir string, fn func(Event), warn func(string)) error {
 		}
 		var e Event
 		if err := json.Unmarshal(line, &e); err != nil {
-			warn(fmt.Sprintf("%s:%d: skipped unreadable event line (torn write?): %v", Path(dir), n, err))
+			warn(fmt.Sprintf("%s:%d: skipped unreadable event line (torn write?): %v", name, n, err))
 			continue
 		}
 		fn(e)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
@@ -46,6 +47,10 @@ type Replayer struct {
 	notes     []string
 	moreNotes int
 	total     int
+	// exact is set once the log holds a commit event: from there on the
+	// commit events carry every change of state.json, and the other
+	// events have no bearing on it.
+	exact bool
 	// resetSinceReview is set when a PHASE_CHANGE started a fresh cycle
 	// after the last REVIEW_FINISHED. The hook appends a review's event
 	// after the phase change of the same commit, so a review whose
@@ -102,6 +107,20 @@ func (r *Replayer) note(e events.Event, format string, args ...any) {
 // Apply replays one event.
 func (r *Replayer) Apply(e events.Event) {
 	r.total++
+	if e.IsCommit() {
+		r.exact = true
+		if r.commit(e) {
+			r.used[e.Event]++
+		} else {
+			r.skipped[e.Event]++
+		}
+		return
+	}
+	if r.exact {
+		r.skipped[e.Event]++
+		return
+	}
+	// Events written before every change was logged: rebuild what they tell.
 	ok := false
 	switch e.Event {
 	case events.PhaseChange:
@@ -121,6 +140,25 @@ func (r *Replayer) Apply(e events.Event) {
 	} else {
 		r.skipped[e.Event]++
 	}
+}
+
+// commit applies a commit event's change with state.Apply, the function
+// that computed the state.json the commit wrote.
+func (r *Replayer) commit(e events.Event) bool {
+	if len(e.Set) == 0 && len(e.Unset) == 0 {
+		return len(e.Tasks) > 0 || e.Archive != nil
+	}
+	base := r.st
+	if store.Replaces(&e) {
+		base = nil
+	}
+	n, err := state.Apply(base, state.Delta{Set: e.Set, Unset: e.Unset})
+	if err != nil {
+		r.note(e, "%v: ignored", err)
+		return false
+	}
+	r.st = n
+	return true
 }
 
 func (r *Replayer) phaseChange(e events.Event) bool {

@@ -3,9 +3,8 @@ package hook
 import (
 	"log/slog"
 	"os"
-	"path/filepath"
 
-	"github.com/taskie-dev/taskie/internal/plan"
+	"github.com/taskie-dev/taskie/internal/fsafe"
 )
 
 // planLog is the per-plan structured log in .taskie/logs/{plan}.log: one
@@ -16,11 +15,10 @@ type planLog struct {
 	dir string
 }
 
-func openLog(r *plan.Repo, id string) *planLog {
-	dir := filepath.Join(r.TaskieDir(), "logs")
-	pl := &planLog{dir: dir}
-	if err := os.MkdirAll(dir, 0o755); err == nil {
-		pl.f, _ = os.OpenFile(filepath.Join(dir, id+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+func openLog(root *fsafe.Root, id string) *planLog {
+	pl := &planLog{dir: root.Path(".taskie/logs")}
+	if err := root.MkdirAll(".taskie/logs", 0o755); err == nil {
+		pl.f, _ = root.OpenAppend(".taskie/logs/" + id + ".log")
 	}
 	if pl.f != nil {
 		pl.l = slog.New(slog.NewJSONHandler(pl.f, nil)).With("plan", id)

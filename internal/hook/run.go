@@ -8,20 +8,22 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"syscall"
 	"time"
 
 	"github.com/taskie-dev/taskie/internal/config"
 	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/review"
 	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
-// stopper is one Stop hook call on a selected plan.
+// stopper is one Stop hook call on a selected plan: it gathers the facts
+// from one snapshot, asks workflow.Decide, and carries the decision out.
 type stopper struct {
 	e    Env
 	in   Input
@@ -31,151 +33,125 @@ type stopper struct {
 	sess *Session
 	now  time.Time
 	why  string // for the log line
-	ts   *plan.Tasks
+
+	lock *fsafe.Lock // the review lock, when taken
 }
 
 func (h *stopper) run() Result {
-	s, serr := h.p.State()
-	if serr == nil && !s.IsEnabled() {
-		h.why = "automation paused"
-		return Allow("")
+	snap, err := h.p.Snapshot()
+	if err != nil {
+		return h.internal(err)
 	}
-	if res, blocked := h.validate(); blocked {
-		return res
-	}
-	if errors.Is(serr, state.ErrNotFound) {
-		h.why = "no state.json: standalone plan"
-		return Allow("")
-	}
-	if serr != nil {
-		h.why = "state.json unreadable"
-		return warnAllow(h.e, serr.Error()+" — automation skipped until it is fixed (`taskie validate`)")
-	}
-	if n := s.Next(); workflow.IsReview(n) || workflow.IsPostReview(n) {
-		// One review per plan at a time: a second stop (another session, or
-		// this one after its hook was killed) must not review, recover or
-		// write the same files concurrently. A post-review may be detected
-		// as done below, making the review due in this very stop.
-		release, ok, err := state.TryReviewLock(h.p.Dir)
-		defer release()
+	f := h.facts(snap)
+	d := workflow.Decide(f)
+	if d.Action == workflow.TakeLock {
+		l, ok, err := h.p.Store.Root().TryLock(store.Rel(h.p.ID, store.ReviewLockName))
 		if err != nil {
 			return h.internal(err)
 		}
-		if !ok {
-			h.why = "a review of this plan is already running"
-			return Allow(fmt.Sprintf("taskie: a review of plan %q is already running (another stop or session); this stop is allowed.", h.p.ID))
+		f.Lock = workflow.LockBusy
+		if ok {
+			h.lock, f.Lock = l, workflow.LockHeld
+			defer l.Unlock()
 		}
-		h.p.ReviewLockHeld = true
+		d = workflow.Decide(f)
 	}
-	h.ts, _, _ = h.p.Tasks()
-	if repaired, res, ok := h.recoverAhead(s); ok {
-		return res
-	} else if repaired != nil {
-		s = repaired
+	h.why = string(d.Reason)
+	switch {
+	case d.Violations != "":
+		h.sess.Violations = d.Violations
+	case len(f.Violations) == 0:
+		h.sess.Violations = ""
 	}
-	d := workflow.Decide(h.facts(s))
-	h.why = d.Why
+	v := h.view(snap, f)
+	if d.Reason == workflow.RStateUnreadable {
+		return warnAllow(h.e, snap.StateErr.Error()+" — automation skipped until it is fixed (`taskie validate`)")
+	}
 	if d.Save != nil {
-		if err := h.commit(s, d.Save, "hook: "+d.Why); err != nil {
+		if err := h.p.Commit(snap, store.Change{Actor: "hook", Reason: "hook: " + d.SaveReason, State: d.Save, DuringReview: h.lock != nil}); err != nil {
 			return h.internal(err)
 		}
-		s = d.Save
+		if snap, err = h.p.Snapshot(); err != nil {
+			return h.internal(err)
+		}
+		v.s = snap.State
 	}
-	switch d.Action {
-	case workflow.Allow:
-		return Allow(d.Message)
-	case workflow.Remind:
-		h.sess.LastReviewBlock = ptr(workflow.MarkOf(s))
-		return Result{Block: true, Reason: h.blockMessage(s, "", "", true), needsMemory: true}
+	if d.Mark != nil {
+		h.sess.LastReviewBlock = d.Mark
 	}
-	return h.review(s, d)
+	if d.Action != workflow.RunReview {
+		return render(d, v)
+	}
+	return h.review(snap, d, f.OrphanAhead, v)
 }
 
-// validate blocks on plan violations, unless the same ones were already
-// reported to this session in the current chain of blocks.
-func (h *stopper) validate() (Result, bool) {
-	var errs []string
-	for _, v := range h.p.Validate() {
+// facts gathers what the decision needs from the snapshot, once.
+func (h *stopper) facts(snap *store.Snapshot) workflow.StopFacts {
+	f := workflow.StopFacts{
+		State:           snap.State,
+		Active:          h.in.StopHookActive,
+		Seen:            h.sess.Violations,
+		Untrusted:       trustMessage(h.cfg),
+		AnyTaskFile:     len(snap.TaskFiles()) > 0,
+		LastReviewBlock: h.sess.LastReviewBlock,
+		BlocksInRow:     h.sess.BlocksInRow,
+		BlockCap:        h.cfg.BlockCap,
+		Models:          h.cfg.Models,
+		Autopilot:       h.cfg.Autopilot,
+		Route:           func(s *state.State) workflow.Route { return workflow.Continue(snap.RouteFacts(s), h.cfg.Models) },
+	}
+	for _, v := range snap.Validate() {
 		if v.Severity == plan.SeverityError {
-			errs = append(errs, v.String())
+			f.Violations = append(f.Violations, v.String())
 		}
 	}
-	if len(errs) == 0 {
-		h.sess.Violations = ""
-		return Result{}, false
+	switch {
+	case errors.Is(snap.StateErr, state.ErrNotFound):
+		f.StateProblem = workflow.StateMissing
+	case snap.StateErr != nil:
+		f.StateProblem = workflow.StateUnreadable
 	}
-	fp := strings.Join(errs, "\n")
-	list := "  - " + strings.Join(errs, "\n  - ")
-	if h.in.StopHookActive && h.sess.Violations == fp {
-		h.why = "same violations already reported"
-		return Allow(fmt.Sprintf("taskie: plan %q still has %d validation problem(s), already reported; stop allowed. Run `taskie validate %s` to see them.", h.p.ID, len(errs), h.p.ID)), true
+	s := snap.State
+	if s == nil {
+		return f
 	}
-	h.sess.Violations = fp
-	h.why = "validation failed"
-	return Result{Block: true, needsMemory: true, Reason: fmt.Sprintf(
-		"taskie: plan %q (%s) breaks the plan format:\n%s\nFix every item, then end your turn again (`taskie validate %s` checks). To stop automation instead: `taskie pause --plan %s`.",
-		h.p.ID, relPath(h.p.Repo.Root, h.p.Dir), list, h.p.ID, h.p.ID)}, true
-}
-
-func (h *stopper) facts(s *state.State) workflow.StopFacts {
 	task, _ := strconv.Atoi(s.Task())
-	f := workflow.StopFacts{
-		State:        s,
-		Active:       h.in.StopHookActive,
-		AnyTaskFile:  h.p.AnyTaskFile(h.ts),
-		PendingOther: project.PendingOther(h.ts, s.Task()),
-		BlocksInRow:  h.sess.BlocksInRow,
-		BlockCap:     h.cfg.BlockCap,
-		Models:       h.cfg.Models,
-	}
+	f.PendingOther = snap.PendingOther(s.Task())
 	if task > 0 {
-		f.TaskFileExists = h.p.Exists(plan.TaskFile(task))
+		f.TaskFileExists = snap.Exists(plan.TaskFile(task))
 	}
 	if workflow.IsReview(s.Phase) {
-		f.PostReviewExists = plan.PostReviewFileExists(h.p.Dir, s.Phase, task, s.Iteration())
+		f.PostReviewExists = snap.PostExists(s.Phase, task, s.Iteration())
 	}
-	f.LastReviewBlock = h.sess.LastReviewBlock
+	if n := s.Next(); workflow.IsReview(n) && s.Iteration() >= 0 && s.Iteration() < s.MaxReviews {
+		it := s.Iteration() + 1
+		f.ReviewAhead = snap.ReviewExists(n, task, it)
+		f.OrphanAhead = f.ReviewAhead && h.orphan(n, s.Task(), it)
+	}
 	return f
 }
 
-// recoverAhead handles a crash that left the review file of the due
-// iteration on disk without the state update: the same repair as `taskie
-// continue`. It returns the repaired state to go on with, or a final result.
-func (h *stopper) recoverAhead(s *state.State) (*state.State, Result, bool) {
-	review := s.Next()
-	task, _ := strconv.Atoi(s.Task())
-	if !workflow.IsReview(review) || workflow.StaleCycle(s) || !plan.ReviewFileExists(h.p.Dir, review, task, s.Iteration()+1) {
-		return nil, Result{}, false
+// orphan reports that the review file of an iteration was left by a
+// reviewer whose hook died: the log shows its start and no end.
+func (h *stopper) orphan(review, task string, it int) bool {
+	started := false
+	for _, e := range h.p.Store.Tail(h.p.ID) {
+		if e.Meta == nil || e.Meta["review"] != review || e.Task != task || fmt.Sprint(e.Meta["iteration"]) != strconv.Itoa(it) {
+			continue
+		}
+		switch e.Event {
+		case events.ReviewStarted:
+			started = true
+		case events.ReviewFinished, events.ReviewFailed:
+			started = false
+		}
 	}
-	route := workflow.Continue(h.p.RouteFacts(s), h.cfg.Models)
-	if route.Repair == nil {
-		return nil, Result{}, false
-	}
-	if err := h.commit(s, route.Repair, "hook recovery: "+route.Why); err != nil {
-		return nil, h.internal(err), true
-	}
-	h.why = "recovered: " + route.Why
-	if route.Repair.Next() != workflow.PostReview(review) {
-		return route.Repair, Result{}, false // post-review also done: go on to the next review
-	}
-	h.sess.LastReviewBlock = ptr(workflow.MarkOf(route.Repair))
-	return nil, Result{Block: true, Reason: h.blockMessage(route.Repair, s.ReviewModel, "", false)}, true
+	return started
 }
 
-func ptr[T any](v T) *T { return &v }
-
-// commit writes next in place of s, unless state.json moved meanwhile. A
-// failure to append the events after the state was saved is only logged:
-// the change happened, and the agent must still be told about it.
-func (h *stopper) commit(s, next *state.State, reason string, extra ...events.Event) error {
-	err := h.p.Swap(s, next, "hook", reason, extra...)
-	var ee *project.EventsError
-	if errors.As(err, &ee) {
-		h.log.info("events not appended", "error", ee.Error())
-		fmt.Fprintln(h.e.Stderr, "taskie: warning: "+ee.Error())
-		return nil
-	}
-	return err
+func (h *stopper) view(snap *store.Snapshot, f workflow.StopFacts) view {
+	return view{plan: h.p.ID, planFlag: h.p.PlanFlag(), root: h.p.Repo.Root, dir: h.p.Dir, s: snap.State,
+		violations: f.Violations, untrusted: f.Untrusted, blocksInRow: f.BlocksInRow, blockCap: f.BlockCap, pendingOther: f.PendingOther}
 }
 
 // internal turns an unexpected error into an allow: never trap the user.
@@ -184,16 +160,22 @@ func (h *stopper) internal(err error) Result {
 	return warnAllow(h.e, fmt.Sprintf("%v; stop allowed, state.json unchanged", err))
 }
 
-func (h *stopper) review(s *state.State, d workflow.StopDecision) Result {
+func (h *stopper) review(snap *store.Snapshot, d workflow.StopDecision, orphan bool, v view) Result {
 	rv, err := review.New(h.cfg.Reviewer)
 	if err != nil {
 		return h.internal(err)
 	}
+	s := snap.State
 	task, _ := strconv.Atoi(d.Task)
+	name := plan.ReviewFile(d.Review, task, d.Iteration)
+	if orphan {
+		// A reviewer whose hook was killed wrote it: not this cycle's review.
+		h.setAside(d, name, "left by a reviewer whose hook was killed")
+	}
 	req := review.Request{
 		Kind: d.Review, PlanID: h.p.ID, Task: d.Task, Iteration: d.Iteration, Model: d.Model,
-		Root: h.p.Repo.Root, PlanDir: h.p.Dir, ReviewFile: h.p.Path(plan.ReviewFile(d.Review, task, d.Iteration)),
-		TaskFiles: h.p.TaskFiles(h.ts), Timeout: h.cfg.ReviewerTimeout.D(), Tools: h.cfg.AllowedTools,
+		Root: h.p.Repo.Root, PlanDir: h.p.Dir, ReviewFile: h.p.Path(name),
+		TaskFiles: snap.TaskFiles(), Timeout: h.cfg.ReviewerTimeout.D(), Tools: h.cfg.AllowedTools,
 		Command: h.cfg.ReviewerCommand,
 	}
 	meta := map[string]any{"review": d.Review, "iteration": d.Iteration, "model": d.Model, "reviewer": h.cfg.Reviewer}
@@ -207,104 +189,84 @@ func (h *stopper) review(s *state.State, d workflow.StopDecision) Result {
 		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 		defer stop()
 	}
-	_, statErr := os.Stat(req.ReviewFile)
+	_, statErr := h.p.Store.Root().Lstat(store.Rel(h.p.ID, name))
 	existed := statErr == nil
 	res, err := rv.Review(ctx, req)
 	if err != nil {
-		if existed { // not this run's file: never remove it
-			return h.failed(d, "", err)
-		}
-		return h.failed(d, req.ReviewFile, err)
-	}
-	next, out := workflow.Apply(s, d, res.Verdict, project.PendingOther(h.ts, s.Task()), h.cfg.Models)
-	if h.in.SessionID != "" {
-		next.SessionID = h.in.SessionID
+		return h.failed(d, name, !existed, err)
 	}
 	fin := map[string]any{"review": d.Review, "iteration": d.Iteration, "model": d.Model, "verdict": res.Verdict,
 		"cost_usd": res.CostUSD, "duration_ms": res.DurationMS, "reviewer_session": res.SessionID,
-		"review_file": filepath.Base(req.ReviewFile), "wrote_file": res.WroteFile}
-	err = h.commit(s, next, "hook: "+d.Review+" "+res.Verdict, events.Event{Task: d.Task, Event: events.ReviewFinished, Actor: "hook", Meta: fin})
-	if errors.Is(err, project.ErrMoved) {
+		"review_file": name, "wrote_file": res.WroteFile}
+	record := func(snap *store.Snapshot) (workflow.ReviewResult, error) {
+		rr := workflow.AfterReview(snap.State, d, res.Verdict, snap.PendingOther(snap.State.Task()), h.cfg.Models, h.cfg.Autopilot, h.in.SessionID)
+		c := store.Change{Actor: "hook", Reason: "hook: " + d.Review + " " + res.Verdict, State: rr.Save, DuringReview: true,
+			Events: []events.Event{{Task: d.Task, Event: events.ReviewFinished, Actor: "hook", Meta: fin}}}
+		if id, err := strconv.Atoi(rr.MarkDone); err == nil {
+			c.Statuses = map[int]string{id: plan.StatusDone}
+		}
+		return rr, h.p.Commit(snap, c)
+	}
+	rr, err := record(snap)
+	if errors.Is(err, store.ErrMoved) {
 		// Something else changed state.json meanwhile (a `taskie set`, say).
 		// If the review cycle itself did not move, the verdict still applies.
-		if cur, lerr := h.p.State(); lerr == nil && workflow.MarkOf(cur) == workflow.MarkOf(s) && cur.Next() == s.Next() {
-			s = cur
-			next, out = workflow.Apply(s, d, res.Verdict, project.PendingOther(h.ts, s.Task()), h.cfg.Models)
-			if h.in.SessionID != "" {
-				next.SessionID = h.in.SessionID
-			}
-			err = h.commit(s, next, "hook: "+d.Review+" "+res.Verdict, events.Event{Task: d.Task, Event: events.ReviewFinished, Actor: "hook", Meta: fin})
+		h.p.Reload()
+		if cur, lerr := h.p.Snapshot(); lerr == nil && workflow.VerdictStillApplies(s, cur.State) {
+			rr, err = record(cur)
 		}
 	}
 	if err != nil {
-		if errors.Is(err, project.ErrMoved) {
+		if errors.Is(err, store.ErrMoved) {
 			// The cycle moved on: this review belongs to no cycle now. Keep
 			// it in the log, out of the plan, so no stop adopts it later.
-			if data, rerr := os.ReadFile(req.ReviewFile); rerr == nil && !strings.HasPrefix(h.keep(d, data), "(") {
-				_ = os.Remove(req.ReviewFile)
-			}
+			logPath := h.setAside(d, name, "its cycle moved on while the reviewer ran")
 			fin["recorded"] = false
 			h.event(events.Event{Task: d.Task, Event: events.ReviewFinished, Actor: "hook", Meta: fin})
 			h.why = "state moved during the review"
 			return warnAllow(h.e, fmt.Sprintf("the plan moved to another review cycle while the %s reviewer ran, so its verdict (%s) was not recorded and the review was moved to %s. Run `taskie continue` to see where the plan stands.",
-				d.Review, res.Verdict, relPath(h.p.Repo.Root, h.log.dir)))
+				d.Review, res.Verdict, logPath))
 		}
 		return h.internal(fmt.Errorf("%s written but not recorded: %w", relPath(h.p.Repo.Root, req.ReviewFile), err))
 	}
 	h.why = fmt.Sprintf("%s %d: %s", d.Review, d.Iteration, res.Verdict)
-	if !out.Advanced {
-		h.sess.LastReviewBlock = ptr(workflow.MarkOf(next))
-		return Result{Block: true, Reason: h.blockMessage(next, d.Model, res.Verdict, false)}
+	if !rr.Outcome.Advanced {
+		h.sess.LastReviewBlock = rr.Mark
+		return Result{Block: true, Reason: blockMessage(v, rr.Save, d.Model, res.Verdict, false)}
 	}
-	if d.Review == workflow.CodeReview {
-		h.markDone(d.Task)
-	}
-	return h.advanced(d.Review, out.Target)
+	return advanced(v, d.Review, rr.Outcome.Target, h.cfg.Autopilot)
 }
 
-// markDone sets the finished task's status to done in tasks.md.
-func (h *stopper) markDone(task string) {
-	err := state.WithLock(h.p.Dir, func() error {
-		ts, _, err := h.p.Tasks()
-		id, _ := strconv.Atoi(task)
-		if err != nil || ts == nil || ts.SetStatus(id, plan.StatusDone) != nil {
-			return err
-		}
-		return state.WriteFileAtomic(h.p.Path("tasks.md"), ts.Bytes())
-	})
+// setAside moves a review file that is no review of this cycle into the
+// log directory; it returns where it went.
+func (h *stopper) setAside(d workflow.StopDecision, name, why string) string {
+	data, err := h.p.Store.Root().ReadFile(store.Rel(h.p.ID, name))
 	if err != nil {
-		h.log.info("marking task done", "task", task, "error", err.Error())
+		return "(nothing to keep)"
 	}
-}
-
-func (h *stopper) advanced(review, target string) Result {
-	what := map[string]string{
-		workflow.CreateTasks:     "create the tasks",
-		workflow.CompleteTask:    "start the next task",
-		workflow.CompleteTaskTDD: "start the next task test-first",
-		workflow.AllCodeReview:   "run the final all-code review (end your turn)",
-		workflow.Complete:        "record the plan as complete",
-	}[target]
-	if h.cfg.Autopilot {
-		return Result{Block: true, Reason: fmt.Sprintf("taskie: %s passed (two clean reviews in a row). Autopilot is on: run `taskie continue%s` now and do what it says (%s).", review, h.p.PlanFlag(), what)}
+	logPath := h.keep(d, append([]byte("--- "+name+": "+why+" ---\n"), data...))
+	if logPath[0] != '(' {
+		_ = h.p.Store.Root().Remove(store.Rel(h.p.ID, name))
 	}
-	return Allow(fmt.Sprintf("taskie: %s passed (two clean reviews in a row). Run /taskie:continue-plan to %s.", review, what))
+	return relPath(h.p.Repo.Root, logPath)
 }
 
 // failed keeps the reviewer's output in a log and allows: state unchanged.
 // A review file the failed run left behind goes into the log too, so the
 // next stop retries the review instead of taking a partial file for one.
-func (h *stopper) failed(d workflow.StopDecision, reviewFile string, err error) Result {
+func (h *stopper) failed(d workflow.StopDecision, name string, ours bool, err error) Result {
 	var f *review.Failure
 	raw := []byte(err.Error())
 	kind := "error"
 	if errors.As(err, &f) {
 		raw, kind = append([]byte(f.Msg+"\n\n"), f.Raw...), f.Kind
 	}
-	if partial, rerr := os.ReadFile(reviewFile); rerr == nil {
-		raw = append(append(raw, "\n\n--- review file left by the failed run ("+filepath.Base(reviewFile)+") ---\n"...), partial...)
-		if os.Remove(reviewFile) != nil {
-			raw = append(raw, "\n(could not remove it)\n"...)
+	if ours {
+		if partial, rerr := h.p.Store.Root().ReadFile(store.Rel(h.p.ID, name)); rerr == nil {
+			raw = append(append(raw, "\n\n--- review file left by the failed run ("+name+") ---\n"...), partial...)
+			if h.p.Store.Root().Remove(store.Rel(h.p.ID, name)) != nil {
+				raw = append(raw, "\n(could not remove it)\n"...)
+			}
 		}
 	}
 	logPath := h.keep(d, raw)
@@ -315,24 +277,23 @@ func (h *stopper) failed(d workflow.StopDecision, reviewFile string, err error) 
 		d.Review, kind, firstLine(err.Error()), relPath(h.p.Repo.Root, logPath)))
 }
 
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
-}
-
 // keep writes a reviewer's raw output to a new log file (never overwritten).
 func (h *stopper) keep(d workflow.StopDecision, raw []byte) string {
 	name := fmt.Sprintf("%s-%s-%d-%s", h.p.ID, d.Review, d.Iteration, h.now.UTC().Format("20060102T150405Z"))
 	if d.Task != "" {
 		name = fmt.Sprintf("%s-%s-task%s-%d-%s", h.p.ID, d.Review, d.Task, d.Iteration, h.now.UTC().Format("20060102T150405Z"))
 	}
-	for i := 0; ; i++ {
-		p := filepath.Join(h.log.dir, name+".log")
+	root := h.p.Store.Root()
+	if err := root.MkdirAll(filepath.Join(".taskie", "logs"), 0o755); err != nil {
+		return "(could not write a log: " + err.Error() + ")"
+	}
+	for i := 0; i < 1000; i++ {
+		rel := filepath.Join(".taskie", "logs", name+".log")
 		if i > 0 {
-			p = filepath.Join(h.log.dir, fmt.Sprintf("%s-%d.log", name, i))
+			rel = filepath.Join(".taskie", "logs", fmt.Sprintf("%s-%d.log", name, i))
 		}
-		f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-		if os.IsExist(err) {
+		f, err := root.CreateExclusive(rel, 0o644)
+		if errors.Is(err, os.ErrExist) {
 			continue
 		}
 		if err != nil {
@@ -340,30 +301,18 @@ func (h *stopper) keep(d workflow.StopDecision, raw []byte) string {
 		}
 		_, _ = f.Write(raw)
 		f.Close()
-		return p
+		return root.Path(rel)
 	}
+	return "(could not write a log: too many logs of this review)"
 }
 
 // event appends events under the plan lock; failures only go to the log.
 func (h *stopper) event(evs ...events.Event) {
-	for i := range evs {
-		evs[i].Plan = h.p.ID
-	}
-	if err := state.WithLock(h.p.Dir, func() error { return events.Append(h.p.Dir, evs...) }); err != nil {
+	if err := h.p.Store.Append(h.p.ID, evs...); err != nil {
 		h.log.info("appending events", "error", err.Error())
 	}
 }
 
-func (h *stopper) blockMessage(s *state.State, model, verdict string, reminder bool) string {
-	review, n := s.Phase, s.Iteration()
-	task, _ := strconv.Atoi(s.Task())
-	root := h.p.Repo.Root
-	return BlockMessage(BlockData{
-		Plan: h.p.ID, Task: s.Task(), Review: review, Model: model, Verdict: verdict, Reminder: reminder,
-		Iteration: n, NextIteration: n + 1, Clean: s.ConsecutiveClean,
-		ReviewFile: relPath(root, h.p.Path(plan.ReviewFile(review, task, n))),
-		PostFile:   relPath(root, h.p.Path(plan.PostReviewFile(review, task, n))),
-		StateFile:  relPath(root, state.Path(h.p.Dir)),
-		PlanFlag:   h.p.PlanFlag(),
-	})
-}
+// trustMessage is non-empty when config ignored settings that run a
+// program because the repository's config file is not trusted.
+func trustMessage(c config.Config) string { return "" }

@@ -8,8 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/store"
 )
 
 // quietOwner is how long a live owner must have been silent before other
@@ -37,7 +36,8 @@ type candidate struct {
 //
 // With several pending plans and no mention it picks none and says why:
 // guessing could drive another session's plan.
-func SelectPlan(r *plan.Repo, in Input, now time.Time) (string, string) {
+func SelectPlan(fs *store.Files, in Input, now time.Time) (string, string) {
+	r := fs.Repo
 	ids, err := r.Plans()
 	if err != nil || len(ids) == 0 {
 		return "", ""
@@ -45,22 +45,20 @@ func SelectPlan(r *plan.Repo, in Input, now time.Time) (string, string) {
 	var all, mine, free, pending, taken []candidate
 	for _, id := range ids {
 		c := candidate{id: id, mtime: r.Mtime(id)}
-		if dir, err := r.PlanDir(id); err == nil {
-			if s, err := state.Load(dir); err == nil {
-				c.owner, c.pending = s.SessionID, s.IsEnabled() && s.Next() != ""
-			}
+		if s, err := fs.PeekState(id); err == nil {
+			c.owner, c.pending = s.SessionID, s.IsEnabled() && s.Next() != ""
 		}
 		all = append(all, c)
 		own := in.SessionID != "" && c.owner == in.SessionID
 		if own && c.pending {
 			mine = append(mine, c)
 		}
-		if own || c.owner == "" || !Live(r.TaskieDir(), c.owner, now) {
+		if own || c.owner == "" || !Live(fs.Root(), c.owner, now) {
 			free = append(free, c)
 			if c.pending {
 				pending = append(pending, c)
 			}
-		} else if c.pending && now.Sub(LoadSession(r.TaskieDir(), c.owner).LastSeen) > quietOwner {
+		} else if c.pending && now.Sub(LoadSession(fs.Root(), c.owner).LastSeen) > quietOwner {
 			taken = append(taken, c)
 		}
 	}

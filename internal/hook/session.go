@@ -4,12 +4,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"os"
-	"path/filepath"
+	"path"
 	"time"
 
+	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
@@ -27,22 +26,26 @@ type Session struct {
 	Violations string `json:"violations,omitempty"`
 
 	path string
+	root *fsafe.Root
 }
 
-func sessionPath(taskieDir, id string) string {
+// sessionsDir holds the sessions' memory, relative to the repository root.
+const sessionsDir = ".taskie/sessions"
+
+func sessionPath(id string) string {
 	name := id
 	if len(id) > 128 || plan.ValidID(id) != nil {
 		sum := sha256.Sum256([]byte(id))
 		name = "h-" + hex.EncodeToString(sum[:8])
 	}
-	return filepath.Join(taskieDir, "sessions", name+".json")
+	return path.Join(sessionsDir, name+".json")
 }
 
 // LoadSession reads a session's memory; a missing or unreadable file is a
 // fresh session.
-func LoadSession(taskieDir, id string) *Session {
-	s := &Session{ID: id, path: sessionPath(taskieDir, id)}
-	if data, err := os.ReadFile(s.path); err == nil {
+func LoadSession(root *fsafe.Root, id string) *Session {
+	s := &Session{ID: id, path: sessionPath(id), root: root}
+	if data, err := root.ReadFileLimit(s.path, 1<<20); err == nil {
 		_ = json.Unmarshal(data, s)
 	}
 	return s
@@ -51,17 +54,20 @@ func LoadSession(taskieDir, id string) *Session {
 // Save writes the session's memory.
 func (s *Session) Save(now time.Time) error {
 	s.LastSeen = now
-	if err := os.MkdirAll(filepath.Dir(s.path), 0o755); err != nil {
+	if err := s.root.MkdirAll(sessionsDir, 0o755); err != nil {
 		return err
 	}
+	// Sessions write without a lock: only temp files old enough to be
+	// a killed writer's are removed.
+	_, _ = s.root.CleanTemps(sessionsDir, time.Minute)
 	data, _ := json.MarshalIndent(s, "", "  ")
-	return state.WriteFileQuick(s.path, append(data, '\n')) // cheap to lose: no fsync on the hot path
+	return s.root.WriteFile(s.path, append(data, '\n'), false) // cheap to lose: no fsync on the hot path
 }
 
 // Live reports whether another session was seen recently enough to still
 // own its plan.
-func Live(taskieDir, id string, now time.Time) bool {
-	s := LoadSession(taskieDir, id)
+func Live(root *fsafe.Root, id string, now time.Time) bool {
+	s := LoadSession(root, id)
 	return !s.LastSeen.IsZero() && now.Sub(s.LastSeen) < OwnerTTL
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/continuity"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/store"
 )
 
 // SummaryBudget bounds the context injected at session start (SPEC §12).
@@ -29,11 +30,16 @@ func SessionStart(e Env) int {
 	if err != nil {
 		return 0
 	}
-	id, _ := SelectPlan(repo, in, e.Now())
+	fs, err := store.Open(repo)
+	if err != nil {
+		return 0
+	}
+	defer fs.Close()
+	id, _ := SelectPlan(fs, in, e.Now())
 	if id == "" {
 		return 0
 	}
-	p, err := project.Get(repo, id)
+	p, err := project.With(fs, id)
 	if err != nil {
 		return 0
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/config"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/store"
 )
 
 // Env is what one hook call sees of the world; tests replace parts of it.
@@ -80,22 +81,27 @@ func stop(e Env, format *string) Result {
 	if *format == "" {
 		*format = cfg.OutputFormat
 	}
-	now := e.Now()
-	id, why := SelectPlan(repo, in, now)
-	if id == "" {
-		return Allow(why)
-	}
-	p, err := project.Get(repo, id)
+	fs, err := store.Open(repo)
 	if err != nil {
 		return warnAllow(e, err.Error())
 	}
-	lg := openLog(repo, id)
+	defer fs.Close()
+	now := e.Now()
+	id, why := SelectPlan(fs, in, now)
+	if id == "" {
+		return Allow(why)
+	}
+	p, err := project.With(fs, id)
+	if err != nil {
+		return warnAllow(e, err.Error())
+	}
+	lg := openLog(fs.Root(), id)
 	defer lg.close()
 	if cfgErr != nil {
 		lg.decision(in, "allow", "config invalid: "+cfgErr.Error())
 		return warnAllow(e, cfgErr.Error()+" — reviews are skipped until it is fixed (`taskie config`)")
 	}
-	sess := LoadSession(repo.TaskieDir(), in.SessionID)
+	sess := LoadSession(fs.Root(), in.SessionID)
 	before := *sess
 	if !in.StopHookActive {
 		sess.BlocksInRow = 0

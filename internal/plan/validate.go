@@ -60,6 +60,7 @@ type mdFile struct {
 
 // validator collects the violations of one Validate call.
 type validator struct {
+	in      Listing
 	dir     string
 	out     []Violation
 	md      []mdFile        // in directory order
@@ -67,19 +68,52 @@ type validator struct {
 	present map[string]bool // allowed non-.md files that exist
 }
 
-// Validate checks every §7 rule on the plan directory dir and returns all
-// violations sorted by file, then line. The directory is read once and
-// tasks.md parsed once so large plans stay fast (§16). checkState gets
-// state.json's bytes when it exists; each message becomes a rule-8
-// warning. A nil checkState skips rule 8.
+// Listing is what validation looks at: the plan directory's entries and
+// the bytes of tasks.md and state.json, read once by the caller (the
+// plan store's snapshot).
+type Listing struct {
+	Dir      string
+	Entries  []ListEntry
+	Tasks    []byte
+	HasTasks bool
+	State    []byte
+	HasState bool
+}
+
+// ListEntry is one name of the plan directory with its type bits.
+type ListEntry struct {
+	Name string
+	Mode fs.FileMode
+}
+
+// Validate reads the plan directory dir and checks every rule; see
+// ValidateListing. Use it where no snapshot exists (benchmarks, tools).
 func Validate(dir string, checkState func(data []byte) []string) []Violation {
-	v := &validator{dir: dir, mdSet: map[string]bool{}, present: map[string]bool{}}
+	in := Listing{Dir: dir}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		v.add(1, "plan.md", 0, "cannot read the plan directory: %v", err)
-		return v.out
+		return []Violation{{Rule: 1, File: "plan.md", Severity: SeverityError, Msg: fmt.Sprintf("cannot read the plan directory: %v", err)}}
 	}
-	v.scan(entries)
+	for _, e := range entries {
+		in.Entries = append(in.Entries, ListEntry{Name: e.Name(), Mode: e.Type()})
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "tasks.md")); err == nil {
+		in.Tasks, in.HasTasks = data, true
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "state.json")); err == nil {
+		in.State, in.HasState = data, true
+	}
+	return ValidateListing(in, checkState)
+}
+
+// ValidateListing checks every §7 rule on a plan and returns all
+// violations sorted by file, then line. tasks.md is parsed once so large
+// plans stay fast (§16). checkState gets state.json's bytes when it
+// exists; each message becomes a rule-8 warning. A nil checkState skips
+// rule 8.
+func ValidateListing(in Listing, checkState func(data []byte) []string) []Violation {
+	v := &validator{in: in, dir: in.Dir, mdSet: map[string]bool{}, present: map[string]bool{}}
+	v.scan(in.Entries)
 	v.checkPlan()
 	v.checkBases()
 	v.checkSeries()
@@ -134,12 +168,17 @@ func isTempFile(name string) bool {
 }
 
 // scan classifies the top-level entries (rules 2, 3 and 9).
-func (v *validator) scan(entries []os.DirEntry) {
+func (v *validator) scan(entries []ListEntry) {
 	for _, e := range entries {
-		name := e.Name()
+		name := e.Name
 		switch {
-		case e.IsDir():
+		case e.Mode.IsDir() && strings.HasSuffix(name, ".md"):
+			v.add(2, name, 0, "%s is a directory, not a file; plan files must be regular files", name)
 			v.walkNested(name)
+		case e.Mode.IsDir():
+			v.walkNested(name)
+		case strings.HasSuffix(name, ".md") && !e.Mode.IsRegular():
+			v.add(2, name, 0, "%s is not a regular file (%s); plan files must be regular files", name, kindOf(e.Mode))
 		case strings.HasSuffix(name, ".md"):
 			fn := ParseFileName(name)
 			if fn.Kind == KindUnknown {
@@ -148,8 +187,10 @@ func (v *validator) scan(entries []os.DirEntry) {
 			}
 			v.md = append(v.md, mdFile{name, fn})
 			v.mdSet[name] = true
-		case allowedFile(name):
+		case allowedFile(name) && (e.Mode.IsRegular() || name == ".lock" || name == ".review.lock"):
 			v.present[name] = true
+		case allowedFile(name):
+			v.add(9, name, 0, "%s is not a regular file (%s); taskie only reads regular files", name, kindOf(e.Mode))
 		default:
 			v.add(9, name, 0, "unexpected file %s: a plan directory holds only .md files, state.json, events.jsonl and .lock", name)
 		}
@@ -191,4 +232,21 @@ func (v *validator) checkPlan() {
 	if !v.mdSet["plan.md"] {
 		v.add(1, "plan.md", 0, "plan.md is missing")
 	}
+}
+
+// kindOf names the type of a non-regular file for messages.
+func kindOf(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	case m.IsDir():
+		return "a directory"
+	}
+	return "not a regular file"
 }

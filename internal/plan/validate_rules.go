@@ -1,8 +1,6 @@
 package plan
 
 import (
-	"os"
-	"path/filepath"
 	"strconv"
 )
 
@@ -121,12 +119,11 @@ func (v *validator) checkTable() {
 	if !v.mdSet["tasks.md"] {
 		return
 	}
-	data, err := os.ReadFile(filepath.Join(v.dir, "tasks.md"))
-	if err != nil {
-		v.add(7, "tasks.md", 0, "cannot read tasks.md: %v", err)
+	if !v.in.HasTasks {
+		v.add(7, "tasks.md", 0, "cannot read tasks.md")
 		return
 	}
-	_, problems := ParseTasks(data)
+	_, problems := ParseTasks(v.in.Tasks)
 	for _, p := range problems {
 		v.add(7, "tasks.md", p.Line, "%s", p.Msg)
 	}
@@ -137,12 +134,11 @@ func (v *validator) checkState(check func([]byte) []string) {
 	if check == nil || !v.present["state.json"] {
 		return
 	}
-	data, err := os.ReadFile(filepath.Join(v.dir, "state.json"))
-	if err != nil {
-		v.warn(8, "state.json", "cannot read state.json: "+err.Error())
+	if !v.in.HasState {
+		v.warn(8, "state.json", "cannot read state.json")
 		return
 	}
-	for _, msg := range check(data) {
+	for _, msg := range check(v.in.State) {
 		v.warn(8, "state.json", msg)
 	}
 }

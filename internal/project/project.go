@@ -1,33 +1,30 @@
-// Package project is the I/O shell shared by the CLI and the hook: it finds
-// the project and its plans, loads state, gathers the facts the pure
-// workflow needs, and records state changes together with their events.
+// Package project is the handle the CLI and the hook hold on one plan: it
+// finds the project and its plans and reads the plan once, through the
+// plan store, for the whole command. Every write goes through the store.
 package project
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/taskie-dev/taskie/internal/config"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
 // Plan is one plan directory of a project.
 type Plan struct {
-	Repo *plan.Repo
-	ID   string
-	Dir  string
-	// ReviewLockHeld is set by the hook while it holds the review lock: its
-	// own changes may start a new cycle during its review.
-	ReviewLockHeld bool
+	Repo  *plan.Repo
+	ID    string
+	Dir   string
+	Store *store.Files
+
+	snap *store.Snapshot
 }
 
 // ErrNoPlans is returned when the project has no plan yet.
@@ -61,7 +58,20 @@ func Get(r *plan.Repo, id string) (*Plan, error) {
 		ids, _ := r.Plans()
 		return nil, fmt.Errorf("plan %q not found; plans: %s", id, listOrNone(ids))
 	}
-	return &Plan{Repo: r, ID: id, Dir: dir}, nil
+	fs, err := store.Open(r)
+	if err != nil {
+		return nil, err
+	}
+	return &Plan{Repo: r, ID: id, Dir: dir, Store: fs}, nil
+}
+
+// With returns plan id of the store's repository.
+func With(fs *store.Files, id string) (*Plan, error) {
+	dir, err := fs.Repo.PlanDir(id)
+	if err != nil {
+		return nil, err
+	}
+	return &Plan{Repo: fs.Repo, ID: id, Dir: dir, Store: fs}, nil
 }
 
 func listOrNone(xs []string) string {
@@ -92,169 +102,121 @@ func (p *Plan) Models() []string {
 	return c.Models
 }
 
-// State loads state.json. An unknown phase or next_phase is a field error:
-// commands refuse to act on (and rewrite) a state they do not understand.
+// Snapshot returns the plan as read once for this command; after a
+// commit, the plan as written.
+func (p *Plan) Snapshot() (*store.Snapshot, error) {
+	if p.snap == nil {
+		s, err := p.Store.Load(p.ID)
+		if err != nil {
+			return nil, err
+		}
+		p.snap = s
+	}
+	return p.snap, nil
+}
+
+// Reload forgets the snapshot so the next read sees the files again.
+func (p *Plan) Reload() { p.snap = nil }
+
+// State returns the snapshot's state.json. An unknown phase or next_phase
+// is a field error: commands refuse to act on (and rewrite) a state they
+// do not understand.
 func (p *Plan) State() (*state.State, error) {
-	s, err := state.Load(p.Dir)
+	s, err := p.Snapshot()
 	if err != nil {
 		return nil, err
 	}
-	if !workflow.IsPhase(s.Phase) {
-		return nil, &state.FieldError{Path: state.Path(p.Dir), Field: "phase", Msg: fmt.Sprintf("unknown phase %q; phases are %s", s.Phase, strings.Join(workflow.Phases, ", "))}
-	}
-	if n := s.Next(); n != "" && !workflow.IsNextPhase(n) {
-		return nil, &state.FieldError{Path: state.Path(p.Dir), Field: "next_phase", Msg: fmt.Sprintf("unknown next_phase %q", n)}
-	}
-	return s, nil
+	return s.State, s.StateErr
 }
 
-// ErrMoved is returned by Swap when state.json changed since it was read.
-var ErrMoved = errors.New("state.json changed meanwhile")
-
-// Swap replaces the state old (as read earlier, outside the lock) by next,
-// unless someone changed state.json in between: compare-and-swap under the
-// plan lock, so slow work (a review) never overwrites a newer update.
-func (p *Plan) Swap(old, next *state.State, actor, reason string, extra ...events.Event) error {
-	want := old.Encode()
-	_, _, err := p.Change(actor, reason, false, func(cur *state.State) (*state.State, error) {
-		if !bytes.Equal(cur.Encode(), want) {
-			return nil, ErrMoved
-		}
-		return next, nil
-	}, extra...)
-	return err
-}
-
-// Path joins a file name to the plan directory.
-func (p *Plan) Path(name string) string { return filepath.Join(p.Dir, name) }
-
-// Exists reports whether a plan file exists.
-func (p *Plan) Exists(name string) bool {
-	_, err := os.Stat(p.Path(name))
-	return err == nil
-}
-
-// Tasks parses tasks.md; nil tasks (and no error) when it does not exist.
+// Tasks returns the snapshot's tasks.md; nil tasks (and no error) when it
+// does not exist.
 func (p *Plan) Tasks() (*plan.Tasks, []plan.Problem, error) {
-	data, err := os.ReadFile(p.Path("tasks.md"))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil, nil
-	}
+	s, err := p.Snapshot()
 	if err != nil {
 		return nil, nil, err
 	}
-	ts, probs := plan.ParseTasks(data)
-	return ts, probs, nil
+	if s.Tasks == nil && s.TasksErr != nil && !errors.Is(s.TasksErr, os.ErrNotExist) {
+		return nil, nil, s.TasksErr
+	}
+	return s.Tasks, s.TaskProblems, nil
 }
 
 // TaskID checks a user-given task id against tasks.md and returns it
 // canonical; the error names the task and the known ids.
-func (p *Plan) TaskID(s string) (string, error) {
-	ts, _, err := p.Tasks()
+func (p *Plan) TaskID(arg string) (string, error) {
+	s, err := p.Snapshot()
 	if err != nil {
 		return "", err
 	}
-	var ids []string
-	if ts != nil {
-		for _, k := range ts.IDs() {
-			ids = append(ids, strconv.Itoa(k))
-		}
-	}
-	id, err := plan.ParseTaskID(s)
+	return s.TaskID(arg)
+}
+
+// Path joins a file name to the plan directory.
+func (p *Plan) Path(name string) string { return p.Dir + string(os.PathSeparator) + name }
+
+// Exists reports whether a regular plan file exists.
+func (p *Plan) Exists(name string) bool {
+	s, err := p.Snapshot()
+	return err == nil && s.Exists(name)
+}
+
+// Validate runs every validation rule on the plan.
+func (p *Plan) Validate() []plan.Violation {
+	s, err := p.Snapshot()
 	if err != nil {
-		return "", fmt.Errorf("%v; known tasks: %s", err, listOrNone(ids))
+		return []plan.Violation{{Rule: 1, File: "plan.md", Severity: plan.SeverityError, Msg: err.Error()}}
 	}
-	if ts == nil {
-		return "", fmt.Errorf("task %d: plan %s has no tasks.md yet", id, p.ID)
-	}
-	if _, ok := ts.Find(id); !ok {
-		return "", fmt.Errorf("unknown task %d in plan %s; known tasks: %s", id, p.ID, listOrNone(ids))
-	}
-	return strconv.Itoa(id), nil
+	return s.Validate()
 }
 
-// CheckState is validation rule 8: state.json parses and its values are legal.
-func CheckState(data []byte) []string {
-	s, err := state.Decode(state.FileName, data)
-	var se *state.SyntaxError
-	var fe *state.FieldError
-	switch {
-	case errors.As(err, &se):
-		return []string{fmt.Sprintf("malformed JSON at line %d, column %d: %s", se.Line, se.Col, se.Msg)}
-	case errors.As(err, &fe):
-		return []string{fmt.Sprintf("field %q: %s", fe.Field, fe.Msg)}
-	case err != nil:
-		return []string{err.Error()}
+// RouteFacts gathers what `taskie continue` needs; s may be nil.
+func (p *Plan) RouteFacts(st *state.State) workflow.RouteFacts {
+	s, err := p.Snapshot()
+	if err != nil {
+		return workflow.RouteFacts{State: st}
 	}
-	return workflow.Check(s)
+	return s.RouteFacts(st)
 }
 
-// Validate runs every §7 rule on the plan.
-func (p *Plan) Validate() []plan.Violation { return plan.Validate(p.Dir, CheckState) }
+// Update commits the change fn makes on a snapshot read under the plan
+// lock; afterwards the plan's snapshot is the written one.
+func (p *Plan) Update(fn func(*store.Snapshot) (store.Change, error)) error {
+	s, err := p.Store.Update(p.ID, fn)
+	if err != nil {
+		return err
+	}
+	p.snap = s
+	return nil
+}
 
-// Change updates state.json under the plan lock and appends a PHASE_CHANGE
-// event when phase or next_phase moved, plus any extra events, under the
-// same lock. create allows a plan without state.json.
+// Commit applies a change made on snapshot s, unless the plan moved since
+// (store.ErrMoved): compare-and-swap, so slow work such as a review never
+// overwrites a newer update.
+func (p *Plan) Commit(s *store.Snapshot, c store.Change) error {
+	n, err := p.Store.Commit(p.ID, s.Version, c)
+	if err != nil {
+		return err
+	}
+	p.snap = n
+	return nil
+}
+
+// Change updates state.json with fn under the plan lock, with any extra
+// events. create allows a plan without state.json.
 func (p *Plan) Change(actor, reason string, create bool, fn func(*state.State) (*state.State, error), extra ...events.Event) (old, cur *state.State, err error) {
-	err = state.WithLock(p.Dir, func() error {
-		old, err = p.State()
-		if errors.Is(err, state.ErrNotFound) && create {
-			old, err = state.New(), nil
-		}
-		if err != nil {
-			return err
+	err = p.Update(func(s *store.Snapshot) (store.Change, error) {
+		old = s.State
+		if old == nil {
+			if !create || !errors.Is(s.StateErr, state.ErrNotFound) {
+				return store.Change{}, s.StateErr
+			}
+			old = state.New()
 		}
 		if cur, err = fn(old); err != nil {
-			return err
+			return store.Change{}, err
 		}
-		var archived []events.Event
-		if startsCycle(old, cur) {
-			if !p.ReviewLockHeld && state.ReviewRunning(p.Dir) {
-				return fmt.Errorf("a review of plan %s is running; starting a new review cycle now would move its files: try again when it finishes", p.ID)
-			}
-			task, _ := strconv.Atoi(cur.Task())
-			if cur.Next() != workflow.CodeReview {
-				task = 0
-			}
-			ev, err := p.archiveSeries(cur.Next(), task, time.Now())
-			if err != nil {
-				return fmt.Errorf("archiving the earlier %s files: %w", cur.Next(), err)
-			}
-			if ev != nil {
-				archived = append(archived, *ev)
-			}
-		}
-		if err := state.Save(p.Dir, cur); err != nil {
-			return err
-		}
-		evs := append(append(archived, PhaseEvents(p.ID, actor, reason, old, cur)...), extra...)
-		for i := range evs {
-			evs[i].Plan = p.ID
-		}
-		if err := events.Append(p.Dir, evs...); err != nil {
-			return &EventsError{Err: err}
-		}
-		return nil
+		return store.Change{Actor: actor, Reason: reason, State: cur, Create: create, Events: extra}, nil
 	})
 	return old, cur, err
-}
-
-// EventsError reports that state.json was saved but its events could not be
-// appended: the change happened; only its history line is missing.
-type EventsError struct{ Err error }
-
-func (e *EventsError) Error() string {
-	return fmt.Sprintf("state.json was updated, but appending to %s failed: %v", events.FileName, e.Err)
-}
-
-func (e *EventsError) Unwrap() error { return e.Err }
-
-// PhaseEvents returns the PHASE_CHANGE event between two states, if any.
-func PhaseEvents(planID, actor, reason string, old, cur *state.State) []events.Event {
-	if old.Phase == cur.Phase && old.Next() == cur.Next() && old.Task() == cur.Task() {
-		return nil
-	}
-	return []events.Event{{Plan: planID, Task: cur.Task(), Event: events.PhaseChange,
-		From: old.Phase, To: cur.Phase, Actor: actor, Reason: reason,
-		Meta: map[string]any{"next_phase": cur.NextPhase, "phase_iteration": cur.PhaseIteration}}}
 }

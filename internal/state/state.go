@@ -7,8 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
-	"strconv"
+		"strconv"
 	"strings"
 )
 
@@ -349,44 +348,11 @@ func kind(t []byte) string {
 func (s *State) Encode() []byte {
 	var b bytes.Buffer
 	b.WriteString("{\n")
-	first := true
-	put := func(k string, v any) {
-		if !first {
+	for i, f := range s.Fields() {
+		if i > 0 {
 			b.WriteString(",\n")
 		}
-		first = false
-		val, _ := json.Marshal(v)
-		if raw, ok := v.(json.RawMessage); ok {
-			var c bytes.Buffer
-			if json.Compact(&c, raw) == nil {
-				val = c.Bytes()
-			}
-		}
-		fmt.Fprintf(&b, "  %q: %s", k, val)
-	}
-	put("max_reviews", s.MaxReviews)
-	put("current_task", s.CurrentTask)
-	put("phase", s.Phase)
-	put("phase_iteration", s.PhaseIteration)
-	put("next_phase", s.NextPhase)
-	put("review_model", s.ReviewModel)
-	put("consecutive_clean", s.ConsecutiveClean)
-	put("tdd", s.TDD)
-	if s.Enabled != nil {
-		put("enabled", *s.Enabled)
-	}
-	for _, f := range []struct{ k, v string }{{"session_id", s.SessionID}, {"worktree", s.Worktree}, {"base_sha", s.BaseSHA}, {"last_commit", s.LastCommit}} {
-		if f.v != "" {
-			put(f.k, f.v)
-		}
-	}
-	keys := make([]string, 0, len(s.Extra))
-	for k := range s.Extra {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		put(k, s.Extra[k])
+		fmt.Fprintf(&b, "  %q: %s", f.Key, f.Value)
 	}
 	b.WriteString("\n}\n")
 	return b.Bytes()

@@ -1,8 +1,6 @@
 package workflow
 
 import (
-	"fmt"
-
 	"github.com/taskie-dev/taskie/internal/state"
 )
 
@@ -19,79 +17,221 @@ func MarkOf(s *state.State) Mark {
 	return Mark{Phase: s.Phase, Task: s.Task(), Iteration: s.Iteration()}
 }
 
-// StopFacts is what the Stop hook's decision depends on (SPEC §5 steps 5–10).
-// The hook's shell gathers it from the files; Decide does no I/O.
+// StateProblem says why the hook has no usable state.json.
+type StateProblem int
+
+// State problems.
+const (
+	StateOK StateProblem = iota
+	StateMissing
+	StateUnreadable
+)
+
+// LockState is what the hook knows of the plan's review lock.
+type LockState int
+
+// Review lock states: the hook takes the lock only when Decide asks.
+const (
+	LockUnknown LockState = iota
+	LockHeld
+	LockBusy
+)
+
+// StopFacts is everything the Stop decision depends on (SPEC §5), gathered
+// once from one snapshot by the hook; Decide does no I/O.
 type StopFacts struct {
-	State  *state.State
+	State        *state.State // nil when StateProblem is not StateOK
+	StateProblem StateProblem
+
 	Active bool // stop_hook_active: this stop follows a block
+
+	// Violations are the plan's validation errors, one line each; Seen is
+	// the fingerprint of those this session was last told about.
+	Violations []string
+	Seen       string
+
+	// Untrusted is non-empty when the repository's config asks to run a
+	// program the user has not trusted (SPEC §18).
+	Untrusted string
+
 	// PostReviewExists: the post-review file of the current iteration exists.
 	PostReviewExists bool
-	// TaskFileExists: task-{current_task}.md exists.
-	TaskFileExists bool
-	// AnyTaskFile: at least one task file named in tasks.md exists.
-	AnyTaskFile bool
-	// PendingOther: a pending task other than the current one remains.
-	PendingOther bool
-	// LastReviewBlock is the review cycle at this session's last review
-	// block on this plan; nil when there was none.
-	LastReviewBlock *Mark
-	BlocksInRow     int // consecutive blocks in this session
+	// Route is `taskie continue`'s view of the plan, for crash recovery: a
+	// review file of the due iteration on disk without its state update.
+	Route func(*state.State) Route
+	// ReviewAhead: the review file of the due iteration already exists.
+	ReviewAhead bool
+	// OrphanAhead: that file was left by a reviewer whose hook died (its
+	// review started and never finished): never adopt it.
+	OrphanAhead bool
+
+	TaskFileExists bool // task-{current_task}.md exists
+	AnyTaskFile    bool // a task file named in tasks.md exists
+	PendingOther   bool // a pending task other than the current one remains
+
+	LastReviewBlock *Mark // this session's last review block on this plan
+	BlocksInRow     int
 	BlockCap        int // 0 = no cap
 	Models          []string
+	Autopilot       bool
+
+	Lock LockState
 }
 
 // StopAction says what the hook does.
 type StopAction int
 
+// Stop actions.
 const (
-	// Allow lets the agent stop.
+	// Allow lets the agent stop (with a message when Reason says so).
 	Allow StopAction = iota
-	// RunReview runs the reviewer, then Apply decides.
+	// Block keeps the agent working: a validation or reminder block.
+	Block
+	// RunReview runs the reviewer; AfterReview decides what follows.
 	RunReview
-	// Remind blocks again with the block message of the current review:
-	// a post-review is owed and this session never received that block
-	// (another session's stop, a crash, a repair by `taskie continue`).
-	Remind
+	// TakeLock asks the hook to take the review lock and decide again.
+	TakeLock
+)
+
+// Reason codes: why the hook decided what it did. Messages are rendered
+// from them in one place (the hook's messages).
+type Reason string
+
+// Reasons.
+const (
+	RPaused          Reason = "paused"
+	RInvalid         Reason = "validation-failed"
+	RInvalidSeen     Reason = "validation-already-reported"
+	RNoState         Reason = "no-state"
+	RStateUnreadable Reason = "state-unreadable"
+	RUntrusted       Reason = "config-untrusted"
+	RReviewRunning   Reason = "review-running"
+	RRecoveredBlock  Reason = "recovered-review-block"
+	ROrphanReview    Reason = "orphan-review"
+	RPostOwedRemind  Reason = "post-review-owed-remind"
+	RPostOwed        Reason = "post-review-owed"
+	RNotReview       Reason = "next-not-review"
+	RIllegalNext     Reason = "illegal-next-phase"
+	RNoProgress      Reason = "no-progress"
+	RBlockCap        Reason = "block-cap"
+	RReviewsOff      Reason = "max-reviews-zero"
+	RIterationRange  Reason = "iteration-out-of-range"
+	RMaxReviews      Reason = "max-reviews-reached"
+	RNoTask          Reason = "no-current-task"
+	RNoTaskFile      Reason = "task-file-missing"
+	RNoTaskFiles     Reason = "no-task-files"
+	RReviewDue       Reason = "review-due"
+	RLock            Reason = "review-lock-needed"
 )
 
 // StopDecision is the outcome of Decide.
 type StopDecision struct {
 	Action StopAction
-	// Save, when non-nil, is a state to write before anything else
-	// (post-review auto-detection, reviews disabled).
-	Save *state.State
-	// Message is the systemMessage shown on allow ("" = none).
-	Message string
-	// Why is one line for the log.
-	Why string
-	// The review to run.
+	Reason Reason
+	// Save, when non-nil, is a state to commit before acting (post-review
+	// auto-detection, a stale cycle reset, crash recovery, reviews off).
+	Save       *state.State
+	SaveReason string
+	// Violations is the fingerprint to remember after a validation block.
+	Violations string
+	// Mark is the review cycle to remember as this session's last review
+	// block (a reminder or a recovered review's block).
+	Mark *Mark
+	// The review to run, or the one a message is about.
 	Review, Task string
 	Iteration    int
 	Model        string
+	// Verdict of a recovered review (its block message says so).
+	Verdict string
 }
 
-// Decide returns the Stop hook's decision for a plan whose files validated.
+// Decide returns the Stop hook's decision for one plan (SPEC §5 steps 1,
+// 4–10). It is called again with Lock set when it answered TakeLock.
 func Decide(f StopFacts) StopDecision {
 	s := f.State
-	if !s.IsEnabled() {
-		return StopDecision{Why: "automation paused"}
+	if s != nil && !s.IsEnabled() {
+		return StopDecision{Reason: RPaused}
+	}
+	if len(f.Violations) > 0 {
+		fp := joinLines(f.Violations)
+		if f.Active && f.Seen == fp {
+			return StopDecision{Reason: RInvalidSeen, Violations: fp}
+		}
+		return StopDecision{Action: Block, Reason: RInvalid, Violations: fp}
+	}
+	switch f.StateProblem {
+	case StateMissing:
+		return StopDecision{Reason: RNoState}
+	case StateUnreadable:
+		return StopDecision{Reason: RStateUnreadable}
+	}
+	n := s.Next()
+	if !IsReview(n) && !IsPostReview(n) {
+		return StopDecision{Reason: RNotReview, Review: n}
+	}
+	if f.Untrusted != "" && IsReview(n) {
+		return StopDecision{Reason: RUntrusted}
+	}
+	// One review per plan at a time: another stop must not review, recover
+	// or write the same files concurrently.
+	switch f.Lock {
+	case LockUnknown:
+		return StopDecision{Action: TakeLock, Reason: RLock}
+	case LockBusy:
+		return StopDecision{Reason: RReviewRunning, Review: n}
 	}
 	var save *state.State
-	if review := s.Phase; IsReview(review) && s.Next() == PostReview(review) && f.PostReviewExists {
+	why := ""
+	if review := s.Phase; IsReview(review) && n == PostReview(review) && f.PostReviewExists {
+		// The agent wrote the post-review without recording it.
 		save = s.Clone()
 		save.Phase, save.NextPhase = PostReview(review), state.Str(review)
-		s = save
+		s, why = save, "post-review file found: recorded"
 	}
 	if StaleCycle(s) {
 		save = s.Clone()
 		ResetCycle(save, f.Models)
-		s = save
+		s, why = save, "review due with another cycle's counters: fresh cycle"
+	}
+	if d, done := recoverAhead(f, s); done {
+		return d
+	} else if d.Save != nil {
+		save, s, why = d.Save, d.Save, d.SaveReason
 	}
 	d := decide(f, s)
-	if d.Save == nil {
-		d.Save = save
+	if d.Save == nil && save != nil {
+		d.Save, d.SaveReason = save, why
 	}
 	return d
+}
+
+// recoverAhead handles a review file of the due iteration that is on disk
+// without its state update: a hook killed after its reviewer wrote it.
+// A file whose reviewer never finished is not a review: the hook moves it
+// to the log and reviews again. Otherwise it does what `taskie continue`
+// does. done means the decision is final.
+func recoverAhead(f StopFacts, s *state.State) (StopDecision, bool) {
+	review := s.Next()
+	if !IsReview(review) || StaleCycle(s) || !f.ReviewAhead {
+		return StopDecision{}, false
+	}
+	if f.OrphanAhead {
+		return StopDecision{}, false // the shell sets the orphan aside before the review runs
+	}
+	if f.Route == nil {
+		return StopDecision{}, false
+	}
+	route := f.Route(s)
+	if route.Repair == nil {
+		return StopDecision{}, false
+	}
+	if route.Repair.Next() != PostReview(review) {
+		// Post-review also done: go on to the next review.
+		return StopDecision{Save: route.Repair, SaveReason: "recovered: " + route.Why}, false
+	}
+	m := MarkOf(route.Repair)
+	return StopDecision{Action: Block, Reason: RRecoveredBlock, Save: route.Repair, SaveReason: "recovered: " + route.Why,
+		Mark: &m, Review: review, Task: s.Task(), Iteration: route.Repair.Iteration(), Model: s.ReviewModel}, true
 }
 
 // StaleCycle reports a review due with another cycle's counters: next_phase
@@ -113,28 +253,22 @@ func decide(f StopFacts, s *state.State) StopDecision {
 		// Re-sent only at the first stop of a turn: within a chain of
 		// blocks (or if the session memory cannot be kept) it must not loop.
 		if !f.Active && (f.LastReviewBlock == nil || *f.LastReviewBlock != MarkOf(s)) {
-			return StopDecision{Action: Remind, Review: r, Task: s.Task(), Iteration: s.Iteration(),
-				Why: "post-review owed; this session never got its block"}
+			m := MarkOf(s)
+			return StopDecision{Action: Block, Reason: RPostOwedRemind, Mark: &m, Review: r, Task: s.Task(), Iteration: s.Iteration()}
 		}
-		return StopDecision{Why: "post-review owed",
-			Message: fmt.Sprintf("taskie: the %s of iteration %d is still owed; automation waits for it (`taskie continue` says what to do, `taskie pause` stops automation).", review, s.Iteration())}
+		return StopDecision{Reason: RPostOwed, Review: review, Iteration: s.Iteration()}
 	}
 	if !IsReview(review) {
-		return StopDecision{Why: fmt.Sprintf("next_phase %q is not a review", review), Message: pendingMessage(s)}
+		return StopDecision{Reason: RNotReview, Review: review}
 	}
 	if !Legal(s.Phase, review) {
-		return StopDecision{Why: "illegal next_phase",
-			Message: fmt.Sprintf("taskie: next_phase %q cannot follow phase %q, so no review ran. Fix state.json with `taskie set next_phase …` (legal after %s: %s) or `taskie pause`.",
-				review, s.Phase, s.Phase, quoteList(LegalFrom(s.Phase)))}
+		return StopDecision{Reason: RIllegalNext, Review: review}
 	}
 	if f.Active && f.LastReviewBlock != nil && *f.LastReviewBlock == MarkOf(s) {
-		return StopDecision{Why: "no progress since the last review block",
-			Message: fmt.Sprintf("taskie: the %s feedback was not addressed (no post-review recorded since the last block), so no new review ran. Do the %s and record it with `taskie done %s`, or run `taskie pause` to stop automation.",
-				s.Phase, PostReview(s.Phase), PostReview(s.Phase))}
+		return StopDecision{Reason: RNoProgress, Review: s.Phase}
 	}
 	if f.BlockCap > 0 && f.BlocksInRow >= f.BlockCap {
-		return StopDecision{Why: "session block cap reached",
-			Message: fmt.Sprintf("taskie: %d blocks in a row in this session (cap %d), so no review ran. Stop here; the next stop after a new prompt reviews again (raise \"block_cap\" in .taskie/config.json to allow longer chains).", f.BlocksInRow, f.BlockCap)}
+		return StopDecision{Reason: RBlockCap}
 	}
 	if s.MaxReviews == 0 {
 		n := s.Clone()
@@ -143,52 +277,44 @@ func decide(f StopFacts, s *state.State) StopDecision {
 			n.Phase = CodeReview
 			ResetCycle(n, f.Models)
 		}
-		return StopDecision{Save: n, Why: "max_reviews is 0",
-			Message: fmt.Sprintf("taskie: reviews are disabled (max_reviews 0); %s skipped. Run /taskie:continue-plan to go on.", review)}
+		return StopDecision{Save: n, SaveReason: "max_reviews is 0: " + review + " skipped", Reason: RReviewsOff, Review: review}
+	}
+	if it := s.Iteration(); it < 0 || it > s.MaxReviews {
+		return StopDecision{Reason: RIterationRange, Review: review, Iteration: it}
 	}
 	iter := s.Iteration() + 1
 	if iter > s.MaxReviews {
-		return StopDecision{Why: "max_reviews reached",
-			Message: fmt.Sprintf("Max review limit (%d) reached for %s. Raise it with `taskie set max_reviews %d`, or move on: `taskie set next_phase %s` skips the rest of this review cycle.",
-				s.MaxReviews, review, s.MaxReviews+4, AdvanceTarget(review, s.TDD, f.PendingOther))}
+		return StopDecision{Reason: RMaxReviews, Review: review, Iteration: s.MaxReviews}
 	}
-	if msg := precondition(f, s, review); msg != "" {
-		return StopDecision{Why: "precondition failed", Message: msg}
+	switch review {
+	case CodeReview:
+		if s.Task() == "" {
+			return StopDecision{Reason: RNoTask, Review: review}
+		}
+		if !f.TaskFileExists {
+			return StopDecision{Reason: RNoTaskFile, Review: review, Task: s.Task()}
+		}
+	case TasksReview, AllCodeReview:
+		if !f.AnyTaskFile {
+			return StopDecision{Reason: RNoTaskFiles, Review: review}
+		}
 	}
 	model := s.ReviewModel
 	if model == "" {
 		model = FirstModel(f.Models)
 	}
-	return StopDecision{Action: RunReview, Review: review, Task: s.Task(), Iteration: iter, Model: model,
-		Why: fmt.Sprintf("%s iteration %d due", review, iter)}
+	return StopDecision{Action: RunReview, Reason: RReviewDue, Review: review, Task: s.Task(), Iteration: iter, Model: model}
 }
 
-func precondition(f StopFacts, s *state.State, review string) string {
-	switch review {
-	case CodeReview:
-		if s.Task() == "" {
-			return "taskie: code-review is due but current_task is not set; run `taskie start <task> --auto`."
+func joinLines(xs []string) string {
+	out := ""
+	for i, x := range xs {
+		if i > 0 {
+			out += "\n"
 		}
-		if !f.TaskFileExists {
-			return fmt.Sprintf("taskie: code-review is due but task-%s.md does not exist; create it or fix current_task.", s.Task())
-		}
-	case TasksReview, AllCodeReview:
-		if !f.AnyTaskFile {
-			return fmt.Sprintf("taskie: %s is due but no task file listed in tasks.md exists; write the task-T.md files first.", review)
-		}
+		out += x
 	}
-	return ""
-}
-
-// pendingMessage reminds the agent of an action automation is waiting for.
-func pendingMessage(s *state.State) string {
-	switch n := s.Next(); {
-	case IsAdvanceTarget(n), n == CreateTasks:
-		return fmt.Sprintf("taskie: %s is next. Run /taskie:continue-plan.", n)
-	case n == Complete:
-		return "taskie: the plan is complete. Run `taskie continue` to record it."
-	}
-	return ""
+	return out
 }
 
 // AdvanceTarget returns next_phase when a review cycle passes (SPEC §4).
@@ -247,6 +373,48 @@ func Apply(s *state.State, d StopDecision, verdict string, pendingOther bool, mo
 		ResetCycle(n, models)
 	}
 	return n, Outcome{Advanced: true, Target: target, Clean: clean}
+}
+
+// ReviewResult is what the hook does once a review has finished.
+type ReviewResult struct {
+	// Save is the state to commit.
+	Save *state.State
+	// Outcome of the cycle.
+	Outcome Outcome
+	// MarkDone is the task whose cycle passed: tasks.md says done.
+	MarkDone string
+	// Block: not advancing (the post-review is due), or autopilot at an
+	// advance boundary. Otherwise allow with the advance message.
+	Block bool
+	// Mark is the review cycle to remember as this session's last block.
+	Mark *Mark
+}
+
+// AfterReview decides what a finished review does (SPEC §5 steps 13–14).
+// owner, when not "", becomes the plan's session_id.
+func AfterReview(s *state.State, d StopDecision, verdict string, pendingOther bool, models []string, autopilot bool, owner string) ReviewResult {
+	next, out := Apply(s, d, verdict, pendingOther, models)
+	if owner != "" {
+		next.SessionID = owner
+	}
+	r := ReviewResult{Save: next, Outcome: out}
+	if !out.Advanced {
+		m := MarkOf(next)
+		r.Block, r.Mark = true, &m
+		return r
+	}
+	if d.Review == CodeReview {
+		r.MarkDone = d.Task
+	}
+	r.Block = autopilot
+	return r
+}
+
+// VerdictStillApplies reports whether a review started on state from can
+// be recorded on state cur that changed meanwhile (a harmless `taskie set`):
+// the review cycle itself did not move.
+func VerdictStillApplies(from, cur *state.State) bool {
+	return cur != nil && MarkOf(cur) == MarkOf(from) && cur.Next() == from.Next()
 }
 
 // ResetCycle starts a fresh review cycle.

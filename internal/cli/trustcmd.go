@@ -1,0 +1,172 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/taskie-dev/taskie/internal/config"
+	"github.com/taskie-dev/taskie/internal/trust"
+)
+
+type trustOpts struct{ revoke, list, asJSON bool }
+
+func newTrustCmd(s *Streams, g *globals) *cobra.Command {
+	o := &trustOpts{}
+	c := &cobra.Command{
+		Use:   "trust",
+		Short: "Let this repository's .taskie/config.json run the programs it names",
+		Long: `A repository's .taskie/config.json may name programs to run (reviewer_command,
+a "cmd:…" entry in models). taskie ignores those settings, and the hook runs
+no review, until you have read the file and trust it: taskie trust records
+the file's sha256 in $XDG_STATE_HOME/taskie/trust.json. Any change to the file
+revokes the trust; --revoke revokes it now; --list shows every trusted file.
+The same settings in your own config ($XDG_CONFIG_HOME/taskie/config.json)
+need no trust.`,
+		Args: exactArgs(0, "no arguments"),
+		RunE: func(*cobra.Command, []string) error { return runTrust(s, g, o) },
+	}
+	c.Flags().BoolVar(&o.revoke, "revoke", false, "stop trusting the file")
+	c.Flags().BoolVar(&o.list, "list", false, "list the trusted files")
+	c.Flags().BoolVar(&o.asJSON, "json", false, "print JSON")
+	c.MarkFlagsMutuallyExclusive("revoke", "list")
+	return c
+}
+
+func runTrust(s *Streams, g *globals, o *trustOpts) error {
+	store, err := trust.Open()
+	if err != nil {
+		return usageErr(err, "")
+	}
+	if o.list {
+		return listTrust(s, store, o.asJSON)
+	}
+	r, err := g.repo()
+	if err != nil {
+		return err
+	}
+	file := config.Path(r.TaskieDir())
+	if o.revoke {
+		return revokeTrust(s, store, file, o.asJSON)
+	}
+	data, err := readTrustable(file)
+	if err != nil {
+		return err
+	}
+	progs, err := config.Programs(file, data)
+	if err != nil {
+		return usageErr(err, "fix the file, then run `taskie trust` again")
+	}
+	e, err := store.Trust(file, data, time.Now())
+	if err != nil {
+		return err
+	}
+	if o.asJSON {
+		if progs == nil {
+			progs = []config.Program{}
+		}
+		err = writeJSON(s.Out, struct {
+			trust.Entry
+			Programs []config.Program `json:"programs"`
+		}{e, progs})
+	} else {
+		printTrusted(s, e, progs)
+	}
+	if _, lerr := config.Load(r.TaskieDir()); lerr != nil {
+		for _, line := range strings.Split(lerr.Error(), "\n") {
+			fmt.Fprintf(s.Err, "taskie: warning: %s\n", line)
+		}
+	}
+	return err
+}
+
+// readTrustable reads the repository's config file for trust.
+func readTrustable(file string) ([]byte, error) {
+	st, err := os.Stat(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, usageErr(fmt.Errorf("no .taskie/config.json here (%s): nothing to trust", file),
+			"trust is only for a repository's .taskie/config.json; your own "+config.UserPath()+" needs none")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, usageErr(fmt.Errorf("%s: not a regular file", file), "")
+	}
+	return os.ReadFile(file)
+}
+
+func printTrusted(s *Streams, e trust.Entry, progs []config.Program) {
+	fmt.Fprintf(s.Out, "trusted %s\n  sha256 %s\n", e.File, e.SHA256)
+	if len(progs) == 0 {
+		fmt.Fprintf(s.Out, "  it sets nothing that runs a program\n")
+	}
+	for _, p := range progs {
+		argv, _ := json.Marshal(p.Command)
+		if p.Command == nil {
+			argv = []byte("(unreadable value)")
+		}
+		fmt.Fprintf(s.Out, "  %s runs %s\n", p.Setting, argv)
+	}
+	fmt.Fprintf(s.Err, "any change to the file revokes this trust; `taskie trust --revoke` revokes it now\n")
+}
+
+func revokeTrust(s *Streams, store *trust.Store, file string, asJSON bool) error {
+	found, err := store.Revoke(file)
+	if err != nil {
+		return err
+	}
+	key, _ := trust.Key(file)
+	if asJSON {
+		return writeJSON(s.Out, map[string]any{"file": key, "revoked": found})
+	}
+	if found {
+		fmt.Fprintf(s.Out, "revoked %s\n", key)
+	} else {
+		fmt.Fprintf(s.Err, "%s was not trusted: nothing to revoke\n", key)
+	}
+	return nil
+}
+
+// trustListed is one line of `taskie trust --list`.
+type trustListed struct {
+	trust.Entry
+	Status string `json:"status"` // trusted, changed, missing or unreadable
+}
+
+func listTrust(s *Streams, store *trust.Store, asJSON bool) error {
+	entries, err := store.List()
+	if err != nil {
+		return err
+	}
+	rows := make([]trustListed, 0, len(entries))
+	for _, e := range entries {
+		status := "trusted"
+		data, err := os.ReadFile(e.File)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			status = "missing"
+		case err != nil:
+			status = "unreadable"
+		case trust.Hash(data) != e.SHA256:
+			status = "changed"
+		}
+		rows = append(rows, trustListed{e, status})
+	}
+	if asJSON {
+		return writeJSON(s.Out, rows)
+	}
+	for _, r := range rows {
+		fmt.Fprintf(s.Out, "%s\t%s\t%s\n", r.Status, r.Trusted.Format(time.RFC3339), r.File)
+	}
+	if len(rows) == 0 {
+		fmt.Fprintf(s.Err, "no trusted files (%s)\n", store.Path())
+	}
+	return nil
+}

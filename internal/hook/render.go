@@ -1,0 +1,128 @@
+package hook
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/taskie-dev/taskie/internal/plan"
+	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/workflow"
+)
+
+// view is what a message needs to know about the plan besides the decision.
+type view struct {
+	plan, planFlag, root, dir string
+	s                         *state.State // the state the decision was made on
+	violations                []string
+	untrusted                 string
+	blocksInRow, blockCap     int
+	pendingOther              bool
+}
+
+// render turns a decision that needs no reviewer into the hook's answer.
+// Every sentence the hook says outside a review block is written here.
+func render(d workflow.StopDecision, v view) Result {
+	s := v.s
+	switch d.Reason {
+	case workflow.RPaused, workflow.RNoState, workflow.RNotReview:
+		if d.Reason == workflow.RNotReview && s != nil {
+			return Allow(pendingMessage(s))
+		}
+		return Allow("")
+	case workflow.RInvalid:
+		list := "  - " + strings.Join(v.violations, "\n  - ")
+		return Result{Block: true, needsMemory: true, Reason: fmt.Sprintf(
+			"taskie: plan %q (%s) breaks the plan format:\n%s\nFix every item, then end your turn again (`taskie validate %s` checks). To stop automation instead: `taskie pause --plan %s`.",
+			v.plan, relPath(v.root, v.dir), list, v.plan, v.plan)}
+	case workflow.RInvalidSeen:
+		return Allow(fmt.Sprintf("taskie: plan %q still has %d validation problem(s), already reported; stop allowed. Run `taskie validate %s` to see them.", v.plan, len(v.violations), v.plan))
+	case workflow.RUntrusted:
+		return Allow("taskie: " + v.untrusted + "; no review ran.")
+	case workflow.RReviewRunning:
+		return Allow(fmt.Sprintf("taskie: a review of plan %q is already running (another stop or session); this stop is allowed.", v.plan))
+	case workflow.RPostOwedRemind:
+		return Result{Block: true, needsMemory: true, Reason: blockMessage(v, s, "", "", true)}
+	case workflow.RRecoveredBlock:
+		return Result{Block: true, Reason: blockMessage(v, d.Save, d.Model, "", false)}
+	case workflow.RPostOwed:
+		return Allow(fmt.Sprintf("taskie: the %s of iteration %d is still owed; automation waits for it (`taskie continue` says what to do, `taskie pause` stops automation).", d.Review, d.Iteration))
+	case workflow.RIllegalNext:
+		return Allow(fmt.Sprintf("taskie: next_phase %q cannot follow phase %q, so no review ran. Fix state.json with `taskie set next_phase …` (legal after %s: %s) or `taskie pause`.",
+			d.Review, s.Phase, s.Phase, quoteList(workflow.LegalFrom(s.Phase))))
+	case workflow.RNoProgress:
+		return Allow(fmt.Sprintf("taskie: the %s feedback was not addressed (no post-review recorded since the last block), so no new review ran. Do the %s and record it with `taskie done %s`, or run `taskie pause` to stop automation.",
+			d.Review, workflow.PostReview(d.Review), workflow.PostReview(d.Review)))
+	case workflow.RBlockCap:
+		return Allow(fmt.Sprintf("taskie: %d blocks in a row in this session (cap %d), so no review ran. Stop here; the next stop after a new prompt reviews again (raise \"block_cap\" in .taskie/config.json to allow longer chains).", v.blocksInRow, v.blockCap))
+	case workflow.RReviewsOff:
+		return Allow(fmt.Sprintf("taskie: reviews are disabled (max_reviews 0); %s skipped. Run `taskie continue%s` to go on.", d.Review, v.planFlag))
+	case workflow.RIterationRange:
+		return Allow(fmt.Sprintf("taskie: warning: phase_iteration %d is outside 0…%d (max_reviews), an illegal state, so no review ran. Fix it with `taskie set phase_iteration 0%s` or `taskie recover%s`.", d.Iteration, s.MaxReviews, v.planFlag, v.planFlag))
+	case workflow.RMaxReviews:
+		return Allow(fmt.Sprintf("Max review limit (%d) reached for %s. Raise it with `taskie set max_reviews %d`, or move on: `taskie set next_phase %s` skips the rest of this review cycle.",
+			s.MaxReviews, d.Review, s.MaxReviews+4, workflow.AdvanceTarget(d.Review, s.TDD, v.pendingOther)))
+	case workflow.RNoTask:
+		return Allow("taskie: code-review is due but current_task is not set; run `taskie start <task> --auto`.")
+	case workflow.RNoTaskFile:
+		return Allow(fmt.Sprintf("taskie: code-review is due but task-%s.md does not exist; create it or fix current_task.", d.Task))
+	case workflow.RNoTaskFiles:
+		return Allow(fmt.Sprintf("taskie: %s is due but no task file listed in tasks.md exists; write the task-T.md files first.", d.Review))
+	}
+	return Allow("")
+}
+
+// pendingMessage reminds the agent of an action automation is waiting for.
+func pendingMessage(s *state.State) string {
+	switch n := s.Next(); {
+	case workflow.IsAdvanceTarget(n), n == workflow.CreateTasks:
+		return fmt.Sprintf("taskie: %s is next. Run /taskie:continue-plan.", n)
+	case n == workflow.Complete:
+		return "taskie: the plan is complete. Run `taskie continue` to record it."
+	}
+	return ""
+}
+
+func quoteList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = fmt.Sprintf("%q", x)
+	}
+	return strings.Join(q, ", ")
+}
+
+// blockMessage renders the review block of §5.1 for the state s.
+func blockMessage(v view, s *state.State, model, verdict string, reminder bool) string {
+	review, n := s.Phase, s.Iteration()
+	task := 0
+	if id, err := plan.ParseTaskID(s.Task()); err == nil {
+		task = id
+	}
+	return BlockMessage(BlockData{
+		Plan: v.plan, Task: s.Task(), Review: review, Model: model, Verdict: verdict, Reminder: reminder,
+		Iteration: n, NextIteration: n + 1, Clean: s.ConsecutiveClean,
+		ReviewFile: relPath(v.root, v.dir+"/"+plan.ReviewFile(review, task, n)),
+		PostFile:   relPath(v.root, v.dir+"/"+plan.PostReviewFile(review, task, n)),
+		StateFile:  relPath(v.root, v.dir+"/"+state.FileName),
+		PlanFlag:   v.planFlag,
+	})
+}
+
+// advanced is the answer when a review cycle passed.
+func advanced(v view, review, target string, autopilot bool) Result {
+	what := map[string]string{
+		workflow.CreateTasks:     "create the tasks",
+		workflow.CompleteTask:    "start the next task",
+		workflow.CompleteTaskTDD: "start the next task test-first",
+		workflow.AllCodeReview:   "run the final all-code review (end your turn)",
+		workflow.Complete:        "record the plan as complete",
+	}[target]
+	if autopilot {
+		return Result{Block: true, Reason: fmt.Sprintf("taskie: %s passed (two clean reviews in a row). Autopilot is on: run `taskie continue%s` now and do what it says (%s).", review, v.planFlag, what)}
+	}
+	return Allow(fmt.Sprintf("taskie: %s passed (two clean reviews in a row). Run /taskie:continue-plan to %s.", review, what))
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}

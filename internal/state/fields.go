@@ -1,0 +1,141 @@
+package state
+
+import (
+	"bytes"
+	"encoding/json"
+	"sort"
+)
+
+// Field is one key of state.json with its compact JSON value.
+type Field struct {
+	Key   string
+	Value json.RawMessage
+}
+
+// Fields lists the fields Encode writes, in the same order: known fields
+// first (optional ones only when set), then unknown fields by name.
+func (s *State) Fields() []Field {
+	var out []Field
+	put := func(k string, v any) {
+		val, _ := json.Marshal(v)
+		out = append(out, Field{k, val})
+	}
+	put("max_reviews", s.MaxReviews)
+	put("current_task", s.CurrentTask)
+	put("phase", s.Phase)
+	put("phase_iteration", s.PhaseIteration)
+	put("next_phase", s.NextPhase)
+	put("review_model", s.ReviewModel)
+	put("consecutive_clean", s.ConsecutiveClean)
+	put("tdd", s.TDD)
+	if s.Enabled != nil {
+		put("enabled", *s.Enabled)
+	}
+	for _, f := range []struct{ k, v string }{{"session_id", s.SessionID}, {"worktree", s.Worktree}, {"base_sha", s.BaseSHA}, {"last_commit", s.LastCommit}} {
+		if f.v != "" {
+			put(f.k, f.v)
+		}
+	}
+	keys := make([]string, 0, len(s.Extra))
+	for k := range s.Extra {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		v := s.Extra[k]
+		var c bytes.Buffer
+		if json.Compact(&c, v) == nil {
+			v = c.Bytes()
+		}
+		out = append(out, Field{k, v})
+	}
+	return out
+}
+
+// Delta is a change of state.json as the event log records it: the fields
+// that take a new value and the optional or unknown fields that go away.
+type Delta struct {
+	Set   map[string]json.RawMessage `json:"set,omitempty"`
+	Unset []string                   `json:"unset,omitempty"`
+}
+
+// Empty reports whether the delta changes nothing.
+func (d Delta) Empty() bool { return len(d.Set) == 0 && len(d.Unset) == 0 }
+
+// DiffOf returns the delta that turns old into cur; a nil old is a plan
+// without state.json, so every field of cur is set.
+func DiffOf(old, cur *State) Delta {
+	var d Delta
+	before := map[string]string{}
+	if old != nil {
+		for _, f := range old.Fields() {
+			before[f.Key] = string(f.Value)
+		}
+	}
+	seen := map[string]bool{}
+	for _, f := range cur.Fields() {
+		seen[f.Key] = true
+		if v, ok := before[f.Key]; !ok || v != string(f.Value) {
+			if d.Set == nil {
+				d.Set = map[string]json.RawMessage{}
+			}
+			d.Set[f.Key] = f.Value
+		}
+	}
+	if old != nil {
+		for _, f := range old.Fields() {
+			if !seen[f.Key] {
+				d.Unset = append(d.Unset, f.Key)
+			}
+		}
+	}
+	return d
+}
+
+// Full returns the delta that sets every field of s from nothing.
+func Full(s *State) Delta { return DiffOf(nil, s) }
+
+// Apply returns s with the delta applied; a nil s starts from New(). It is
+// the one function that both writes state.json (the store applies the
+// change's delta) and replays the event log, so a replay rebuilds the file
+// exactly.
+func Apply(s *State, d Delta) (*State, error) {
+	var n *State
+	if s == nil {
+		n = New()
+		n.Extra = map[string]json.RawMessage{}
+	} else {
+		n = s.Clone()
+	}
+	for _, k := range d.Unset {
+		n.unset(k)
+	}
+	keys := make([]string, 0, len(d.Set))
+	for k := range d.Set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := n.setField(k, d.Set[k]); err != nil {
+			return nil, &FieldError{Path: "event", Field: k, Msg: err.Error()}
+		}
+	}
+	return n, nil
+}
+
+func (s *State) unset(k string) {
+	switch k {
+	case "enabled":
+		s.Enabled = nil
+	case "session_id":
+		s.SessionID = ""
+	case "worktree":
+		s.Worktree = ""
+	case "base_sha":
+		s.BaseSHA = ""
+	case "last_commit":
+		s.LastCommit = ""
+	default:
+		delete(s.Extra, k)
+	}
+}

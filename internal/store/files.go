@@ -1,0 +1,668 @@
+package store
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/fsafe"
+	"github.com/taskie-dev/taskie/internal/plan"
+	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/workflow"
+)
+
+// Lock files beside state.json (git-ignored, allowed by validation). The
+// lock is never state.json itself: the atomic rename swaps its inode.
+const (
+	LockName       = ".lock"
+	ReviewLockName = ".review.lock"
+)
+
+// LockTimeout is how long a change waits for the plan lock.
+var LockTimeout = 10 * time.Second
+
+// tailSize is how much of events.jsonl is read to find the last commit.
+const tailSize = 16 << 10
+
+// Files is the file store: plans under .taskie/plans of one repository.
+type Files struct {
+	Repo *plan.Repo
+	root *fsafe.Root
+	// Now stamps events; tests replace it.
+	Now func() time.Time
+
+	// peeked holds state.json bytes read by PeekState, so that the next
+	// Load of that plan does not read the file a second time.
+	peeked map[string][]byte
+}
+
+var _ Store = (*Files)(nil)
+
+// Open opens the file store of a repository.
+func Open(r *plan.Repo) (*Files, error) {
+	root, err := fsafe.Open(r.Root)
+	if err != nil {
+		return nil, err
+	}
+	return &Files{Repo: r, root: root, Now: events.Now}, nil
+}
+
+// Root is the repository root through which every file is opened.
+func (f *Files) Root() *fsafe.Root { return f.root }
+
+// Close releases the store.
+func (f *Files) Close() error { return f.root.Close() }
+
+// Rel returns a plan file's path relative to the repository root.
+func Rel(id, name string) string { return path.Join(".taskie", "plans", id, name) }
+
+// Hash fingerprints file content for versions and the log ("" = absent).
+func Hash(data []byte) string {
+	if data == nil {
+		return ""
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:8])
+}
+
+// Load reads one snapshot of plan id. A commit that a crash cut short (its
+// events are in the log, its files were not all replaced) is completed
+// first, under the plan lock, as a database replays its journal.
+func (f *Files) Load(id string) (*Snapshot, error) {
+	s, err := f.read(id)
+	if err != nil {
+		return nil, err
+	}
+	if s.hasTemps() || f.behind(s) {
+		if l, ok, _ := f.root.TryLock(Rel(id, LockName)); ok {
+			defer l.Unlock()
+			if s, err = f.read(id); err != nil {
+				return nil, err
+			}
+			if err := f.repair(s); err != nil {
+				return nil, err
+			}
+			return f.read(id)
+		}
+	}
+	return s, nil
+}
+
+// read builds a snapshot without taking any lock.
+func (f *Files) read(id string) (*Snapshot, error) {
+	dir, err := f.Repo.PlanDir(id)
+	if err != nil {
+		return nil, err
+	}
+	ents, err := f.root.ReadDir(Rel(id, ""))
+	if errors.Is(err, fs.ErrNotExist) {
+		ids, _ := f.Repo.Plans()
+		return nil, fmt.Errorf("plan %q not found; plans: %s", id, listOrNone(ids))
+	}
+	if err != nil {
+		return nil, err
+	}
+	s := &Snapshot{Plan: id, Dir: dir, Root: f.Repo.Root}
+	s.reader = func(name string) ([]byte, error) { return f.root.ReadFile(Rel(id, name)) }
+	for _, e := range ents {
+		s.Entries = append(s.Entries, Entry{Name: e.Name(), Mode: e.Type()})
+	}
+	sort.Slice(s.Entries, func(i, j int) bool { return s.Entries[i].Name < s.Entries[j].Name })
+	for _, e := range s.Entries {
+		if e.Regular() {
+			if fn := plan.ParseFileName(e.Name); fn.Kind != plan.KindUnknown {
+				s.files = append(s.files, fn)
+			}
+		}
+	}
+	s.readState(f, id)
+	s.readTasks(f.root, id)
+	s.Version = Version{State: Hash(s.StateRaw), Tasks: Hash(s.TasksRaw)}
+	return s, nil
+}
+
+// PeekState reads and decodes a plan's state.json alone (plan choice looks
+// at every plan); the next Load of the plan reuses the bytes.
+func (f *Files) PeekState(id string) (*state.State, error) {
+	if _, err := f.Repo.PlanDir(id); err != nil {
+		return nil, err
+	}
+	raw, err := f.root.ReadFile(Rel(id, state.FileName))
+	if err != nil {
+		return nil, err
+	}
+	if f.peeked == nil {
+		f.peeked = map[string][]byte{}
+	}
+	f.peeked[id] = raw
+	return state.Decode(state.FileName, raw)
+}
+
+func (f *Files) readStateRaw(id string) ([]byte, error) {
+	if raw, ok := f.peeked[id]; ok {
+		delete(f.peeked, id)
+		return raw, nil
+	}
+	return f.root.ReadFile(Rel(id, state.FileName))
+}
+
+func (s *Snapshot) readState(f *Files, id string) {
+	p := s.Path(state.FileName)
+	raw, err := f.readStateRaw(id)
+	if errors.Is(err, fs.ErrNotExist) {
+		s.StateErr = fmt.Errorf("%s: %w", p, state.ErrNotFound)
+		return
+	}
+	if err != nil {
+		s.StateErr = err
+		return
+	}
+	s.StateRaw = raw
+	st, err := state.Decode(p, raw)
+	if err == nil {
+		err = checkPhases(p, st)
+	}
+	if err != nil {
+		s.StateErr = err
+		return
+	}
+	s.State = st
+}
+
+// checkPhases refuses a state taskie does not understand, so that it is
+// never rewritten.
+func checkPhases(p string, s *state.State) error {
+	if !workflow.IsPhase(s.Phase) {
+		return &state.FieldError{Path: p, Field: "phase", Msg: fmt.Sprintf("unknown phase %q; phases are %s", s.Phase, strings.Join(workflow.Phases, ", "))}
+	}
+	if n := s.Next(); n != "" && !workflow.IsNextPhase(n) {
+		return &state.FieldError{Path: p, Field: "next_phase", Msg: fmt.Sprintf("unknown next_phase %q", n)}
+	}
+	if t := s.Task(); t != "" {
+		if _, err := plan.ParseTaskID(t); err != nil {
+			return &state.FieldError{Path: p, Field: "current_task", Msg: err.Error()}
+		}
+	}
+	return nil
+}
+
+func (s *Snapshot) readTasks(root *fsafe.Root, id string) {
+	raw, err := root.ReadFile(Rel(id, "tasks.md"))
+	if err != nil {
+		s.TasksErr = err
+		return
+	}
+	s.TasksRaw = raw
+	s.Tasks, s.TaskProblems = plan.ParseTasks(raw)
+}
+
+func (s *Snapshot) hasTemps() bool {
+	for _, e := range s.Entries {
+		if isTemp(e.Name) {
+			return true
+		}
+	}
+	return false
+}
+
+func isTemp(name string) bool { return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp") }
+
+// Commit applies c if the plan is still at version v.
+func (f *Files) Commit(id string, v Version, c Change) (*Snapshot, error) {
+	return f.locked(id, func(s *Snapshot) (*Snapshot, error) {
+		if s.Version != v {
+			return nil, ErrMoved
+		}
+		return f.apply(s, c)
+	})
+}
+
+// Update runs fn on a snapshot taken under the plan lock and commits its
+// change.
+func (f *Files) Update(id string, fn func(*Snapshot) (Change, error)) (*Snapshot, error) {
+	return f.locked(id, func(s *Snapshot) (*Snapshot, error) {
+		c, err := fn(s)
+		if err != nil {
+			return nil, err
+		}
+		return f.apply(s, c)
+	})
+}
+
+func (f *Files) locked(id string, fn func(*Snapshot) (*Snapshot, error)) (*Snapshot, error) {
+	if _, err := f.Repo.PlanDir(id); err != nil {
+		return nil, err
+	}
+	l, err := f.root.Lock(Rel(id, LockName), LockTimeout)
+	if err != nil {
+		return nil, err
+	}
+	defer l.Unlock()
+	delete(f.peeked, id)
+	s, err := f.read(id)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.repair(s); err != nil {
+		return nil, err
+	}
+	if s.hasTemps() || f.behind(s) {
+		if s, err = f.read(id); err != nil {
+			return nil, err
+		}
+	}
+	return fn(s)
+}
+
+// Append adds events that change no file, under the plan lock.
+func (f *Files) Append(id string, evs ...events.Event) error {
+	if len(evs) == 0 {
+		return nil
+	}
+	l, err := f.root.Lock(Rel(id, LockName), LockTimeout)
+	if err != nil {
+		return err
+	}
+	defer l.Unlock()
+	for i := range evs {
+		evs[i].Plan = id
+	}
+	return f.appendEvents(id, evs)
+}
+
+// Scan streams the events of a plan to fn; lines that do not parse (a torn
+// last line after a crash) go to warn, never fatal.
+func (f *Files) Scan(id string, fn func(events.Event), warn func(string)) error {
+	r, err := f.root.OpenRead(Rel(id, events.FileName))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return events.ScanReader(r, f.root.Path(Rel(id, events.FileName)), fn, warn)
+}
+
+// apply writes a change on a snapshot taken under the lock: events first,
+// then the archive moves, the task files, tasks.md and state.json, so a
+// crash leaves at most a logged change that the next load completes.
+func (f *Files) apply(s *Snapshot, c Change) (*Snapshot, error) {
+	if c.Empty() {
+		return s, nil
+	}
+	now := f.Now()
+	old := s.State
+	next := old
+	var delta state.Delta
+	if c.Replace {
+		old = nil
+	}
+	if c.State != nil {
+		if old == nil && !c.Replace && (!c.Create || !errors.Is(s.StateErr, state.ErrNotFound)) {
+			return nil, s.StateErr
+		}
+		delta = state.DiffOf(old, c.State)
+		if !delta.Empty() {
+			n, err := state.Apply(old, delta)
+			if err != nil {
+				return nil, err
+			}
+			next = n
+		}
+	}
+	newTasks, statuses, err := s.applyStatuses(c.Statuses)
+	if err != nil {
+		return nil, err
+	}
+	var arch *events.Archive
+	if next != nil && startsCycle(old, next) {
+		if !c.DuringReview && f.root.Probe(Rel(s.Plan, ReviewLockName)) {
+			return nil, fmt.Errorf("a review of plan %s is running: starting a new review cycle now would move its files; try again when it finishes (%w)", s.Plan, ErrReviewRunning)
+		}
+		arch = s.archiveFor(next, now)
+	}
+	evs := make([]events.Event, 0, len(c.Events)+2)
+	evs = append(evs, c.Events...)
+	changed := !delta.Empty() || statuses != nil || arch != nil
+	if changed {
+		last, _ := f.lastCommit(s.Plan)
+		if old != nil && (last == nil || last.SHA != s.Version.State) {
+			full := state.Full(old)
+			evs = append(evs, events.Event{Event: events.Checkpoint, Actor: "taskie", Reason: "state.json as found (changed outside taskie or by an older version)",
+				Set: full.Set, SHA: s.Version.State})
+		}
+		ev := events.Event{Event: c.kind(old, next), Task: c.Task, Actor: c.Actor, Reason: c.Reason, Meta: c.Meta,
+			Set: delta.Set, Unset: delta.Unset, Tasks: statuses, Archive: arch}
+		if old != nil {
+			ev.From = old.Phase
+		}
+		ev.Prev = s.Version.State
+		if next != nil {
+			ev.To = next.Phase
+			if ev.Task == "" {
+				ev.Task = next.Task()
+			}
+		}
+		ev.SHA = s.Version.State
+		if !delta.Empty() {
+			ev.SHA = Hash(next.Encode())
+		}
+		if ev.SHA == "" {
+			ev.SHA = "-" // no state.json before or after: still a commit
+		}
+		if statuses != nil {
+			ev.TPrev, ev.TSHA = s.Version.Tasks, Hash(newTasks)
+		}
+		evs = append(evs, ev)
+	}
+	for i := range evs {
+		evs[i].Plan = s.Plan
+		if evs[i].TS.IsZero() {
+			evs[i].TS = now
+		}
+	}
+	if err := f.appendEvents(s.Plan, evs); err != nil {
+		return nil, fmt.Errorf("%s: %w; nothing was changed", f.root.Path(Rel(s.Plan, events.FileName)), err)
+	}
+	if arch != nil {
+		if err := f.moveArchive(s.Plan, arch); err != nil {
+			return nil, err
+		}
+	}
+	for _, rel := range sortedKeys(c.Outside) {
+		if err := f.root.MkdirAll(path.Dir(rel), 0o755); err != nil {
+			return nil, err
+		}
+		if err := f.root.WriteFile(rel, c.Outside[rel], true); err != nil {
+			return nil, err
+		}
+	}
+	for _, name := range sortedKeys(c.Files) {
+		if err := f.root.WriteFile(Rel(s.Plan, name), c.Files[name], true); err != nil {
+			return nil, err
+		}
+	}
+	if statuses != nil {
+		if err := f.root.WriteFile(Rel(s.Plan, "tasks.md"), newTasks, true); err != nil {
+			return nil, err
+		}
+	}
+	if !delta.Empty() {
+		if err := f.root.WriteFile(Rel(s.Plan, state.FileName), next.Encode(), true); err != nil {
+			return nil, err
+		}
+	}
+	return f.read(s.Plan)
+}
+
+// kind names the state event of a change.
+func (c Change) kind(old, next *state.State) string {
+	switch {
+	case c.Kind != "":
+		return c.Kind
+	case old == nil && next != nil:
+		return events.PhaseChange
+	case old != nil && next != nil && (old.Phase != next.Phase || old.Next() != next.Next() || old.Task() != next.Task()):
+		return events.PhaseChange
+	case c.State == nil && len(c.Statuses) > 0:
+		return events.TaskStatus
+	}
+	return events.FieldSet
+}
+
+// applyStatuses returns tasks.md with the statuses set, and the statuses
+// that actually changed (nil when none did).
+func (s *Snapshot) applyStatuses(want map[int]string) ([]byte, map[string]string, error) {
+	if len(want) == 0 || s.TasksRaw == nil {
+		return nil, nil, nil
+	}
+	ts, _ := plan.ParseTasks(s.TasksRaw)
+	if ts == nil {
+		return nil, nil, nil
+	}
+	var changed map[string]string
+	ids := make([]int, 0, len(want))
+	for id := range want {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	for _, id := range ids {
+		t, ok := ts.Find(id)
+		if !ok || t.StatusNorm() == want[id] {
+			continue
+		}
+		if err := ts.SetStatus(id, want[id]); err != nil {
+			return nil, nil, err
+		}
+		if changed == nil {
+			changed = map[string]string{}
+		}
+		changed[strconv.Itoa(id)] = want[id]
+	}
+	if changed == nil {
+		return nil, nil, nil
+	}
+	return ts.Bytes(), changed, nil
+}
+
+// appendEvents writes the events at the end of the log in one write; a
+// torn last line left by a crash is ended first so the new lines parse.
+func (f *Files) appendEvents(id string, evs []events.Event) error {
+	if len(evs) == 0 {
+		return nil
+	}
+	var buf bytes.Buffer
+	tail, _, err := f.root.ReadTail(Rel(id, events.FileName), 1)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if len(tail) == 1 && tail[0] != '\n' {
+		buf.WriteByte('\n')
+	}
+	for _, e := range evs {
+		line, err := json.Marshal(e)
+		if err != nil {
+			return err
+		}
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	return f.root.AppendFile(Rel(id, events.FileName), buf.Bytes(), 0o644, true)
+}
+
+// lastCommit returns the last commit event of the log, when it is among
+// the last lines; nil when none is found there.
+func (f *Files) lastCommit(id string) (*events.Event, bool) {
+	tail, _, err := f.root.ReadTail(Rel(id, events.FileName), tailSize)
+	if err != nil || len(tail) == 0 {
+		return nil, false
+	}
+	torn := tail[len(tail)-1] != '\n'
+	lines := bytes.Split(bytes.TrimRight(tail, "\n"), []byte{'\n'})
+	if torn && len(lines) > 0 {
+		lines = lines[:len(lines)-1]
+	}
+	for i := len(lines) - 1; i >= 0; i-- {
+		if !bytes.Contains(lines[i], []byte(`"sha":`)) {
+			continue
+		}
+		var e events.Event
+		if json.Unmarshal(lines[i], &e) == nil && e.IsCommit() {
+			return &e, i == len(lines)-1
+		}
+	}
+	return nil, false
+}
+
+// behind reports a commit whose events are the last lines of the log but
+// whose files were not all replaced: the process was killed in between.
+func (f *Files) behind(s *Snapshot) bool {
+	last, isLast := f.lastCommit(s.Plan)
+	if last == nil || !isLast {
+		return false
+	}
+	return stateBehind(s, last) || tasksBehind(s, last)
+}
+
+func stateBehind(s *Snapshot, e *events.Event) bool {
+	return e.SHA != "-" && e.SHA != e.Prev && s.Version.State == e.Prev && s.Version.State != e.SHA
+}
+
+func tasksBehind(s *Snapshot, e *events.Event) bool {
+	return e.TSHA != "" && e.TSHA != e.TPrev && s.Version.Tasks == e.TPrev
+}
+
+// repair, under the plan lock, removes temp files left by killed writers
+// and completes a commit cut short.
+func (f *Files) repair(s *Snapshot) error {
+	if s.hasTemps() {
+		if _, err := f.root.CleanTemps(Rel(s.Plan, ""), 0); err != nil {
+			return err
+		}
+	}
+	last, isLast := f.lastCommit(s.Plan)
+	if last == nil || !isLast {
+		return nil
+	}
+	sb, tb := stateBehind(s, last), tasksBehind(s, last)
+	if !sb && !tb {
+		return nil
+	}
+	if last.Archive != nil {
+		if err := f.moveArchive(s.Plan, last.Archive); err != nil {
+			return err
+		}
+	}
+	if tb {
+		ts, _ := plan.ParseTasks(s.TasksRaw)
+		if ts != nil {
+			for id, st := range last.Tasks {
+				n, _ := strconv.Atoi(id)
+				_ = ts.SetStatus(n, st)
+			}
+			if Hash(ts.Bytes()) == last.TSHA {
+				if err := f.root.WriteFile(Rel(s.Plan, "tasks.md"), ts.Bytes(), true); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if sb {
+		base := s.State
+		if Replaces(last) {
+			base = nil
+		}
+		next, err := state.Apply(base, state.Delta{Set: last.Set, Unset: last.Unset})
+		if err == nil && Hash(next.Encode()) == last.SHA {
+			return f.root.WriteFile(Rel(s.Plan, state.FileName), next.Encode(), true)
+		}
+	}
+	return nil
+}
+
+// startsCycle reports whether cur opens a fresh review cycle: a review is
+// next at iteration 0, and the review, the task or the iteration moved.
+func startsCycle(old, cur *state.State) bool {
+	r := cur.Next()
+	if !workflow.IsReview(r) || cur.Iteration() != 0 {
+		return false
+	}
+	if old == nil {
+		return true
+	}
+	return old.Next() != r || old.Task() != cur.Task() || old.Iteration() != 0
+}
+
+// archiveFor lists the review and post-review files of an earlier cycle of
+// the series the new state starts, and the directory they move to, so the
+// new cycle numbers its files from 1 without overwriting or misreading
+// them. Nothing is deleted. nil when there is nothing to move.
+func (s *Snapshot) archiveFor(cur *state.State, now time.Time) *events.Archive {
+	review := cur.Next()
+	task, _ := strconv.Atoi(cur.Task())
+	if review != workflow.CodeReview {
+		task = 0
+	}
+	var names []string
+	for _, e := range s.Entries {
+		fn := plan.ParseFileName(e.Name)
+		if e.Regular() && (fn.Kind == plan.KindReview || fn.Kind == plan.KindPostReview) && fn.Base == BaseOf(review) && fn.Task == task {
+			names = append(names, e.Name)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	series := review
+	if task > 0 {
+		series = "task-" + strconv.Itoa(task) + "-" + review
+	}
+	dir := path.Join(".taskie", "archive", s.Plan, series+"-"+now.UTC().Format("20060102T150405.000000000Z"))
+	return &events.Archive{Dir: dir, Files: names}
+}
+
+// moveArchive moves the files still in the plan directory; files already
+// moved are skipped, so it can be repeated after a crash.
+func (f *Files) moveArchive(id string, a *events.Archive) error {
+	if err := f.root.MkdirAll(a.Dir, 0o755); err != nil {
+		return err
+	}
+	for _, n := range a.Files {
+		src := Rel(id, n)
+		if _, err := f.root.Lstat(src); errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		dst := path.Join(a.Dir, n)
+		if _, err := f.root.Lstat(dst); err == nil {
+			return fmt.Errorf("archiving %s: %s already exists", n, f.root.Path(dst))
+		}
+		if err := f.root.Rename(src, dst); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Tail returns the events among the last lines of the log (at most 16 KiB),
+// oldest first: enough to tell what the latest review did.
+func (f *Files) Tail(id string) []events.Event {
+	tail, _, err := f.root.ReadTail(Rel(id, events.FileName), tailSize)
+	if err != nil || len(tail) == 0 {
+		return nil
+	}
+	var out []events.Event
+	for _, line := range bytes.Split(tail, []byte{'\n'}) {
+		var e events.Event
+		if len(line) > 0 && json.Unmarshal(line, &e) == nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func sortedKeys(m map[string][]byte) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// Replaces reports whether a commit event holds the whole of state.json
+// rather than a change to the state before it: a plan's first state, a
+// checkpoint, a recovery.
+func Replaces(e *events.Event) bool {
+	return e.Prev == "" || e.Event == events.Checkpoint || e.Event == events.Recovered
+}

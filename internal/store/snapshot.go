@@ -1,0 +1,234 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/taskie-dev/taskie/internal/plan"
+	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/workflow"
+)
+
+// Snapshot is one plan as read at one moment.
+type Snapshot struct {
+	Plan string
+	Dir  string // absolute plan directory
+	Root string // absolute repository root
+
+	// State is nil when state.json is missing (StateErr wraps
+	// state.ErrNotFound) or cannot be used (StateErr says why).
+	State    *state.State
+	StateErr error
+	StateRaw []byte
+
+	// Tasks is nil when tasks.md is missing or unreadable.
+	Tasks        *plan.Tasks
+	TaskProblems []plan.Problem
+	TasksRaw     []byte
+	TasksErr     error
+
+	// Entries is the plan directory listing, by name.
+	Entries []Entry
+
+	Version Version
+
+	files  []plan.FileName // parsed names of the regular .md files
+	reader func(name string) ([]byte, error)
+}
+
+// Entry is one name in the plan directory.
+type Entry struct {
+	Name string
+	Mode fs.FileMode // type bits only
+}
+
+// Regular reports whether the entry is a plain file.
+func (e Entry) Regular() bool { return e.Mode.IsRegular() }
+
+// Path joins a file name to the plan directory.
+func (s *Snapshot) Path(name string) string { return s.Dir + "/" + name }
+
+// Exists reports whether a regular file of that name is in the plan.
+func (s *Snapshot) Exists(name string) bool {
+	i := sort.Search(len(s.Entries), func(i int) bool { return s.Entries[i].Name >= name })
+	return i < len(s.Entries) && s.Entries[i].Name == name && s.Entries[i].Regular()
+}
+
+// ReadFile reads another file of the plan (a task file) on demand.
+func (s *Snapshot) ReadFile(name string) ([]byte, error) {
+	if s.reader == nil {
+		return nil, fs.ErrNotExist
+	}
+	return s.reader(name)
+}
+
+// Files lists the parsed names of the plan's regular files.
+func (s *Snapshot) Files() []plan.FileName { return s.files }
+
+// ReviewExists reports whether review file n of a series exists (older
+// names included).
+func (s *Snapshot) ReviewExists(review string, task, n int) bool {
+	return s.has(plan.KindReview, review, task, n)
+}
+
+// PostExists reports whether post-review file n of a series exists.
+func (s *Snapshot) PostExists(review string, task, n int) bool {
+	return s.has(plan.KindPostReview, review, task, n)
+}
+
+func (s *Snapshot) has(kind plan.FileKind, review string, task, n int) bool {
+	for _, fn := range s.files {
+		if fn.Kind == kind && fn.Base == BaseOf(review) && fn.Task == task && fn.N == n {
+			return true
+		}
+	}
+	return false
+}
+
+// Latest returns the highest review iteration on disk for a series.
+func (s *Snapshot) Latest(review string, task int) int {
+	best := 0
+	for _, fn := range s.files {
+		if fn.Kind == plan.KindReview && fn.Base == BaseOf(review) && fn.Task == task && fn.N > best {
+			best = fn.N
+		}
+	}
+	return best
+}
+
+// BaseOf maps a review phase to the file base plan.ParseFileName reports.
+func BaseOf(review string) string {
+	if review == workflow.CodeReview {
+		return "task"
+	}
+	return strings.TrimSuffix(review, "-review")
+}
+
+// TaskFiles lists the task files named in tasks.md that exist.
+func (s *Snapshot) TaskFiles() []string {
+	var out []string
+	if s.Tasks == nil {
+		return out
+	}
+	for _, t := range s.Tasks.Tasks {
+		if name := plan.TaskFile(t.ID); s.Exists(name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// TaskFacts converts tasks.md rows for the workflow.
+func (s *Snapshot) TaskFacts() []workflow.TaskFact {
+	if s.Tasks == nil {
+		return nil
+	}
+	out := make([]workflow.TaskFact, len(s.Tasks.Tasks))
+	for i, t := range s.Tasks.Tasks {
+		out[i] = workflow.TaskFact{ID: t.ID, Status: t.StatusNorm()}
+	}
+	return out
+}
+
+// PendingOther reports whether a pending task other than current remains.
+func (s *Snapshot) PendingOther(current string) bool {
+	if s.Tasks == nil {
+		return false
+	}
+	cur, _ := strconv.Atoi(current)
+	_, ok := s.Tasks.NextPending(cur)
+	return ok
+}
+
+// Subtasks returns the lower-case subtask statuses of task-T.md.
+func (s *Snapshot) Subtasks(task string) []string {
+	t, err := strconv.Atoi(task)
+	if err != nil || t <= 0 {
+		return nil
+	}
+	data, err := s.ReadFile(plan.TaskFile(t))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, st := range plan.ParseSubtasks(data) {
+		out = append(out, strings.ToLower(strings.TrimSpace(st.Status)))
+	}
+	return out
+}
+
+// TaskID checks a user-given task id against tasks.md and returns it
+// canonical; the error names the task and the known ids.
+func (s *Snapshot) TaskID(arg string) (string, error) {
+	var ids []string
+	if s.Tasks != nil {
+		for _, k := range s.Tasks.IDs() {
+			ids = append(ids, strconv.Itoa(k))
+		}
+	}
+	id, err := plan.ParseTaskID(arg)
+	if err != nil {
+		return "", fmt.Errorf("%v; known tasks: %s", err, listOrNone(ids))
+	}
+	if s.Tasks == nil {
+		return "", fmt.Errorf("task %d: plan %s has no tasks.md yet", id, s.Plan)
+	}
+	if _, ok := s.Tasks.Find(id); !ok {
+		return "", fmt.Errorf("unknown task %d in plan %s; known tasks: %s", id, s.Plan, listOrNone(ids))
+	}
+	return strconv.Itoa(id), nil
+}
+
+// RouteFacts gathers what `taskie continue` needs; st may be nil.
+func (s *Snapshot) RouteFacts(st *state.State) workflow.RouteFacts {
+	f := workflow.RouteFacts{
+		State:        st,
+		HasPlan:      s.Exists("plan.md"),
+		HasTasks:     s.Tasks != nil,
+		Tasks:        s.TaskFacts(),
+		ReviewExists: s.ReviewExists,
+		PostExists:   s.PostExists,
+		Latest:       s.Latest,
+	}
+	if st != nil {
+		f.Subtasks = s.Subtasks(st.Task())
+	}
+	return f
+}
+
+// Validate runs every validation rule on the snapshot.
+func (s *Snapshot) Validate() []plan.Violation {
+	in := plan.Listing{Dir: s.Dir, Tasks: s.TasksRaw, HasTasks: s.TasksRaw != nil || s.TasksErr != nil && !errors.Is(s.TasksErr, fs.ErrNotExist),
+		State: s.StateRaw, HasState: s.StateRaw != nil}
+	for _, e := range s.Entries {
+		in.Entries = append(in.Entries, plan.ListEntry{Name: e.Name, Mode: e.Mode})
+	}
+	return plan.ValidateListing(in, CheckState)
+}
+
+// CheckState is validation rule 8: state.json parses and its values are legal.
+func CheckState(data []byte) []string {
+	s, err := state.Decode(state.FileName, data)
+	var se *state.SyntaxError
+	var fe *state.FieldError
+	switch {
+	case errors.As(err, &se):
+		return []string{fmt.Sprintf("malformed JSON at line %d, column %d: %s", se.Line, se.Col, se.Msg)}
+	case errors.As(err, &fe):
+		return []string{fmt.Sprintf("field %q: %s", fe.Field, fe.Msg)}
+	case err != nil:
+		return []string{err.Error()}
+	}
+	return workflow.Check(s)
+}
+
+func listOrNone(xs []string) string {
+	if len(xs) == 0 {
+		return "(none)"
+	}
+	return strings.Join(xs, ", ")
+}
