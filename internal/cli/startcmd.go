@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskie-dev/taskie/internal/plan"
-		"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
@@ -53,4 +53,3 @@ automated stays automated; use ` + "`taskie set next_phase null`" + ` to go stan
 	c.Flags().BoolVar(&auto, "auto", false, "automated mode: the code is reviewed at the next stop")
 	return c
 }
-

@@ -1,22 +1,24 @@
-// Package config reads .taskie/config.json (SPEC §14): every setting is
-// optional, has a default, and remembers where its effective value came from.
+// Package config reads taskie's settings (SPEC §14): the built-in defaults,
+// then the user's own file ($XDG_CONFIG_HOME/taskie/config.json), then the
+// repository's .taskie/config.json. Every setting is optional and remembers
+// the file its effective value came from. Settings that run a program are
+// taken from the repository's file only when the user trusts it (§18).
 package config
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
 
-	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/domain"
 )
 
-// FileName is the config file under .taskie/.
+// FileName is the config file under .taskie/ and under the user's
+// taskie config directory.
 const FileName = "config.json"
 
 // Config is the effective configuration.
@@ -33,29 +35,64 @@ type Config struct {
 	LifecycleTimeouts map[string]string `json:"lifecycle_timeouts,omitempty"`
 	GroupSize         int               `json:"group_size"`
 	LeaseTTL          Duration          `json:"lease_ttl"`
+	BlockSeverity     domain.Severity   `json:"block_severity"`
+	RatchetAfter      int               `json:"ratchet_after"`
 
-	// Source maps each JSON key to where its value came from.
+	// Source maps each JSON key to where its value came from: "default" or
+	// a file's path.
 	Source map[string]string `json:"-"`
+
+	// Untrusted names the settings of UntrustedFile that run a program and
+	// were ignored because the user has not trusted that file (SPEC §18);
+	// their effective values come from the user's file or the defaults.
+	// When it is not empty no reviewer may run: see TrustMessage.
+	Untrusted []string `json:"-"`
+	// UntrustedFile is the absolute path of the repository file that
+	// Untrusted is about.
+	UntrustedFile string `json:"-"`
 }
 
 // MaxReviewerTimeout is the first reviewer_timeout refused. Claude Code
 // kills the Stop hook after 30 minutes; the reviewer must be killed, and its
 // failure recorded, well before that.
-const MaxReviewerTimeout = 29 * time.Minute
+const MaxReviewerTimeout = domain.MaxReviewerTimeout
 
-// Default returns the built-in settings.
+// Default returns the built-in settings, all taken from package domain.
 func Default() Config {
-	return Config{
-		Reviewer:        "claude",
-		Models:          []string{"opus", "sonnet"},
-		ReviewerTimeout: Duration(25 * time.Minute),
-		AllowedTools:    []string{"Read", "Grep", "Glob", "Bash", "Write"},
-		MaxReviews:      8,
-		BlockCap:        40,
-		OutputFormat:    "exit2",
-		GroupSize:       5,
-		LeaseTTL:        Duration(30 * time.Minute),
+	models := make([]string, 0, len(domain.DefaultModels()))
+	for _, m := range domain.DefaultModels() {
+		models = append(models, string(m))
 	}
+	lifecycle := map[string]string{}
+	for st, d := range domain.DefaultLifecycleTimeouts() {
+		lifecycle[st] = shortDuration(d)
+	}
+	return Config{
+		Reviewer:          domain.DefaultReviewer,
+		Models:            models,
+		ReviewerTimeout:   Duration(domain.DefaultReviewerTimeout),
+		AllowedTools:      domain.DefaultAllowedTools(),
+		MaxReviews:        domain.DefaultMaxReviews,
+		BlockCap:          domain.DefaultBlockCap,
+		OutputFormat:      domain.DefaultOutputFormat,
+		LifecycleTimeouts: lifecycle,
+		GroupSize:         domain.DefaultGroupSize,
+		LeaseTTL:          Duration(domain.DefaultLeaseTTL),
+		BlockSeverity:     domain.DefaultBlockSeverity,
+		RatchetAfter:      domain.DefaultRatchetAfter,
+	}
+}
+
+// shortDuration writes d as a user would: "1h", "15m", "4h30m".
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // Duration is a time.Duration written as "25m" in JSON.
@@ -89,83 +126,16 @@ func (d *Duration) UnmarshalJSON(b []byte) error {
 // Path returns the config file of a .taskie directory.
 func Path(taskieDir string) string { return filepath.Join(taskieDir, FileName) }
 
-// Load reads taskieDir/config.json over the defaults. A missing file is fine.
-func Load(taskieDir string) (Config, error) {
-	c := Default()
-	c.Source = map[string]string{}
-	for _, k := range Keys() {
-		c.Source[k] = "default"
-	}
-	p := Path(taskieDir)
-	data, err := os.ReadFile(p)
-	if errors.Is(err, fs.ErrNotExist) {
-		return c, nil
-	}
-	if err != nil {
-		return c, err
-	}
-	raw, err := state.DecodeObject(p, data)
-	if err != nil {
-		return c, err
-	}
-	for k := range raw {
-		if !known(k) {
-			return c, fmt.Errorf("%s: unknown setting %q; settings are %s", p, k, strings.Join(Keys(), ", "))
-		}
-		c.Source[k] = p
-	}
-	// One key at a time, so an error names the setting it is about.
-	for _, k := range Keys() {
-		v, ok := raw[k]
-		if !ok {
-			continue
-		}
-		one, _ := json.Marshal(map[string]json.RawMessage{k: v})
-		if err := json.Unmarshal(one, &c); err != nil {
-			return c, fmt.Errorf("%s: %s: %v", p, k, err)
-		}
-	}
-	return c, c.check(p)
-}
-
-func (c *Config) check(p string) error {
-	var errs []string
-	if c.Reviewer != "claude" && c.Reviewer != "codex" {
-		errs = append(errs, fmt.Sprintf("reviewer must be \"claude\" or \"codex\" (got %q); use reviewer_command for another executable", c.Reviewer))
-	}
-	if c.ReviewerTimeout.D() >= MaxReviewerTimeout {
-		errs = append(errs, fmt.Sprintf("reviewer_timeout must be below %dm (got %s): the hook itself times out at 30 minutes and Claude Code would kill it first", int(MaxReviewerTimeout.Minutes()), c.ReviewerTimeout.D()))
-	}
-	if len(c.Models) == 0 {
-		errs = append(errs, "models must list at least one model")
-	}
-	if c.MaxReviews < 0 || c.BlockCap < 0 || c.GroupSize < 1 {
-		errs = append(errs, "max_reviews and block_cap must be ≥ 0, group_size ≥ 1")
-	}
-	if c.OutputFormat != "exit2" && c.OutputFormat != "json" {
-		errs = append(errs, fmt.Sprintf("output_format must be \"exit2\" or \"json\" (got %q)", c.OutputFormat))
-	}
-	for st, v := range c.LifecycleTimeouts {
-		if _, err := time.ParseDuration(v); err != nil {
-			errs = append(errs, fmt.Sprintf("lifecycle_timeouts.%s: %q is not a duration", st, v))
-		}
-	}
-	if len(errs) > 0 {
-		return fmt.Errorf("%s: %s", p, strings.Join(errs, "; "))
-	}
-	return nil
-}
-
 // Keys lists the settings in a stable order.
 func Keys() []string {
 	var ks []string
-	b, _ := json.Marshal(Default())
-	var m map[string]any
-	_ = json.Unmarshal(b, &m)
-	for k := range m {
-		ks = append(ks, k)
+	t := reflect.TypeFor[Config]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			ks = append(ks, name)
+		}
 	}
-	ks = append(ks, "reviewer_command", "lifecycle_timeouts")
 	sort.Strings(ks)
 	return ks
 }

@@ -13,18 +13,37 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
-var allKeys = []string{"allowed_tools", "autopilot", "block_cap", "group_size", "lease_ttl", "lifecycle_timeouts",
-	"max_reviews", "models", "output_format", "reviewer", "reviewer_command", "reviewer_timeout"}
+var allKeys = []string{"allowed_tools", "autopilot", "block_cap", "block_severity", "group_size", "lease_ttl", "lifecycle_timeouts",
+	"max_reviews", "models", "output_format", "ratchet_after", "reviewer", "reviewer_command", "reviewer_timeout"}
+
+// isolate points the user's config and state directories at empty temp
+// directories, so that no test reads the developer's own files.
+func isolate(t *testing.T) (configHome, stateHome string) {
+	t.Helper()
+	configHome, stateHome = t.TempDir(), t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", configHome)
+	t.Setenv("XDG_STATE_HOME", stateHome)
+	return configHome, stateHome
+}
 
 // withConfig writes content as config.json of a fresh .taskie directory.
 func withConfig(t *testing.T, content string) (dir, path string) {
 	t.Helper()
+	isolate(t)
 	dir = t.TempDir()
 	path = Path(dir)
+	write(t, path, content)
+	return dir, path
+}
+
+func write(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return dir, path
 }
 
 func TestKeys(t *testing.T) {
@@ -34,6 +53,7 @@ func TestKeys(t *testing.T) {
 }
 
 func TestDefaults(t *testing.T) {
+	isolate(t)
 	c, err := Load(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -48,6 +68,11 @@ func TestDefaults(t *testing.T) {
 		OutputFormat:    "exit2",
 		GroupSize:       5,
 		LeaseTTL:        Duration(30 * time.Minute),
+		LifecycleTimeouts: map[string]string{"pending": "1h", "assigned": "15m", "planning": "30m", "validated": "15m",
+			"in_progress": "4h", "testing": "30m", "quality_review": "30m", "approved": "10m", "committing": "15m",
+			"cto_intervention": "1h"},
+		BlockSeverity: "major",
+		RatchetAfter:  4,
 	}
 	if diff := cmp.Diff(want, c, cmpopts.IgnoreFields(Config{}, "Source")); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)
@@ -59,6 +84,9 @@ func TestDefaults(t *testing.T) {
 	}
 	if len(c.Source) != len(allKeys) {
 		t.Errorf("Source has %d keys, want %d", len(c.Source), len(allKeys))
+	}
+	if m := c.TrustMessage(); m != "" {
+		t.Errorf("TrustMessage = %q, want none", m)
 	}
 }
 
@@ -72,8 +100,11 @@ func TestFileValues(t *testing.T) {
   "autopilot": true,
   "output_format": "json",
   "lifecycle_timeouts": {"pending": "2h", "testing": "45m"},
+  "block_severity": "blocker",
+  "ratchet_after": 2,
   "reviewer_command": ["my-reviewer", "--strict"]
 }`)
+	trustFile(t, path)
 	c, err := Load(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -82,13 +113,15 @@ func TestFileValues(t *testing.T) {
 	want.Reviewer, want.Models = "codex", []string{"gpt-a", "gpt-b", "gpt-c"}
 	want.ReviewerTimeout, want.LeaseTTL = Duration(10*time.Minute), Duration(90*time.Second)
 	want.BlockCap, want.Autopilot, want.OutputFormat = 0, true, "json"
-	want.LifecycleTimeouts = map[string]string{"pending": "2h", "testing": "45m"}
+	want.LifecycleTimeouts["pending"], want.LifecycleTimeouts["testing"] = "2h", "45m"
+	want.BlockSeverity, want.RatchetAfter = "blocker", 2
 	want.ReviewerCommand = []string{"my-reviewer", "--strict"}
 	if diff := cmp.Diff(want, c, cmpopts.IgnoreFields(Config{}, "Source")); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)
 	}
 	fromFile := map[string]bool{"reviewer": true, "models": true, "reviewer_timeout": true, "lease_ttl": true, "block_cap": true,
-		"autopilot": true, "output_format": true, "lifecycle_timeouts": true, "reviewer_command": true}
+		"autopilot": true, "output_format": true, "lifecycle_timeouts": true, "reviewer_command": true,
+		"block_severity": true, "ratchet_after": true}
 	for _, k := range allKeys {
 		want := "default"
 		if fromFile[k] {
@@ -97,18 +130,6 @@ func TestFileValues(t *testing.T) {
 		if c.Source[k] != want {
 			t.Errorf("Source[%q] = %q, want %q", k, c.Source[k], want)
 		}
-	}
-}
-
-func TestUnknownKey(t *testing.T) {
-	dir, path := withConfig(t, `{"reviewer": "claude", "max_review": 3}`)
-	_, err := Load(dir)
-	if err == nil {
-		t.Fatal("unknown key accepted")
-	}
-	want := path + `: unknown setting "max_review"; settings are ` + strings.Join(allKeys, ", ")
-	if err.Error() != want {
-		t.Errorf("error = %q\nwant      %q", err, want)
 	}
 }
 
@@ -122,22 +143,50 @@ func TestMalformed(t *testing.T) {
 	}
 }
 
+func TestNotARegularFile(t *testing.T) {
+	isolate(t)
+	dir := t.TempDir()
+	if err := os.Mkdir(Path(dir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(dir)
+	if err == nil || err.Error() != Path(dir)+": not a regular file" {
+		t.Errorf("Load = %v, want %s: not a regular file", err, Path(dir))
+	}
+}
+
 func TestBadValues(t *testing.T) {
 	tests := []struct {
 		content, msg string
 	}{
 		{`{"reviewer": "gpt"}`, `reviewer must be "claude" or "codex" (got "gpt"); use reviewer_command for another executable`},
 		{`{"reviewer": ""}`, `reviewer must be "claude" or "codex" (got "")`},
-		{`{"reviewer": 3}`, "cannot unmarshal number"},
+		{`{"reviewer": "claud"}`, `reviewer must be "claude" or "codex" (got "claud"); did you mean "claude"?`},
+		{`{"reviewer": "Codex"}`, `did you mean "codex"?`},
+		{`{"reviewer": 3}`, "reviewer must be a string (got 3)"},
 		{`{"models": []}`, "models must list at least one model"},
 		{`{"models": null}`, "models must list at least one model"},
-		{`{"max_reviews": -1}`, "max_reviews and block_cap must be ≥ 0, group_size ≥ 1"},
-		{`{"block_cap": -2}`, "max_reviews and block_cap must be ≥ 0, group_size ≥ 1"},
-		{`{"group_size": 0}`, "max_reviews and block_cap must be ≥ 0, group_size ≥ 1"},
-		{`{"max_reviews": "many"}`, "max_reviews"},
+		{`{"models": [1]}`, "models must be a list of strings (got [1])"},
+		{`{"models": ["opus", ""]}`, "models[1]: an empty model name"},
+		{`{"models": ["cmd:  "]}`, `models[0]: "cmd:  " names no program after "cmd:"`},
+		{`{"models": ["claud:opus"]}`, `models[0]: "claud:opus" has an unknown reviewer "claud"; did you mean "claude:opus"?`},
+		{`{"models": ["cdm:my-reviewer"]}`, `did you mean "cmd:my-reviewer"?`},
+		{`{"reviewer_command": [""]}`, "reviewer_command: the first element must name the program to run"},
+		{`{"reviewer_command": "my-reviewer"}`, "reviewer_command must be a list of strings (got \"my-reviewer\")"},
+		{`{"max_reviews": -1}`, "max_reviews must be ≥ 0 (got -1)"},
+		{`{"block_cap": -2}`, "block_cap must be ≥ 0 (got -2)"},
+		{`{"group_size": 0}`, "group_size must be ≥ 1 (got 0)"},
+		{`{"ratchet_after": 0}`, "ratchet_after must be ≥ 1 (got 0)"},
+		{`{"max_reviews": "many"}`, `max_reviews must be a whole number (got "many")`},
+		{`{"autopilot": "yes"}`, `autopilot must be true or false (got "yes")`},
 		{`{"output_format": "xml"}`, `output_format must be "exit2" or "json" (got "xml")`},
+		{`{"output_format": "jsn"}`, `did you mean "json"?`},
+		{`{"block_severity": "majr"}`, `block_severity must be "blocker", "major", "minor" or "nit" (got "majr"); did you mean "major"?`},
 		{`{"lifecycle_timeouts": {"pending": "soon"}}`, `lifecycle_timeouts.pending: "soon" is not a duration`},
-		{`{"reviewer": "gpt", "output_format": "xml"}`, `reviewer must be "claude" or "codex" (got "gpt"); use reviewer_command for another executable; output_format must be "exit2" or "json" (got "xml")`},
+		{`{"lifecycle_timeouts": {"pending": "-1h"}}`, `lifecycle_timeouts.pending: "-1h" is not a duration`},
+		{`{"lifecycle_timeouts": {"in_progres": "6h"}}`, `lifecycle_timeouts: "in_progres" is not a lifecycle state; did you mean "in_progress"?`},
+		{`{"lifecycle_timeouts": {"later": "6h"}}`, `lifecycle_timeouts: "later" is not a lifecycle state; states are approved, assigned,`},
+		{`{"lifecycle_timeouts": [1]}`, `lifecycle_timeouts must be an object of strings (got [1])`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.content, func(t *testing.T) {
@@ -150,6 +199,19 @@ func TestBadValues(t *testing.T) {
 				t.Errorf("error = %q, want %s: …%s", err, path, tc.msg)
 			}
 		})
+	}
+}
+
+// TestRotationEntries: entries the reviewers accept are not mistaken for
+// typos (a model name may hold a colon).
+func TestRotationEntries(t *testing.T) {
+	dir, _ := withConfig(t, `{"models": ["opus", "Claude:opus", " codex:gpt-5.5", "gpt-oss:20b", "codex", "claude-opus-4-5[1m]"]}`)
+	c, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Models) != 6 || len(c.Untrusted) != 0 {
+		t.Errorf("Models = %q, Untrusted = %v", c.Models, c.Untrusted)
 	}
 }
 
@@ -189,6 +251,14 @@ func TestDurationJSON(t *testing.T) {
 	for in, want := range map[string]time.Duration{`"1h30m"`: 90 * time.Minute, `2.5`: 2500 * time.Millisecond, `"300ms"`: 300 * time.Millisecond} {
 		if err := json.Unmarshal([]byte(in), &d); err != nil || d.D() != want {
 			t.Errorf("Unmarshal(%s) = %v, %v; want %v", in, d.D(), err, want)
+		}
+	}
+}
+
+func TestShortDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{time.Hour: "1h", 15 * time.Minute: "15m", 270 * time.Minute: "4h30m", 90 * time.Second: "1m30s", 3*time.Hour + time.Second: "3h0m1s"} {
+		if got := shortDuration(d); got != want {
+			t.Errorf("shortDuration(%v) = %q, want %q", d, got, want)
 		}
 	}
 }

@@ -54,6 +54,7 @@ func Run(e Env) []Check {
 			cfg = c
 			out = append(out, Check{Name: "config", OK: true, Detail: "valid"})
 		}
+		out = append(out, configTrust(c))
 	}
 	out = append(out, registration(e, repo, cfg))
 	out = append(out, reviewer(e, cfg)...)
@@ -152,6 +153,22 @@ func registered(path string) bool {
 		}
 	}
 	return false
+}
+
+// configTrust reports the settings that run a program which the
+// repository's config sets but the user has not trusted (SPEC §18): they are
+// ignored, and the hook runs no review, until the user trusts the file.
+func configTrust(cfg config.Config) Check {
+	if len(cfg.Untrusted) == 0 {
+		return Check{Name: "config trust", OK: true, Detail: "no untrusted setting that runs a program"}
+	}
+	runs := "which runs a program"
+	if len(cfg.Untrusted) > 1 {
+		runs = "which run programs"
+	}
+	return Check{Name: "config trust", Detail: fmt.Sprintf("%s sets %s, %s, but you have not trusted this file (or it changed since): ignored, and no review runs",
+		cfg.UntrustedFile, strings.Join(cfg.Untrusted, " and "), runs),
+		Fix: "read " + cfg.UntrustedFile + ", then run `taskie trust`"}
 }
 
 func reviewer(e Env, cfg config.Config) []Check {

@@ -19,6 +19,8 @@ type Input struct {
 	Cwd            string `json:"cwd"`
 	TranscriptPath string `json:"transcript_path"`
 	HookEventName  string `json:"hook_event_name"`
+	// LastAssistantMessage is the agent's last words (Claude Code sends it).
+	LastAssistantMessage string `json:"last_assistant_message"`
 	StopHookActive bool   `json:"-"`
 }
 

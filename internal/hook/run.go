@@ -316,3 +316,20 @@ func (h *stopper) event(evs ...events.Event) {
 // trustMessage is non-empty when config ignored settings that run a
 // program because the repository's config file is not trusted.
 func trustMessage(c config.Config) string { return "" }
+
+// takeOver records that this session now drives the plan (SPEC §5.2): a
+// new session continuing a plan whose previous session ended its turn.
+func (h *stopper) takeOver(previous, why string) {
+	err := h.p.Update(func(s *store.Snapshot) (store.Change, error) {
+		if s.State == nil || s.State.SessionID == h.in.SessionID {
+			return store.Change{}, nil
+		}
+		n := s.State.Clone()
+		n.SessionID = h.in.SessionID
+		return store.Change{Actor: "hook", Kind: events.OwnerChanged, State: n,
+			Reason: "session " + h.in.SessionID + " takes the plan over (" + why + ")", Meta: map[string]any{"previous": previous}}, nil
+	})
+	if err != nil {
+		h.log.info("taking the plan over", "error", err.Error())
+	}
+}

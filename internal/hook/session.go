@@ -22,6 +22,10 @@ type Session struct {
 	BlocksInRow int `json:"blocks_in_row"`
 	// LastReviewBlock is the review cycle at the last review block.
 	LastReviewBlock *workflow.Mark `json:"last_review_block,omitempty"`
+	// LastDecision is the hook's last decision in this session on Plan
+	// ("block" or "allow"), made at LastSeen: a session whose last stop was
+	// a block is mid-turn on its plan.
+	LastDecision string `json:"last_decision,omitempty"`
 	// Violations fingerprints the validation problems last reported.
 	Violations string `json:"violations,omitempty"`
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/taskie-dev/taskie/internal/config"
 	"github.com/taskie-dev/taskie/internal/continuity"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
@@ -35,19 +36,29 @@ func SessionStart(e Env) int {
 		return 0
 	}
 	defer fs.Close()
-	id, _ := SelectPlan(fs, in, e.Now())
+	cfg, _ := config.Load(repo.TaskieDir())
+	sel := SelectPlan(fs, in, e.Now(), cfg.ReviewerTimeout.D())
+	id := sel.Plan
 	if id == "" {
+		if sel.Message != "" {
+			writeContext(e, sel.Message)
+		}
 		return 0
 	}
 	p, err := project.With(fs, id)
 	if err != nil {
 		return 0
 	}
-	text := Summary(p)
+	writeContext(e, Summary(p))
+	return 0
+}
+
+// writeContext prints the SessionStart answer that adds text to the
+// session's context.
+func writeContext(e Env, text string) {
 	out, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{
 		"hookEventName": "SessionStart", "additionalContext": text}})
 	fmt.Fprintf(e.Stdout, "%s\n", out)
-	return 0
 }
 
 // Summary is the short text of where a plan stands: `taskie context` for

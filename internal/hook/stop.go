@@ -87,9 +87,15 @@ func stop(e Env, format *string) Result {
 	}
 	defer fs.Close()
 	now := e.Now()
-	id, why := SelectPlan(fs, in, now)
+	sel := SelectPlan(fs, in, now, cfg.ReviewerTimeout.D())
+	id := sel.Plan
 	if id == "" {
-		return Allow(why)
+		if sel.Message != "" {
+			lg := openLog(fs.Root(), "hook")
+			lg.decision(in, "allow", "plan choice: "+string(sel.Reason))
+			lg.close()
+		}
+		return Allow(sel.Message)
 	}
 	p, err := project.With(fs, id)
 	if err != nil {
@@ -110,11 +116,18 @@ func stop(e Env, format *string) Result {
 		sess.LastReviewBlock, sess.Violations = nil, ""
 	}
 	s := &stopper{e: e, in: in, cfg: cfg, p: p, log: lg, sess: sess, now: now}
+	if sel.Takeover && in.SessionID != "" {
+		s.takeOver(sel.PreviousOwner, string(sel.Reason))
+	}
 	res := s.run()
+	if res.Message == "" && !res.Block && sel.Message != "" {
+		res.Message = sel.Message // a plan chosen, others left waiting: say so
+	}
 	if res.Block {
 		sess.BlocksInRow++
 	}
 	sess.Plan = id
+	sess.LastDecision = decisionName(res)
 	if sessionChanged(&before, sess, now) {
 		if err := sess.Save(now); err != nil {
 			lg.decision(in, "warn", "saving session memory: "+err.Error())
@@ -137,7 +150,7 @@ func decisionName(r Result) string {
 // sessionChanged avoids a write on every stop: the memory is saved when it
 // changed, or to refresh last_seen (plan ownership) every few minutes.
 func sessionChanged(a, b *Session, now time.Time) bool {
-	same := a.Plan == b.Plan && a.BlocksInRow == b.BlocksInRow && a.Violations == b.Violations &&
+	same := a.Plan == b.Plan && a.LastDecision == b.LastDecision && a.BlocksInRow == b.BlocksInRow && a.Violations == b.Violations &&
 		((a.LastReviewBlock == nil) == (b.LastReviewBlock == nil)) &&
 		(a.LastReviewBlock == nil || *a.LastReviewBlock == *b.LastReviewBlock)
 	return !same || now.Sub(a.LastSeen) > 5*time.Minute

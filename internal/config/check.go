@@ -1,0 +1,269 @@
+package config
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/taskie-dev/taskie/internal/domain"
+)
+
+// Error is every problem found in the config files, so that one run of
+// `taskie config` shows all there is to fix.
+type Error struct {
+	Problems []Problem
+}
+
+// Problem is one bad setting.
+type Problem struct {
+	File    string // the config file
+	Setting string // the setting's key as written in the file
+	Msg     string // what is wrong, starting with the setting
+}
+
+// String returns the problem as "file: what is wrong".
+func (p Problem) String() string { return p.File + ": " + p.Msg }
+
+// Error returns one problem per line, each starting with its file.
+func (e *Error) Error() string {
+	lines := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		lines[i] = p.String()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Values accepted by the settings that take one of a few words.
+var (
+	reviewers     = []string{"claude", "codex"}
+	outputFormats = []string{"exit2", "json"}
+	severities    = []string{string(domain.Blocker), string(domain.Major), string(domain.Minor), string(domain.Nit)}
+)
+
+// check returns what is wrong with setting k of c.
+func check(k string, c *Config) []string {
+	switch k {
+	case "reviewer":
+		return oneOf(k, c.Reviewer, reviewers, "use reviewer_command for another executable")
+	case "reviewer_command":
+		if len(c.ReviewerCommand) > 0 && strings.TrimSpace(c.ReviewerCommand[0]) == "" {
+			return []string{"reviewer_command: the first element must name the program to run"}
+		}
+	case "models":
+		return checkModels(c.Models)
+	case "reviewer_timeout":
+		if c.ReviewerTimeout.D() >= MaxReviewerTimeout {
+			return []string{fmt.Sprintf("reviewer_timeout must be below %dm (got %s): the hook itself times out at 30 minutes and Claude Code would kill it first", int(MaxReviewerTimeout.Minutes()), c.ReviewerTimeout.D())}
+		}
+	case "max_reviews":
+		return atLeast(k, c.MaxReviews, 0)
+	case "block_cap":
+		return atLeast(k, c.BlockCap, 0)
+	case "group_size":
+		return atLeast(k, c.GroupSize, 1)
+	case "ratchet_after":
+		return atLeast(k, c.RatchetAfter, 1)
+	case "output_format":
+		return oneOf(k, c.OutputFormat, outputFormats, "")
+	case "block_severity":
+		return oneOf(k, string(c.BlockSeverity), severities, "")
+	case "lifecycle_timeouts":
+		return checkLifecycle(c.LifecycleTimeouts)
+	}
+	return nil
+}
+
+// oneOf checks that v is one of the words; else it suggests the nearest.
+func oneOf(k, v string, words []string, otherwise string) []string {
+	for _, w := range words {
+		if v == w {
+			return nil
+		}
+	}
+	msg := fmt.Sprintf("%s must be %s (got %q)", k, orList(words), v)
+	if s := suggest(v, words); s != "" {
+		msg += fmt.Sprintf("; did you mean %q?", s)
+	} else if otherwise != "" {
+		msg += "; " + otherwise
+	}
+	return []string{msg}
+}
+
+// orList writes words as `"a" or "b"`, or `"a", "b" or "c"`.
+func orList(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = fmt.Sprintf("%q", w)
+	}
+	if len(q) == 1 {
+		return q[0]
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
+
+func atLeast(k string, v, least int) []string {
+	if v < least {
+		return []string{fmt.Sprintf("%s must be ≥ %d (got %d)", k, least, v)}
+	}
+	return nil
+}
+
+// checkModels checks a rotation: entries are models ("opus"), models with
+// their reviewer ("codex:gpt-5.5") or commands ("cmd:my-reviewer --strict").
+func checkModels(models []string) []string {
+	if len(models) == 0 {
+		return []string{"models must list at least one model"}
+	}
+	var out []string
+	for i, m := range models {
+		at := fmt.Sprintf("models[%d]", i)
+		if strings.TrimSpace(m) == "" {
+			out = append(out, at+": an empty model name")
+			continue
+		}
+		if IsCommand(m) {
+			if len(CommandArgv(m)) == 0 {
+				out = append(out, fmt.Sprintf("%s: %q names no program after %q", at, m, CommandPrefix))
+			}
+			continue
+		}
+		prefix, rest, ok := strings.Cut(strings.TrimSpace(m), ":")
+		if !ok || slices.Contains(reviewers, strings.ToLower(prefix)) {
+			continue
+		}
+		// "x:y" may be a model's own name; only a near miss of a prefix is
+		// taken for a typo.
+		if s := suggest(prefix, []string{"claude", "codex", strings.TrimSuffix(CommandPrefix, ":")}); s != "" {
+			out = append(out, fmt.Sprintf("%s: %q has an unknown reviewer %q; did you mean %q?", at, m, prefix, s+":"+rest))
+		}
+	}
+	return out
+}
+
+// checkLifecycle checks lifecycle_timeouts: known states, positive durations.
+func checkLifecycle(m map[string]string) []string {
+	var states []string
+	for st := range domain.DefaultLifecycleTimeouts() {
+		states = append(states, st)
+	}
+	sort.Strings(states)
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var out []string
+	for _, st := range keys {
+		if _, ok := domain.DefaultLifecycleTimeouts()[st]; !ok {
+			msg := fmt.Sprintf("lifecycle_timeouts: %q is not a lifecycle state", st)
+			if s := suggest(st, states); s != "" {
+				msg += fmt.Sprintf("; did you mean %q?", s)
+			} else {
+				msg += "; states are " + strings.Join(states, ", ")
+			}
+			out = append(out, msg)
+		}
+		if d, err := time.ParseDuration(m[st]); err != nil || d <= 0 {
+			out = append(out, fmt.Sprintf("lifecycle_timeouts.%s: %q is not a duration", st, m[st]))
+		}
+	}
+	return out
+}
+
+// unknownKey describes a key that is no setting.
+func unknownKey(k string) string {
+	if s := suggest(k, Keys()); s != "" {
+		return fmt.Sprintf("%q: unknown setting; did you mean %q?", k, s)
+	}
+	return fmt.Sprintf("%q: unknown setting; settings are %s", k, strings.Join(Keys(), ", "))
+}
+
+// typeProblem describes a value of the wrong JSON type for setting k.
+func typeProblem(k string, v json.RawMessage, err error) string {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return fmt.Sprintf("%s: %v", k, err)
+	}
+	return fmt.Sprintf("%s must be %s (got %s)", k, kind(k), compact(v))
+}
+
+// kind describes the JSON value setting k takes.
+func kind(k string) string {
+	t := reflect.TypeFor[Config]()
+	for i := range t.NumField() {
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != k {
+			continue
+		}
+		switch ft := t.Field(i).Type; {
+		case ft.Kind() == reflect.Bool:
+			return "true or false"
+		case ft.Kind() == reflect.Int:
+			return "a whole number"
+		case ft.Kind() == reflect.String:
+			return "a string"
+		case ft.Kind() == reflect.Slice:
+			return "a list of strings"
+		case ft.Kind() == reflect.Map:
+			return "an object of strings"
+		}
+	}
+	return "another kind of value"
+}
+
+// compact shortens a JSON value for a message.
+func compact(v json.RawMessage) string {
+	s := strings.Join(strings.Fields(string(v)), " ")
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return s
+}
+
+// suggest returns the candidate nearest to s when it is near enough to be
+// a likely typo, else "". Case is ignored when measuring.
+func suggest(s string, candidates []string) string {
+	best, bestD := "", 0
+	for _, c := range candidates {
+		if c == s {
+			return ""
+		}
+		d := distance(strings.ToLower(s), strings.ToLower(c))
+		limit := max(1, len([]rune(c))/3)
+		if d <= limit && (best == "" || d < bestD) {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// distance is the optimal string alignment distance between a and b:
+// insertions, deletions, substitutions and swaps of two neighbours.
+func distance(a, b string) int {
+	x, y := []rune(a), []rune(b)
+	d := make([][]int, len(x)+1)
+	for i := range d {
+		d[i] = make([]int, len(y)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(x); i++ {
+		for j := 1; j <= len(y); j++ {
+			cost := 1
+			if x[i-1] == y[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(x)][len(y)]
+}

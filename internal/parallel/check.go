@@ -1,0 +1,254 @@
+package parallel
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/taskie-dev/taskie/internal/domain"
+)
+
+// ProblemKind says what is wrong with the task graph.
+type ProblemKind int
+
+// Problem kinds.
+const (
+	UnknownDependency ProblemKind = iota + 1 // a Depends on id that is no task
+	DependencyCycle                          // tasks that wait on each other
+	DuplicateTask                            // one id given twice
+	UnknownPriority                          // a Priority cell that is not a priority
+)
+
+// Problem is something that stops the tasks from being scheduled, or that
+// was guessed (an unknown priority). Msg starts with its subject: "task 3:
+// …" or "dependency cycle: …".
+type Problem struct {
+	Task  domain.TaskID // the task concerned; for a cycle, its smallest id
+	Kind  ProblemKind
+	Cycle []domain.TaskID // a cycle, first id repeated at the end: 1 → 3 → 1
+	Msg   string
+}
+
+func (p Problem) String() string { return p.Msg }
+
+// ValidationError is returned when the task graph cannot be scheduled: a
+// dependency on an unknown id, a cycle or a duplicate id.
+type ValidationError struct {
+	Problems []Problem
+}
+
+func (e *ValidationError) Error() string {
+	msgs := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		msgs[i] = p.Msg
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// Check returns every problem that makes the tasks impossible to
+// schedule: duplicate ids, dependencies on unknown ids and dependency
+// cycles, in that order, each in task order. Cycles are named from their
+// smallest id, arrows reading "depends on": "dependency cycle: 1 → 3 → 1".
+func Check(tasks []Task) []Problem {
+	g := newGraph(tasks)
+	var ps []Problem
+	for _, id := range g.dups {
+		ps = append(ps, Problem{Task: id, Kind: DuplicateTask, Msg: fmt.Sprintf("task %d: listed more than once", id)})
+	}
+	for _, t := range tasks {
+		for _, d := range t.Deps {
+			if _, ok := g.idx[d]; !ok {
+				ps = append(ps, Problem{Task: t.ID, Kind: UnknownDependency,
+					Msg: fmt.Sprintf("task %d: depends on unknown task %d (known: %s)", t.ID, d, idRanges(g.ids()))})
+			}
+		}
+	}
+	for _, c := range g.cycles() {
+		ps = append(ps, Problem{Task: c[0], Kind: DependencyCycle, Cycle: c, Msg: "dependency cycle: " + arrows(c)})
+	}
+	return ps
+}
+
+// graph indexes tasks by id; edges go from a task to its dependencies.
+type graph struct {
+	tasks []Task
+	idx   map[domain.TaskID]int // id → index of its first occurrence
+	dups  []domain.TaskID
+}
+
+func newGraph(tasks []Task) *graph {
+	g := &graph{tasks: tasks, idx: make(map[domain.TaskID]int, len(tasks))}
+	for i, t := range tasks {
+		if _, dup := g.idx[t.ID]; dup {
+			if !slices.Contains(g.dups, t.ID) {
+				g.dups = append(g.dups, t.ID)
+			}
+			continue
+		}
+		g.idx[t.ID] = i
+	}
+	return g
+}
+
+// ids returns the known ids, sorted.
+func (g *graph) ids() []domain.TaskID {
+	ids := make([]domain.TaskID, 0, len(g.idx))
+	for id := range g.idx {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// deps returns the indexes of i's known dependencies.
+func (g *graph) deps(i int, buf []int) []int {
+	buf = buf[:0]
+	for _, d := range g.tasks[i].Deps {
+		if j, ok := g.idx[d]; ok {
+			buf = append(buf, j)
+		}
+	}
+	return buf
+}
+
+// cycles returns one cycle per strongly connected component that has one
+// (Tarjan's algorithm), ordered by the component's smallest id.
+func (g *graph) cycles() [][]domain.TaskID {
+	var out [][]domain.TaskID
+	for _, comp := range g.components() {
+		if c := g.cycleIn(comp); c != nil {
+			out = append(out, c)
+		}
+	}
+	slices.SortFunc(out, func(a, b []domain.TaskID) int { return cmp.Compare(a[0], b[0]) })
+	return out
+}
+
+// components returns the strongly connected components of the graph.
+func (g *graph) components() [][]int {
+	n := len(g.tasks)
+	index, low := make([]int, n), make([]int, n)
+	onStack := make([]bool, n)
+	var stack []int
+	var comps [][]int
+	next := 1
+	var visit func(v int)
+	visit = func(v int) {
+		index[v], low[v] = next, next
+		next++
+		stack = append(stack, v)
+		onStack[v] = true
+		for _, d := range g.tasks[v].Deps {
+			w, known := g.idx[d]
+			switch {
+			case !known: // reported by Check
+			case index[w] == 0:
+				visit(w)
+				low[v] = min(low[v], low[w])
+			case onStack[w]:
+				low[v] = min(low[v], index[w])
+			}
+		}
+		if low[v] != index[v] {
+			return
+		}
+		var comp []int
+		for {
+			w := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			onStack[w] = false
+			comp = append(comp, w)
+			if w == v {
+				break
+			}
+		}
+		comps = append(comps, comp)
+	}
+	for v := range n {
+		if g.idx[g.tasks[v].ID] == v && index[v] == 0 { // duplicates are skipped
+			visit(v)
+		}
+	}
+	return comps
+}
+
+// cycleIn returns the shortest cycle through the component's smallest id,
+// or nil when the component is a single task that does not depend on
+// itself.
+func (g *graph) cycleIn(comp []int) []domain.TaskID {
+	in := make(map[int]bool, len(comp))
+	start := comp[0]
+	for _, v := range comp {
+		in[v] = true
+		if g.tasks[v].ID < g.tasks[start].ID {
+			start = v
+		}
+	}
+	// Breadth-first from start inside the component, back to start.
+	prev := map[int]int{}
+	queue := []int{start}
+	for len(queue) > 0 {
+		v := queue[0]
+		queue = queue[1:]
+		for _, w := range g.deps(v, nil) {
+			if !in[w] {
+				continue
+			}
+			if w == start {
+				return g.path(prev, start, v)
+			}
+			if _, seen := prev[w]; !seen {
+				prev[w] = v
+				queue = append(queue, w)
+			}
+		}
+	}
+	return nil
+}
+
+// path rebuilds start → … → last → start from the breadth-first parents.
+func (g *graph) path(prev map[int]int, start, last int) []domain.TaskID {
+	var rev []domain.TaskID
+	for v := last; v != start; v = prev[v] {
+		rev = append(rev, g.tasks[v].ID)
+	}
+	c := []domain.TaskID{g.tasks[start].ID}
+	for i := len(rev) - 1; i >= 0; i-- {
+		c = append(c, rev[i])
+	}
+	return append(c, g.tasks[start].ID)
+}
+
+// arrows writes ids joined by " → ".
+func arrows(ids []domain.TaskID) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = id.String()
+	}
+	return strings.Join(parts, " → ")
+}
+
+// idRanges writes sorted ids compactly: "1–8, 10".
+func idRanges(ids []domain.TaskID) string {
+	if len(ids) == 0 {
+		return "none"
+	}
+	var b strings.Builder
+	for i := 0; i < len(ids); {
+		j := i
+		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(int(ids[i])))
+		if j > i {
+			b.WriteString("–" + strconv.Itoa(int(ids[j])))
+		}
+		i = j + 1
+	}
+	return b.String()
+}

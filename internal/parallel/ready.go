@@ -1,0 +1,98 @@
+package parallel
+
+import (
+	"time"
+
+	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/plan"
+)
+
+// Ready returns the tasks that can start now, in scheduling order
+// (inherited priority, own priority, id): every dependency done or
+// cancelled, and either pending without a live lease or in progress with
+// an expired one.
+func Ready(tasks []Task, claims []Claim, now time.Time) []Task {
+	g := newGraph(tasks)
+	r := newRanking(g)
+	held := leases(claims)
+	var idx []int
+	for i, t := range tasks {
+		if r.open[i] && startable(t, held, now) && depsClosed(g, i) {
+			idx = append(idx, i)
+		}
+	}
+	r.sort(idx)
+	out := make([]Task, len(idx))
+	for k, i := range idx {
+		out[k] = tasks[i]
+	}
+	return out
+}
+
+// startable applies the status and lease rules of Ready.
+func startable(t Task, held map[domain.TaskID]Claim, now time.Time) bool {
+	c, claimed := held[t.ID]
+	switch t.Status {
+	case plan.StatusPending:
+		return !claimed || !c.Live(now)
+	case plan.StatusInProgress:
+		return claimed && !c.Live(now)
+	}
+	return false
+}
+
+// depsClosed reports whether every dependency of task i is a known task
+// that is done or cancelled.
+func depsClosed(g *graph, i int) bool {
+	for _, d := range g.tasks[i].Deps {
+		j, ok := g.idx[d]
+		if !ok || !closed(g.tasks[j].Status) {
+			return false
+		}
+	}
+	return true
+}
+
+// Next picks the task an agent gets from "claim --next" and decides the
+// claim. An agent that already holds a live lease on an open task gets
+// that task back (Renewed), so a restarted agent resumes its work; else
+// the first ready task is claimed, taking over an expired lease if there
+// is one. ok is false when no task is ready; the decision can still be
+// Refused (an empty agent name).
+func Next(tasks []Task, claims []Claim, agent string, now time.Time, ttl time.Duration) (d ClaimDecision, ok bool) {
+	held := leases(claims)
+	if t, found := ownLive(tasks, held, agent, now); found {
+		c := held[t.ID]
+		return DecideClaim(t.ID, &c, agent, now, ttl), true
+	}
+	ready := Ready(tasks, claims, now)
+	if len(ready) == 0 {
+		return ClaimDecision{}, false
+	}
+	id := ready[0].ID
+	if c, claimed := held[id]; claimed {
+		return DecideClaim(id, &c, agent, now, ttl), true
+	}
+	return DecideClaim(id, nil, agent, now, ttl), true
+}
+
+// ownLive returns the first open task, in scheduling order, on which agent
+// holds a live lease.
+func ownLive(tasks []Task, held map[domain.TaskID]Claim, agent string, now time.Time) (Task, bool) {
+	if agent == "" {
+		return Task{}, false
+	}
+	g := newGraph(tasks)
+	r := newRanking(g)
+	best := -1
+	for i, t := range tasks {
+		c, claimed := held[t.ID]
+		if r.open[i] && claimed && c.Agent == agent && c.Live(now) && (best < 0 || r.compare(i, best) < 0) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return Task{}, false
+	}
+	return tasks[best], true
+}

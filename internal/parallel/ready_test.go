@@ -1,0 +1,111 @@
+package parallel
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func readyIDs(ts []Task) []int {
+	out := []int{}
+	for _, t := range ts {
+		out = append(out, int(t.ID))
+	}
+	return out
+}
+
+func TestReady(t *testing.T) {
+	tasks := []Task{
+		pending(1).status("done"),
+		pending(2, 1).prio(PriorityLow),
+		pending(3, 2),                                      // waits on 2
+		pending(4),                                         // live lease
+		pending(5).prio(PriorityHigh),                      // expired lease: reclaimable
+		pending(6).status("in-progress"),                   // started, no lease: someone works on it
+		pending(7).status("in-progress").prio(PriorityLow), // expired lease: abandoned
+		pending(8).status("postponed"),
+		pending(9).status("blocked"),
+		pending(10).status("cancelled"),
+		pending(11, 10), // a cancelled dependency is satisfied
+		pending(12, 99), // unknown dependency: never ready
+		pending(13, 6),  // waits on a task in progress
+		pending(14),     // lease expires exactly now
+	}
+	claims := []Claim{
+		claim(4, "a", time.Minute),
+		claim(5, "b", -time.Minute),
+		claim(7, "c", -time.Second),
+		claim(14, "d", 0),
+	}
+	tests := []struct {
+		name   string
+		claims []Claim
+		now    time.Time
+		want   []int
+	}{
+		// In progress first, then priority, then id.
+		{"with claims", claims, t0, []int{7, 5, 11, 14, 2}},
+		{"no claims", nil, t0, []int{5, 4, 11, 14, 2}},
+		{"an hour earlier every lease is live", claims, t0.Add(-time.Hour), []int{11, 2}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := readyIDs(Ready(tasks, tc.claims, tc.now))
+			if d := cmp.Diff(tc.want, got); d != "" {
+				t.Errorf("ready (-want +got):\n%s", d)
+			}
+		})
+	}
+}
+
+func TestReadyInheritsPriority(t *testing.T) {
+	tasks := []Task{
+		pending(1).prio(PriorityMedium),
+		pending(2).prio(PriorityLow),
+		pending(3, 4).prio(PriorityHigh),
+		pending(4, 2).prio(PriorityLow),
+	}
+	// 2 blocks 4, which blocks the high-priority 3.
+	if d := cmp.Diff([]int{2, 1}, readyIDs(Ready(tasks, nil, t0))); d != "" {
+		t.Errorf("ready (-want +got):\n%s", d)
+	}
+}
+
+func TestNext(t *testing.T) {
+	tasks := []Task{
+		pending(1).prio(PriorityHigh),
+		pending(2),
+		pending(3).status("done"),
+		pending(4).prio(PriorityLow),
+	}
+	tests := []struct {
+		name    string
+		claims  []Claim
+		agent   string
+		ok      bool
+		outcome Outcome
+		task    int
+	}{
+		{"first ready", nil, "a", true, Granted, 1},
+		{"skips a live lease", []Claim{claim(1, "b", time.Minute)}, "a", true, Granted, 2},
+		{"takes over an expired lease", []Claim{claim(1, "b", -time.Minute)}, "a", true, Takeover, 1},
+		{"resumes its own live lease", []Claim{claim(4, "a", time.Minute)}, "a", true, Renewed, 4},
+		{"own lease on a done task is not resumed", []Claim{claim(3, "a", time.Minute)}, "a", true, Granted, 1},
+		{"nothing ready", []Claim{claim(1, "b", time.Minute), claim(2, "c", time.Minute), claim(4, "d", time.Minute)}, "a", false, 0, 0},
+		{"no agent", nil, "", true, Refused, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d, ok := Next(tasks, tc.claims, tc.agent, t0, time.Hour)
+			if ok != tc.ok || d.Outcome != tc.outcome || int(d.Claim.Task) != tc.task {
+				t.Errorf("Next = %v, %v task %d (err %v); want %v, %v task %d", ok, d.Outcome, d.Claim.Task, d.Err, tc.ok, tc.outcome, tc.task)
+			}
+			if d.Outcome == Granted || d.Outcome == Takeover {
+				if d.Claim.Agent != tc.agent || !d.Claim.Expires.Equal(t0.Add(time.Hour)) {
+					t.Errorf("claim = %+v", d.Claim)
+				}
+			}
+		})
+	}
+}

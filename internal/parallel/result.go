@@ -1,0 +1,56 @@
+package parallel
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/taskie-dev/taskie/internal/domain"
+)
+
+// Result statuses a subagent reports.
+const (
+	ResultComplete = "complete"
+	ResultFailed   = "failed"
+)
+
+// Result is a subagent's one-line reference to its task output (§13).
+type Result struct {
+	Task   domain.TaskID `json:"task"`
+	Commit string        `json:"commit"`
+	Status string        `json:"status"`
+}
+
+// ResultRef returns the one-line reference a subagent returns:
+// {"task":3,"commit":"…","status":"complete"}, without a newline.
+func ResultRef(task domain.TaskID, commit, status string) string {
+	b, err := json.Marshal(Result{Task: task, Commit: commit, Status: status})
+	if err != nil { // cannot happen: an int and two strings
+		panic(err)
+	}
+	return string(b)
+}
+
+// ParseResultRef reads a reference written by ResultRef.
+func ParseResultRef(line string) (Result, error) {
+	var r Result
+	dec := json.NewDecoder(strings.NewReader(line))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&r); err != nil {
+		return Result{}, fmt.Errorf("task result %q: %w", clipRef(line), err)
+	}
+	if dec.More() {
+		return Result{}, fmt.Errorf("task result %q: text after the JSON object", clipRef(line))
+	}
+	if r.Task <= 0 {
+		return Result{}, fmt.Errorf("task result %q: no task id", clipRef(line))
+	}
+	return r, nil
+}
+
+func clipRef(s string) string {
+	if r := []rune(strings.TrimSpace(s)); len(r) > 80 {
+		return string(r[:77]) + "..."
+	}
+	return strings.TrimSpace(s)
+}
