@@ -315,7 +315,7 @@ func (h *stopper) event(evs ...events.Event) {
 
 // trustMessage is non-empty when config ignored settings that run a
 // program because the repository's config file is not trusted.
-func trustMessage(c config.Config) string { return "" }
+func trustMessage(c config.Config) string { return c.TrustMessage() }
 
 // takeOver records that this session now drives the plan (SPEC §5.2): a
 // new session continuing a plan whose previous session ended its turn.
