@@ -13,6 +13,7 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/store"
 )
 
 func TestDecode(t *testing.T) {
@@ -53,18 +54,41 @@ func TestReadInputNeverHangs(t *testing.T) {
 	defer w.Close()
 	start := time.Now()
 	_, err := ReadInput(r, 100*time.Millisecond)
-	if err == nil || !strings.Contains(err.Error(), "no hook input") {
-		t.Fatalf("err = %v", err)
+	if err == nil || !strings.Contains(err.Error(), "hook input") || !strings.Contains(err.Error(), "100ms") {
+		t.Fatalf("err = %v, want a hook input error naming the deadline", err)
 	}
 	if d := time.Since(start); d > 2*time.Second {
 		t.Errorf("took %v", d)
 	}
 }
 
+// An agent that writes its input and keeps the pipe open is answered at
+// once, not after the deadline.
+func TestReadInputCompleteObjectOnAnOpenPipe(t *testing.T) {
+	r, w := io.Pipe()
+	defer w.Close()
+	go func() { _, _ = w.Write([]byte(`{"session_id":"s","cwd":"/p","stop_hook_active":true}`)) }()
+	start := time.Now()
+	in, err := ReadInput(r, 5*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in.SessionID != "s" || in.Cwd != "/p" || !in.StopHookActive {
+		t.Errorf("input = %+v", in)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("took %v: waited for the pipe to close", d)
+	}
+}
+
 func TestReadInputTooLarge(t *testing.T) {
-	big := bytes.Repeat([]byte("x"), MaxInput+10)
+	big := append(append([]byte(`{"x":"`), bytes.Repeat([]byte("x"), MaxInput+10)...), `"}`...)
 	if _, err := ReadInput(bytes.NewReader(big), time.Second); err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Fatalf("err = %v", err)
+	}
+	garbage := bytes.Repeat([]byte("x"), MaxInput+10)
+	if _, err := ReadInput(bytes.NewReader(garbage), time.Second); err == nil {
+		t.Fatal("1 MiB of garbage accepted")
 	}
 }
 
@@ -161,6 +185,31 @@ func TestSummaryIsSmallAndSaysTheNextStep(t *testing.T) {
 	}
 }
 
+// openStore opens the plan store of a test repository.
+func openStore(t *testing.T, root string) *store.Files {
+	t.Helper()
+	r, err := plan.Find(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, err := store.Open(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fs.Close() })
+	return fs
+}
+
+// lastDecision records a session's last hook decision on a plan, at a time.
+func lastDecision(t *testing.T, fs *store.Files, session, planID, decision string, at time.Time) {
+	t.Helper()
+	s := LoadSession(fs.Root(), session)
+	s.Plan, s.LastDecision = planID, decision
+	if err := s.Save(at); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestSelectPlan(t *testing.T) {
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{
@@ -174,8 +223,9 @@ func TestSelectPlan(t *testing.T) {
 		".taskie/plans/d/state.json": `{"phase":"complete"}`,
 		"t.jsonl":                    `{"command":"taskie plan new c --auto"}` + "\n" + `{"file":".taskie/plans/b/plan.md"}` + "\n",
 	})
-	r, _ := plan.Find(root)
+	fs := openStore(t, root)
 	now := time.Now()
+	const window = 10 * time.Minute
 	touch := func(id string, at time.Time) {
 		t.Helper()
 		if err := os.Chtimes(filepath.Join(root, ".taskie/plans", id, "state.json"), at, at); err != nil {
@@ -183,29 +233,51 @@ func TestSelectPlan(t *testing.T) {
 		}
 	}
 	touch("d", now.Add(time.Hour)) // the most recent plan, with nothing pending
-	check := func(name string, in Input, at time.Time, want, wantMsg string) {
+	// check wants plan want and a message containing every wantMsg (none:
+	// no message).
+	check := func(name string, in Input, at time.Time, want string, wantMsg ...string) Selection {
 		t.Helper()
-		got, msg := SelectPlan(r, in, at)
-		if got != want || !strings.Contains(msg, wantMsg) {
-			t.Errorf("%s: got %q %q, want %q and a message containing %q", name, got, msg, want, wantMsg)
+		sel := SelectPlan(fs, in, at, window)
+		ok := sel.Plan == want && (len(wantMsg) > 0) == (sel.Message != "")
+		for _, m := range wantMsg {
+			ok = ok && strings.Contains(sel.Message, m)
 		}
+		if !ok {
+			t.Errorf("%s: got %q (%s) %q, want %q and a message containing %q", name, sel.Plan, sel.Reason, sel.Message, want, wantMsg)
+		}
+		return sel
 	}
-	check("own pending plan", Input{SessionID: "A"}, now, "a", "")
-	check("transcript names b last", Input{SessionID: "B", TranscriptPath: filepath.Join(root, "t.jsonl")}, now, "b", "")
-	check("several pending plans, no mention: none", Input{SessionID: "C"}, now, "", "plans a, b, c all await automation")
+	check("own pending plan", Input{SessionID: "A"}, now, "a")
+	if sel := check("transcript names b last", Input{SessionID: "B", TranscriptPath: filepath.Join(root, "t.jsonl")}, now, "b"); sel.Takeover {
+		t.Errorf("b has no owner: no takeover, got %+v", sel)
+	}
+	check("last_assistant_message names c", Input{SessionID: "B", LastAssistantMessage: "I updated .taskie/plans/c/plan.md"}, now, "c")
+	check("several pending plans, no mention: none", Input{SessionID: "C"}, now, "", `"a"`, `"b"`, `"c"`, "await a review", "taskie status --plan")
 
-	// A live owner keeps its plan from other sessions; a stale one does not.
-	if err := (&Session{ID: "A", path: sessionPath(r.TaskieDir(), "A")}).Save(now); err != nil {
-		t.Fatal(err)
+	// An owner mid-turn (its last decision a block, within the window)
+	// keeps its plan from other sessions; one whose turn ended does not.
+	lastDecision(t, fs, "A", "a", "block", now.Add(-time.Minute))
+	if sel := check("owner mid-turn excluded", Input{SessionID: "C"}, now, "", `"b"`, `"c"`, "await a review"); strings.Contains(sel.Message, `"a"`) {
+		t.Errorf("the plan another session is mid-turn on is offered: %q", sel.Message)
 	}
-	check("live owner excluded", Input{SessionID: "C"}, now, "", "plans b, c all await")
+	check("the owner itself still drives it", Input{SessionID: "A"}, now, "a")
 	writeFiles(t, root, map[string]string{"resume.jsonl": `{"command":"taskie continue --plan a"}` + "\n"})
-	check("a session that works on a plan takes it over", Input{SessionID: "E", TranscriptPath: filepath.Join(root, "resume.jsonl")}, now, "a", "")
+	if sel := check("a session that names a plan takes it over", Input{SessionID: "E", TranscriptPath: filepath.Join(root, "resume.jsonl")}, now, "a"); !sel.Takeover || sel.PreviousOwner != "A" {
+		t.Errorf("naming plan a: want a takeover from A, got %+v", sel)
+	}
 	writeFiles(t, root, map[string]string{".taskie/plans/c/state.json": `{"phase":"complete"}`})
-	check("the only pending plan free", Input{SessionID: "C"}, now, "b", "")
+	check("the only pending plan free", Input{SessionID: "C"}, now, "b")
 	writeFiles(t, root, map[string]string{".taskie/plans/b/state.json": `{"phase":"complete"}`})
-	check("nothing pending: the most recent free plan", Input{SessionID: "C"}, now, "d", "")
-	check("stale owner", Input{SessionID: "C"}, now.Add(OwnerTTL+time.Minute), "a", "")
+	check("only a mid-turn plan pending: none, and say why", Input{SessionID: "C"}, now, "", `plan "a" awaits a review but session A is mid-turn on it`)
+	if sel := check("the block is older than the window", Input{SessionID: "C"}, now.Add(window), "a"); !sel.Takeover || sel.PreviousOwner != "A" {
+		t.Errorf("taking a plan whose owner's turn ended: want a takeover from A, got %+v", sel)
+	}
+	lastDecision(t, fs, "A", "a", "allow", now.Add(-time.Minute))
+	check("the owner's turn ended: the plan is free", Input{SessionID: "C"}, now, "a")
+	lastDecision(t, fs, "A", "other", "block", now.Add(-time.Minute))
+	check("the owner's last block was on another plan", Input{SessionID: "C"}, now, "a")
+	writeFiles(t, root, map[string]string{".taskie/plans/a/state.json": `{"phase":"complete","session_id":"A"}`})
+	check("nothing pending: the most recent plan, for validation", Input{SessionID: "C"}, now, "d")
 }
 
 func TestSelectPlanMentionsAreWholeIDs(t *testing.T) {
@@ -218,34 +290,38 @@ func TestSelectPlanMentionsAreWholeIDs(t *testing.T) {
 		"t.jsonl":                          `{"command":"taskie status --plan auth-v2"}` + "\n",
 		"u.jsonl":                          `{"file":".taskie/plans/auth/plan.md"} {"command":"taskie status --plan auth-v2x"}` + "\n",
 	})
-	r, _ := plan.Find(root)
-	if got, _ := SelectPlan(r, Input{SessionID: "s", TranscriptPath: filepath.Join(root, "t.jsonl")}, time.Now()); got != "auth-v2" {
-		t.Errorf("--plan auth-v2 selected %q", got)
+	fs := openStore(t, root)
+	if got := SelectPlan(fs, Input{SessionID: "s", TranscriptPath: filepath.Join(root, "t.jsonl")}, time.Now(), 0); got.Plan != "auth-v2" {
+		t.Errorf("--plan auth-v2 selected %+v", got)
 	}
-	if got, _ := SelectPlan(r, Input{SessionID: "s", TranscriptPath: filepath.Join(root, "u.jsonl")}, time.Now()); got != "auth" {
-		t.Errorf("plans/auth/ (and no whole mention of auth-v2) selected %q", got)
+	if got := SelectPlan(fs, Input{SessionID: "s", TranscriptPath: filepath.Join(root, "u.jsonl")}, time.Now(), 0); got.Plan != "auth" {
+		t.Errorf("plans/auth/ (and no whole mention of auth-v2) selected %+v", got)
 	}
 }
 
-func TestSelectPlanQuietOwnerIsNamed(t *testing.T) {
+// A plan chosen for this session's stop reads its state.json once: the
+// bytes SelectPlan peeked at are the snapshot's.
+func TestSelectPlanStateReadOnce(t *testing.T) {
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{
 		".taskie/plans/p/plan.md":    "# p\n",
-		".taskie/plans/p/state.json": `{"phase":"new-plan","next_phase":"plan-review","session_id":"old"}`,
+		".taskie/plans/p/state.json": `{"phase":"new-plan","next_phase":"plan-review"}`,
 	})
-	r, _ := plan.Find(root)
-	now := time.Now()
-	if err := (&Session{ID: "old", path: sessionPath(r.TaskieDir(), "old")}).Save(now.Add(-20 * time.Minute)); err != nil {
+	fs := openStore(t, root)
+	if sel := SelectPlan(fs, Input{SessionID: "s"}, time.Now(), 0); sel.Plan != "p" {
+		t.Fatalf("selected %+v", sel)
+	}
+	// Changed after the choice: the snapshot is the state the choice saw.
+	writeFiles(t, root, map[string]string{".taskie/plans/p/state.json": `{"phase":"new-plan","next_phase":null}`})
+	snap, err := fs.Load("p")
+	if err != nil {
 		t.Fatal(err)
 	}
-	id, msg := SelectPlan(r, Input{SessionID: "new"}, now)
-	if id != "" || !strings.Contains(msg, `plan "p" is owned by session old`) || !strings.Contains(msg, "--plan p") {
-		t.Errorf("got %q %q", id, msg)
+	if snap.State == nil || snap.State.Next() != "plan-review" {
+		t.Errorf("snapshot after the choice = %s, want the peeked state", snap.StateRaw)
 	}
-	if err := (&Session{ID: "old", path: sessionPath(r.TaskieDir(), "old")}).Save(now.Add(-time.Minute)); err != nil {
-		t.Fatal(err)
-	}
-	if id, msg := SelectPlan(r, Input{SessionID: "new"}, now); id != "" || msg != "" {
-		t.Errorf("an active owner's plan: got %q %q, want silence", id, msg)
+	// The next load reads the file again.
+	if snap, _ := fs.Load("p"); snap.State == nil || snap.State.Next() != "" {
+		t.Errorf("second load = %s, want the file as it is now", snap.StateRaw)
 	}
 }

@@ -21,14 +21,15 @@ type Input struct {
 	HookEventName  string `json:"hook_event_name"`
 	// LastAssistantMessage is the agent's last words (Claude Code sends it).
 	LastAssistantMessage string `json:"last_assistant_message"`
-	StopHookActive bool   `json:"-"`
+	StopHookActive       bool   `json:"-"`
 }
 
 // MaxInput bounds what is read from stdin; the real inputs are a few hundred bytes.
 const MaxInput = 1 << 20
 
-// ReadInput reads and decodes stdin, giving up after the deadline so an
-// open pipe can never hang the agent.
+// ReadInput reads and decodes stdin. A complete JSON object is used as
+// soon as it is read, even if the agent keeps the pipe open; without one,
+// it gives up after the deadline so an open pipe can never hang the agent.
 func ReadInput(r io.Reader, deadline time.Duration) (Input, error) {
 	type result struct {
 		data []byte
@@ -36,20 +37,27 @@ func ReadInput(r io.Reader, deadline time.Duration) (Input, error) {
 	}
 	ch := make(chan result, 1)
 	go func() {
-		data, err := io.ReadAll(io.LimitReader(r, MaxInput+1))
-		ch <- result{data, err}
+		lr := &io.LimitedReader{R: r, N: MaxInput + 1}
+		var raw json.RawMessage
+		err := json.NewDecoder(lr).Decode(&raw)
+		switch {
+		case lr.N <= 0:
+			err = fmt.Errorf("hook input larger than %d bytes", MaxInput)
+		case errors.Is(err, io.EOF):
+			err = errors.New("empty hook input on stdin")
+		case err != nil:
+			err = fmt.Errorf("hook input is not a JSON object: %v", err)
+		}
+		ch <- result{raw, err}
 	}()
 	select {
 	case res := <-ch:
 		if res.err != nil {
-			return Input{}, fmt.Errorf("reading hook input: %w", res.err)
-		}
-		if len(res.data) > MaxInput {
-			return Input{}, fmt.Errorf("hook input larger than %d bytes", MaxInput)
+			return Input{}, res.err
 		}
 		return Decode(res.data)
 	case <-time.After(deadline):
-		return Input{}, fmt.Errorf("no hook input on stdin after %s", deadline)
+		return Input{}, fmt.Errorf("no complete hook input on stdin after %s", deadline)
 	}
 }
 

@@ -65,6 +65,7 @@ func stop(e Env, format *string) Result {
 	}
 	in, err := ReadInput(e.Stdin, e.InputDeadline)
 	if err != nil {
+		logInputError(err)
 		return warnAllow(e, err.Error()+"; stop allowed")
 	}
 	if in.Cwd == "" {
@@ -162,4 +163,26 @@ func relPath(root, path string) string {
 		return rel
 	}
 	return path
+}
+
+// logInputError writes a hook input problem to the log of the project the
+// hook runs in (agents run hooks in the project directory): without a
+// readable input there is no cwd to go by.
+func logInputError(err error) {
+	wd, werr := os.Getwd()
+	if werr != nil {
+		return
+	}
+	repo, ferr := plan.Find(wd)
+	if ferr != nil {
+		return
+	}
+	fs, oerr := store.Open(repo)
+	if oerr != nil {
+		return
+	}
+	defer fs.Close()
+	lg := openLog(fs.Root(), "hook")
+	defer lg.close()
+	lg.info("input", "decision", "allow", "why", "bad hook input: "+err.Error())
 }
