@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,6 +19,8 @@ type continueView struct {
 	Plan string `json:"plan"`
 	workflow.Route
 	Recorded bool `json:"recorded,omitempty"` // a repair was written to state.json
+	// LastHook is the hook's last decision when it failed or refused.
+	LastHook *hookDecisionView `json:"last_hook_problem,omitempty"`
 }
 
 // postReviewFiles names the files of the post-review a route asks for,
@@ -60,10 +63,12 @@ repaired (and says so). Without state.json it reconstructs a best guess.`,
 				return stateErr(p, err)
 			}
 			v := continueView{Plan: p.ID, Route: workflow.Continue(p.RouteFacts(st), p.Models())}
-			if v.Repair != nil && state.ReviewRunning(p.Dir) {
+			if r := runningReview(p, time.Now()); r != nil && (v.Repair != nil || v.Action == workflow.EndTurn) {
 				// The "crash" is a review in progress: its file is being written.
 				v.Route = workflow.Route{Action: workflow.Wait, Task: v.Task,
-					Why: "a review of this plan is running right now; wait for it to finish, then run `taskie continue` again"}
+					Why: fmt.Sprintf("%s iteration %d is running right now (model %s, %s so far); wait for it to finish, then run `taskie continue` again (`taskie status --watch` shows it)", r.Review, r.Iteration, r.Model, r.Elapsed)}
+			} else {
+				v.LastHook = lastHookProblem(p)
 			}
 			if v.Repair != nil {
 				// Recompute on the state found under the lock, so a concurrent
@@ -96,4 +101,9 @@ repaired (and says so). Without state.json it reconstructs a best guess.`,
 	return c
 }
 
-func printRoute(s *Streams, v continueView) { fmt.Fprint(s.Out, v.Text()) }
+func printRoute(s *Streams, v continueView) {
+	fmt.Fprint(s.Out, v.Text())
+	if h := v.LastHook; h != nil {
+		fmt.Fprintf(s.Out, "last hook decision: %s at %s: %s (see .taskie/logs/%s.log)\n", h.Decision, h.Time.Local().Format("15:04:05"), h.Why, v.Plan)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -29,6 +30,10 @@ type statusView struct {
 	Review      *reviewView    `json:"review,omitempty"`
 	Tasks       taskCounts     `json:"tasks"`
 	ByStatus    map[string]int `json:"tasks_by_status"`
+	// Running is the review in progress, if any.
+	Running *runningView `json:"running_review,omitempty"`
+	// LastHook is the hook's last decision when it failed or refused.
+	LastHook *hookDecisionView `json:"last_hook_problem,omitempty"`
 }
 
 type reviewView struct {
@@ -46,15 +51,21 @@ type taskCounts struct {
 }
 
 func newStatusCmd(s *Streams, g *globals) *cobra.Command {
-	var asJSON bool
+	var asJSON, watch bool
 	c := &cobra.Command{
 		Use:   "status [plan]",
 		Short: "Show where a plan stands: phase, task, review cycle, progress",
-		Args:  maxArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error {
+		Long: `Show where a plan stands: phase, task, review cycle, task progress, a review
+that is running right now, and the hook's last decision when it failed or
+refused. --watch redraws whenever it changes, until interrupted.`,
+		Args: maxArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
 			p, err := g.openPlan(firstArg(args))
 			if err != nil {
 				return err
+			}
+			if watch {
+				return watchStatus(cmd.Context(), s, p, asJSON)
 			}
 			v, err := buildStatus(p)
 			if err != nil {
@@ -68,6 +79,7 @@ func newStatusCmd(s *Streams, g *globals) *cobra.Command {
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	c.Flags().BoolVar(&watch, "watch", false, "redraw on every change until interrupted")
 	return c
 }
 
@@ -80,6 +92,10 @@ func firstArg(args []string) string {
 
 func buildStatus(p *project.Plan) (*statusView, error) {
 	v := &statusView{Plan: p.ID, ByStatus: map[string]int{}}
+	v.Running = runningReview(p, time.Now())
+	if v.Running == nil {
+		v.LastHook = lastHookProblem(p)
+	}
 	ts, _, err := p.Tasks()
 	if err != nil {
 		return nil, err
@@ -168,6 +184,17 @@ func printStatus(w io.Writer, v *statusView, tty bool) {
 	if r := v.Review; r != nil {
 		fmt.Fprintf(w, "review:  %s iteration %d/%d, next model %s, clean %d/%d\n",
 			r.Review, r.Iteration, r.MaxReviews, r.NextModel, r.Clean, r.Needed)
+	}
+	if r := v.Running; r != nil {
+		task := ""
+		if r.Task != "" {
+			task = " (task " + r.Task + ")"
+		}
+		fmt.Fprintf(w, "running: %s iteration %d%s, model %s, reviewer %s, started %s, %s ago\n",
+			r.Review, r.Iteration, task, r.Model, r.Reviewer, r.Started.Local().Format("15:04:05"), r.Elapsed)
+	}
+	if h := v.LastHook; h != nil {
+		fmt.Fprintf(w, "hook:    last stop %s at %s: %s (see .taskie/logs/%s.log)\n", h.Decision, h.Time.Local().Format("15:04:05"), h.Why, v.Plan)
 	}
 	fmt.Fprintf(w, "tasks:   %s\n", progress(v.Tasks.Done, v.Tasks.Total, tty))
 }

@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"strings"
+	"time"
+
+	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/store"
+)
+
+// runningView is a review in progress (SPEC §5.3): the plan's review lock
+// is held and the log's last review event is its start.
+type runningView struct {
+	Review    string    `json:"review"`
+	Task      string    `json:"task,omitempty"`
+	Iteration int       `json:"iteration"`
+	Model     string    `json:"model"`
+	Reviewer  string    `json:"reviewer"`
+	Started   time.Time `json:"started"`
+	Elapsed   string    `json:"elapsed"`
+}
+
+// hookDecisionView is the hook's last decision on the plan when it was a
+// failure or a refusal: `claude -p` never shows the allowed stop's message.
+type hookDecisionView struct {
+	Time     time.Time `json:"time"`
+	Decision string    `json:"decision"`
+	Why      string    `json:"why"`
+}
+
+// runningReview returns the review running on the plan, nil when none.
+func runningReview(p *project.Plan, now time.Time) *runningView {
+	if !p.Store.Root().Probe(store.Rel(p.ID, store.ReviewLockName)) {
+		return nil
+	}
+	var v *runningView
+	for _, e := range p.Store.Tail(p.ID) {
+		switch e.Event {
+		case events.ReviewStarted:
+			v = &runningView{Task: e.Task, Started: e.TS}
+			v.Review, _ = e.Meta["review"].(string)
+			v.Model, _ = e.Meta["model"].(string)
+			v.Reviewer, _ = e.Meta["reviewer"].(string)
+			if n, ok := e.Meta["iteration"].(float64); ok {
+				v.Iteration = int(n)
+			}
+		case events.ReviewFinished, events.ReviewFailed:
+			v = nil
+		}
+	}
+	if v == nil {
+		v = &runningView{Review: "(unknown)", Started: now}
+	}
+	v.Elapsed = now.Sub(v.Started).Round(time.Second).String()
+	return v
+}
+
+// problemWords mark a hook decision worth showing: a failed review, a cap,
+// a refusal, an error.
+var problemWords = []string{"failed", "error", "max-reviews-reached", "block-cap", "config-untrusted",
+	"iteration-out-of-range", "no-progress", "review-running", "mid-turn", "several-pending", "illegal", "state-unreadable",
+	"no-current-task", "task-file-missing", "no-task-files", "state moved"}
+
+// lastHookProblem reads the last line of the plan's hook log and returns
+// it when it was a failure or a refusal.
+func lastHookProblem(p *project.Plan) *hookDecisionView {
+	tail, _, err := p.Store.Root().ReadTail(".taskie/logs/"+p.ID+".log", 8<<10)
+	if err != nil || len(tail) == 0 {
+		return nil
+	}
+	lines := bytes.Split(bytes.TrimRight(tail, "\n"), []byte{'\n'})
+	var rec struct {
+		Time     time.Time `json:"time"`
+		Decision string    `json:"decision"`
+		Why      string    `json:"why"`
+	}
+	if json.Unmarshal(lines[len(lines)-1], &rec) != nil || rec.Decision == "" {
+		return nil
+	}
+	for _, w := range problemWords {
+		if strings.Contains(rec.Why, w) {
+			return &hookDecisionView{Time: rec.Time, Decision: rec.Decision, Why: rec.Why}
+		}
+	}
+	return nil
+}
+
