@@ -7,6 +7,9 @@ import (
 	"syscall"
 )
 
+// separators are the path separators a rel path may use.
+const separators = "/"
+
 // nonblockFlag makes opening a FIFO return at once instead of waiting for
 // the other end; the fstat that follows then refuses it.
 const nonblockFlag = syscall.O_NONBLOCK

@@ -4,6 +4,9 @@ package fsafe
 
 import "os"
 
+// separators are the path separators a rel path may use.
+const separators = `/\`
+
 // nonblockFlag is zero: Windows has no O_NONBLOCK, and no FIFOs in a
 // directory tree.
 const nonblockFlag = 0

@@ -20,8 +20,6 @@ const (
 	maxLinks = 40
 	// tempMarker separates a temp file's base name from its random digits.
 	tempMarker = ".tmp"
-	// separators are the path separators rel paths may use.
-	separators = "/" + string(filepath.Separator)
 )
 
 // beforeRename, when set by a test, runs between writing the temp file and
@@ -74,18 +72,18 @@ func (r *Root) WriteFile(rel string, data []byte, durable bool) error {
 
 // createTemp creates a new temp file next to target.
 func (r *Root) createTemp(target string) (string, *os.File, error) {
-	prefix := "." + baseName(target) + tempMarker
-	if dir := parentDir(target); dir != "." {
-		prefix = dir + "/" + prefix
-	}
-	for {
+	prefix := joinRel(parentDir(target), "."+baseName(target)+tempMarker)
+	var err error
+	for range 100 {
 		name := prefix + strconv.FormatUint(uint64(rand.Uint32()), 10)
-		f, err := r.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if errors.Is(err, fs.ErrExist) {
-			continue // a name clash with another writer: draw again
+		var f *os.File
+		f, err = r.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if !errors.Is(err, fs.ErrExist) {
+			return name, f, err
 		}
-		return name, f, err
+		// A name clash with another writer: draw again.
 	}
+	return "", nil, err
 }
 
 // fillTemp writes data to f, fsyncs it when durable, sets perm and closes
@@ -129,10 +127,7 @@ func (r *Root) resolveLink(rel string) (string, error) {
 		if filepath.IsAbs(target) || filepath.VolumeName(target) != "" {
 			return "", r.outside(rel)
 		}
-		if dir := parentDir(cur); dir != "." {
-			target = dir + "/" + target
-		}
-		cur = target
+		cur = joinRel(parentDir(cur), target)
 	}
 	return "", fmt.Errorf("%s: too many levels of symbolic links", r.Path(rel))
 }
@@ -187,9 +182,9 @@ func (r *Root) CleanTemps(relDir string, olderThan time.Duration) (removed []str
 		if !e.Type().IsRegular() || !isTempName(e.Name()) {
 			continue
 		}
-		rel := relDir + "/" + e.Name()
+		rel := joinRel(relDir, e.Name())
 		if olderThan > 0 {
-			fi, err := e.Info()
+			fi, err := r.root.Lstat(rel)
 			if err != nil || fi.ModTime().After(cutoff) {
 				continue // gone already, or a writer may still be using it
 			}
@@ -215,6 +210,15 @@ func isTempName(name string) bool {
 		}
 	}
 	return true
+}
+
+// joinRel returns the path of name in the directory dir.
+func joinRel(dir, name string) string {
+	dir = strings.TrimRight(dir, separators)
+	if dir == "" || dir == "." {
+		return name
+	}
+	return dir + "/" + name
 }
 
 // parentDir returns the directory part of the slash or OS path rel, without

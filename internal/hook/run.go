@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"syscall"
 	"time"
@@ -52,7 +53,9 @@ func (h *stopper) run() Result {
 		f.Lock = workflow.LockBusy
 		if ok {
 			h.lock, f.Lock = l, workflow.LockHeld
-			defer l.Unlock()
+			// Closed, not unlocked: a reviewer that inherited the lock keeps
+			// it for as long as it (or a child of it) lives.
+			defer l.Release()
 		}
 		d = workflow.Decide(f)
 	}
@@ -161,7 +164,8 @@ func (h *stopper) internal(err error) Result {
 }
 
 func (h *stopper) review(snap *store.Snapshot, d workflow.StopDecision, orphan bool, v view) Result {
-	rv, err := review.New(h.cfg.Reviewer)
+	pick := review.Resolve(h.cfg.Reviewer, h.cfg.Models, max(0, slices.Index(h.cfg.Models, d.Model)))
+	rv, err := review.New(pick.Reviewer)
 	if err != nil {
 		return h.internal(err)
 	}
@@ -176,9 +180,12 @@ func (h *stopper) review(snap *store.Snapshot, d workflow.StopDecision, orphan b
 		Kind: d.Review, PlanID: h.p.ID, Task: d.Task, Iteration: d.Iteration, Model: d.Model,
 		Root: h.p.Repo.Root, PlanDir: h.p.Dir, ReviewFile: h.p.Path(name),
 		TaskFiles: snap.TaskFiles(), Timeout: h.cfg.ReviewerTimeout.D(), Tools: h.cfg.AllowedTools,
-		Command: h.cfg.ReviewerCommand,
+		Command: h.cfg.ReviewerCommand, Effort: pick.Effort, HoldLock: h.lock.File(),
 	}
-	meta := map[string]any{"review": d.Review, "iteration": d.Iteration, "model": d.Model, "reviewer": h.cfg.Reviewer}
+	if pick.Reviewer != h.cfg.Reviewer || pick.Model != d.Model {
+		req.Model = pick.Model
+	}
+	meta := map[string]any{"review": d.Review, "iteration": d.Iteration, "model": d.Model, "reviewer": pick.Reviewer}
 	h.event(events.Event{Task: d.Task, Event: events.ReviewStarted, Actor: "hook", Meta: meta})
 	ctx := h.e.Ctx
 	if ctx == nil {

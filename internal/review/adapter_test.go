@@ -24,6 +24,9 @@ func TestMain(m *testing.M) {
 }
 
 func testMain(m *testing.M) int {
+	if code, ok := childMain(); ok {
+		return code // this process is a hook started by a test
+	}
 	dir, err := os.MkdirTemp("", "taskie-fakereviewer-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -60,6 +63,8 @@ type fakeLog struct {
 	Name          string   `json:"name"`
 	Args          []string `json:"args"`
 	Model         string   `json:"model"`
+	Effort        string   `json:"effort"`
+	PID           int      `json:"pid"`
 	EnvClaudeCode bool     `json:"env_CLAUDECODE"`
 	EnvEntrypoint bool     `json:"env_CLAUDE_CODE_ENTRYPOINT"`
 	EnvSkip       string   `json:"env_TASKIE_HOOK_SKIP"`
@@ -241,7 +246,7 @@ func TestReviewInvocation(t *testing.T) {
 					t.Error("claude got --dangerously-skip-permissions")
 				}
 			} else {
-				want = [][]string{{"exec", "-m", "model-strong", "--output-schema"}, {"-o"}}
+				want = [][]string{{"exec", "--skip-git-repo-check", "--ephemeral", "--disable", "hooks", "-m", "model-strong", "--output-schema"}, {"-o"}}
 				if l.Args[len(l.Args)-1] != "-" {
 					t.Errorf("codex args %q do not end with -", l.Args)
 				}
@@ -372,6 +377,7 @@ func TestReviewFailures(t *testing.T) {
 		{"claude", "GARBAGE", FailOutput, []string{"not JSON"}, "not json at all"},
 		{"codex", "GARBAGE", FailOutput, []string{"no verdict"}, "not json at all"},
 		{"claude", "ERROR", FailOutput, []string{"error_max_turns"}, "error_max_turns"},
+		{"claude", "NOTLOGGEDIN", FailExit, []string{"code 1", "Not logged in · Please run /login"}, `"is_error":true`},
 		{"codex", "ERROR", FailExit, []string{"code 1", "400 Bad Request"}, "fake turn failure"},
 	}
 	for _, tc := range tests {

@@ -1,7 +1,9 @@
 package review
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"strings"
 )
 
@@ -33,10 +35,14 @@ func (claudeReviewer) Review(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, failf(FailExit, nil, "claude reviewer: not started: %v", err)
 	}
-	inv := invocation{name: "claude", hint: claudeHint, argv: claudeArgs(req), stdin: prompt, dir: req.Root}
+	inv := invocation{name: "claude", hint: claudeHint, argv: claudeArgs(req), stdin: prompt, dir: req.Root,
+		hold: req.HoldLock, reason: claudeReason}
 	out, err := run(ctx, inv, req.Timeout)
 	if err != nil {
 		return Result{Raw: out.raw}, err
+	}
+	if len(bytes.TrimSpace(out.stdout)) == 0 {
+		return Result{Raw: out.raw}, failf(FailOutput, out.raw, "claude reviewer: no answer on stdout: %s", lastReason(out))
 	}
 	res, err := ParseClaude(out.stdout)
 	res.Raw = out.raw
@@ -55,4 +61,25 @@ func commandOr(cmd []string, def string) []string {
 		return []string{def}
 	}
 	return cmd
+}
+
+// claudeReason is why a claude that exited non-zero failed: the .result
+// text of an is_error answer (`Not logged in · Please run /login` comes
+// that way, with exit code 1), else the last stderr line, else the error
+// subtype, else the last stdout line.
+func claudeReason(out output) string {
+	co, err := decodeClaude(out.stdout)
+	failed := err == nil && claudeFailed(co)
+	if failed {
+		if s := oneLine(resultText(co.Result)); s != "" {
+			return s
+		}
+	}
+	if l := lastLine(out.stderr); l != "" {
+		return l
+	}
+	if failed {
+		return fmt.Sprintf("reported an error (subtype %q)", co.Subtype)
+	}
+	return lastReason(out)
 }

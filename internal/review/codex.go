@@ -3,8 +3,11 @@ package review
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // codexReviewer runs `codex exec` (SPEC §6).
@@ -12,13 +15,33 @@ type codexReviewer struct{}
 
 const codexHint = `install the Codex CLI (npm install -g @openai/codex) or set "reviewer" in .taskie/config.json`
 
+// codexArgs builds the argv. --skip-git-repo-check: a review also runs
+// outside a trusted git repository; --ephemeral: reviews stay out of the
+// user's `codex resume` history; --disable hooks: the reviewer runs none of
+// the user's hooks, taskie's own included. A Claude model alias is never
+// passed to codex.
 func codexArgs(req Request, schemaFile, lastFile string) []string {
 	argv := append([]string{}, commandOr(req.Command, "codex")...)
-	argv = append(argv, "exec")
-	if req.Model != "" {
+	argv = append(argv, "exec", "--skip-git-repo-check", "--ephemeral", "--disable", "hooks")
+	if req.Model != "" && !IsClaudeModel(req.Model) {
 		argv = append(argv, "-m", req.Model)
 	}
+	if req.Effort != "" {
+		argv = append(argv, "-c", fmt.Sprintf("model_reasoning_effort=%q", req.Effort))
+	}
 	return append(argv, "--output-schema", schemaFile, "-o", lastFile, "-")
+}
+
+// validEffort accepts the effort names codex knows (minimal, low, medium,
+// high, xhigh…): lower-case letters only, so the -c value is a plain TOML
+// string.
+func validEffort(e string) bool {
+	for _, r := range e {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 func (codexReviewer) Review(ctx context.Context, req Request) (Result, error) {
@@ -26,6 +49,9 @@ func (codexReviewer) Review(ctx context.Context, req Request) (Result, error) {
 	prompt, err := Prompt(req)
 	if err != nil {
 		return Result{}, failf(FailExit, nil, "codex reviewer: not started: %v", err)
+	}
+	if !validEffort(req.Effort) {
+		return Result{}, failf(FailExit, nil, "codex reviewer: not started: invalid reasoning effort %q", req.Effort)
 	}
 	tmp, err := os.MkdirTemp("", "taskie-codex-")
 	if err != nil {
@@ -38,12 +64,17 @@ func (codexReviewer) Review(ctx context.Context, req Request) (Result, error) {
 		return Result{}, failf(FailExit, nil, "codex reviewer: not started: %v", err)
 	}
 
-	inv := invocation{name: "codex", hint: codexHint, argv: codexArgs(req, schemaFile, lastFile), stdin: prompt, dir: req.Root}
+	inv := invocation{name: "codex", hint: codexHint, argv: codexArgs(req, schemaFile, lastFile), stdin: prompt, dir: req.Root,
+		hold: req.HoldLock, reason: codexReason}
 	out, err := run(ctx, inv, req.Timeout)
 	if err != nil {
 		return Result{Raw: out.raw}, err
 	}
-	res, err := ParseCodex(codexMessage(lastFile, out.stdout))
+	msg := codexMessage(lastFile, out.stdout)
+	if len(bytes.TrimSpace(msg)) == 0 {
+		return Result{Raw: out.raw}, failf(FailOutput, out.raw, "codex reviewer: no final message: %s", codexReason(out))
+	}
+	res, err := ParseCodex(msg)
 	res.Raw = out.raw
 	if err != nil {
 		return res, withRaw(err, out.raw)
@@ -67,4 +98,50 @@ func codexMessage(lastFile string, stdout []byte) []byte {
 		return b
 	}
 	return stdout
+}
+
+// codexReason is why codex failed: the message of its last error event
+// when it printed JSON events (`codex exec --json`), else its last
+// `ERROR:` line on stderr (it may print a warning after it), else the last
+// line of output.
+func codexReason(out output) string {
+	for _, b := range [][]byte{out.stdout, out.stderr} {
+		if m := lastCodexEventError(b); m != "" {
+			return m
+		}
+	}
+	if l := lastLineWhere(out.stderr, func(l string) bool { return strings.Contains(l, "ERROR") }); l != "" {
+		return oneLine(l)
+	}
+	return oneLine(lastReason(out))
+}
+
+// codexEvent is the part of a `codex exec --json` event that carries an
+// error: {"type":"error","message":…} or
+// {"type":"turn.failed","error":{"message":…}}.
+type codexEvent struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+	Error   *struct {
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// lastCodexEventError returns the message of the last error event in b.
+func lastCodexEventError(b []byte) string {
+	var msg string
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		l = bytes.TrimSpace(l)
+		var ev codexEvent
+		if len(l) == 0 || l[0] != '{' || json.Unmarshal(l, &ev) != nil {
+			continue
+		}
+		switch {
+		case ev.Type == "error" && ev.Message != "":
+			msg = ev.Message
+		case ev.Type == "turn.failed" && ev.Error != nil && ev.Error.Message != "":
+			msg = ev.Error.Message
+		}
+	}
+	return oneLine(msg)
 }

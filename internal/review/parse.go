@@ -36,10 +36,12 @@ func ParseClaude(out []byte) (Result, error) {
 	if err != nil {
 		return Result{Raw: out}, failf(FailOutput, out, "claude reviewer: output is not JSON: %s", snippet(out))
 	}
-	// A missing subtype is tolerated; only an explicit non-success fails.
-	if co.IsError || (co.Subtype != "" && co.Subtype != "success") {
-		return Result{Raw: out}, failf(FailOutput, out, "claude reviewer: reported an error (subtype %q): %s",
-			co.Subtype, snippet(resultText(co.Result)))
+	if claudeFailed(co) {
+		msg := fmt.Sprintf("claude reviewer: reported an error (subtype %q)", co.Subtype)
+		if s := oneLine(resultText(co.Result)); s != "" {
+			msg += ": " + s
+		}
+		return Result{Raw: out}, failf(FailOutput, out, "%s", msg)
 	}
 	res := Result{
 		CostUSD:    co.TotalCostUSD,
@@ -191,12 +193,29 @@ func decodeClaude(out []byte) (claudeOutput, error) {
 	return claudeOutput{}, err
 }
 
+// claudeFailed reports an is_error or non-success answer. A missing subtype
+// is tolerated; only an explicit non-success fails.
+func claudeFailed(co claudeOutput) bool {
+	return co.IsError || (co.Subtype != "" && co.Subtype != "success")
+}
+
 func resultText(raw json.RawMessage) string {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return s
 	}
 	return string(raw)
+}
+
+// oneLine folds s onto one line and shortens it, for the first line of a
+// failure message.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	const max = 300
+	if r := []rune(s); len(r) > max {
+		return string(r[:max]) + "…"
+	}
+	return s
 }
 
 // snippet shortens output for an error message; the full text is in Raw.

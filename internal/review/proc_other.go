@@ -1,22 +1,17 @@
-//go:build !unix
+//go:build !unix && !windows
 
 package review
 
 import (
+	"os"
 	"os/exec"
-	"strconv"
 )
 
-// setProcessGroup kills the reviewer's whole process tree: on Windows
-// `claude` is an npm .cmd shim, so killing the process we started (cmd.exe)
-// would leave node running and writing the review file. taskkill /T walks
-// the tree; if it is unavailable, the process itself is killed.
-func setProcessGroup(cmd *exec.Cmd) {
-	cmd.Cancel = func() error {
-		tk := exec.Command("taskkill", "/T", "/F", "/PID", strconv.Itoa(cmd.Process.Pid))
-		if tk.Run() == nil {
-			return nil
-		}
-		return cmd.Process.Kill()
-	}
+// setProcessGroup leaves the default cancel, which kills the reviewer
+// itself: this platform has no process groups.
+func setProcessGroup(cmd *exec.Cmd) {}
+
+// runProcess runs the reviewer; the review lock is not handed over here.
+func runProcess(cmd *exec.Cmd, hold *os.File) error {
+	return cmd.Run()
 }

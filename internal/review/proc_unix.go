@@ -22,3 +22,13 @@ func setProcessGroup(cmd *exec.Cmd) {
 		return err
 	}
 }
+
+// passLock hands the review lock to the reviewer as file descriptor 3. A
+// flock belongs to the open file description, which the child shares, so
+// the lock stays held while the reviewer or any child that inherited the
+// descriptor lives, even after the hook is gone.
+func passLock(cmd *exec.Cmd, hold *os.File) {
+	if hold != nil {
+		cmd.ExtraFiles = []*os.File{hold}
+	}
+}

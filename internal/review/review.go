@@ -5,6 +5,7 @@ package review
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -46,6 +47,19 @@ type Request struct {
 	Timeout    time.Duration // 0 = DefaultTimeout
 	Tools      []string      // allowed tools for claude; nil = DefaultTools
 	Command    []string      // reviewer executable + leading args; nil = adapter default
+	Effort     string        // codex: model_reasoning_effort ("high", "medium", …); "" = codex's default; claude ignores it
+
+	// HoldLock, when set, is an open file whose open file description
+	// holds the plan's review lock (a flock). The reviewer inherits it, so
+	// the reviewer and every child that inherits the descriptor keep the
+	// lock for as long as they live: a reviewer orphaned by a killed hook
+	// can never be joined by a second one. The lock must be a flock(2)
+	// (gofrs/flock on unix), not an fcntl lock, which a child does not
+	// inherit. Release it by closing the file: an explicit unlock (LOCK_UN)
+	// frees the shared lock for the reviewer's leftovers too. Unix only:
+	// Windows ignores it and kills the reviewer's tree with the hook
+	// instead (see runProcess in proc_windows.go).
+	HoldLock *os.File
 }
 
 // Result is a successful review.
@@ -97,7 +111,8 @@ const (
 	FailExit     = "exit"      // reviewer could not start or exited non-zero
 	FailTimeout  = "timeout"   // reviewer killed after the timeout
 	FailOutput   = "output"    // no usable verdict in the output
-	FailNoReview = "no-review" // neither a review file nor review text
+	FailNoReview = "no-review" // neither a review file nor review text, or the file cannot be written
+	FailEmpty    = "empty"     // the review file and the review text are both blank
 )
 
 // Failure is a failed review. Raw keeps the reviewer's output for the log.

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -18,11 +20,13 @@ const waitDelay = 3 * time.Second
 
 // invocation is one reviewer process to run.
 type invocation struct {
-	name  string   // adapter name, for messages
-	hint  string   // what to do when the executable is missing
-	argv  []string // full argv
-	stdin string   // the prompt
-	dir   string   // working directory
+	name   string              // adapter name, for messages
+	hint   string              // what to do when the executable is missing
+	argv   []string            // full argv
+	stdin  string              // the prompt
+	dir    string              // working directory
+	hold   *os.File            // the review lock to hand to the reviewer, or nil
+	reason func(output) string // the reviewer's own reason for a failure; nil = lastReason
 }
 
 // output is what a finished reviewer process left behind.
@@ -55,33 +59,66 @@ func run(ctx context.Context, inv invocation, timeout time.Duration) (output, er
 	cmd.WaitDelay = waitDelay
 
 	start := time.Now()
-	err = cmd.Run()
+	err = runProcess(cmd, inv.hold)
 	out := output{stdout: stdout.Bytes(), stderr: stderr.Bytes(), raw: raw.Bytes(), elapsed: time.Since(start)}
 	if ctx.Err() != nil {
 		return out, failf(FailTimeout, out.raw, "%s reviewer: stopped after %s (%v); its process group was killed",
 			inv.name, out.elapsed.Round(time.Millisecond), context.Cause(ctx))
 	}
-	return out, exitFailure(inv.name, err, out)
+	return out, exitFailure(inv, err, out)
 }
 
-// exitFailure turns a Run error into a Failure, or nil.
-func exitFailure(name string, err error, out output) error {
+// exitFailure turns a Run error into a Failure, or nil. The message's first
+// line carries the reviewer's own reason (SPEC §5.3); the lines after it
+// give more of the output's tail when there is more.
+func exitFailure(inv invocation, err error, out output) error {
 	if err == nil {
 		return nil
 	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		tail := lastLines(out.stderr, 10)
-		if tail == "" {
-			tail = lastLines(out.stdout, 10)
+		why := inv.reasonOf(out)
+		msg := fmt.Sprintf("%s reviewer: exited with code %d: %s", inv.name, ee.ExitCode(), why)
+		if tail := tailOf(out); tail != "" && tail != why {
+			msg += "\n" + tail
 		}
-		return failf(FailExit, out.raw, "%s reviewer: exited with code %d: %s", name, ee.ExitCode(), tail)
+		return failf(FailExit, out.raw, "%s", msg)
 	}
 	if errors.Is(err, exec.ErrWaitDelay) {
 		// The reviewer exited 0 but a leftover child held its output open.
 		return nil
 	}
-	return failf(FailExit, out.raw, "%s reviewer: %v", name, err)
+	return failf(FailExit, out.raw, "%s reviewer: %v", inv.name, err)
+}
+
+// reasonOf returns the one line that best says why the reviewer failed.
+func (inv invocation) reasonOf(out output) string {
+	if inv.reason != nil {
+		if why := inv.reason(out); why != "" {
+			return why
+		}
+	}
+	return lastReason(out)
+}
+
+// lastReason is the last non-empty line of stderr, else of stdout: a CLI
+// prints its fatal error last. "(no output)" only when there is none.
+func lastReason(out output) string {
+	if l := lastLine(out.stderr); l != "" {
+		return l
+	}
+	if l := lastLine(out.stdout); l != "" {
+		return l
+	}
+	return "(no output)"
+}
+
+// tailOf is up to 10 trailing lines of stderr, else of stdout.
+func tailOf(out output) string {
+	if tail := lastLines(out.stderr, 10); tail != "" {
+		return tail
+	}
+	return lastLines(out.stdout, 10)
 }
 
 // reviewerEnv drops the variables that make a nested claude refuse to start
@@ -99,36 +136,87 @@ func reviewerEnv(parent []string) []string {
 	return append(env, "TASKIE_HOOK_SKIP=1")
 }
 
-// lastLines returns up to n trailing non-empty lines of b.
+// lastLines returns up to n trailing lines of b, blank lines at either end
+// dropped; "" when b is blank.
 func lastLines(b []byte, n int) string {
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	if len(lines) > n {
 		lines = lines[len(lines)-n:]
 	}
-	s := strings.TrimSpace(strings.Join(lines, "\n"))
-	if s == "" {
-		return "(no output)"
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
+// lastLine returns the last non-blank line of b, trimmed; "" when b is
+// blank.
+func lastLine(b []byte) string {
+	return lastLineWhere(b, func(string) bool { return true })
+}
+
+// lastLineWhere returns the last non-blank line of b for which ok is true,
+// trimmed; "" when there is none.
+func lastLineWhere(b []byte, ok func(string) bool) string {
+	lines := strings.Split(string(b), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(lines[i]); l != "" && ok(l) {
+			return l
+		}
 	}
-	return s
+	return ""
 }
 
 // finish makes sure the review ends up on disk: taskie writes the review
-// text itself when the reviewer did not, and never touches an existing file.
+// text itself when the reviewer wrote no file or a blank one, and never
+// touches a file with content. A review that is blank both in the file and
+// in the text is a failure.
 func finish(req Request, res Result) (Result, error) {
-	if _, err := os.Lstat(req.ReviewFile); err == nil {
-		return res, nil
-	} else if !errors.Is(err, fs.ErrNotExist) {
+	noText := strings.TrimSpace(res.Text) == ""
+	blank, err := blankFile(req.ReviewFile)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && noText:
+		return res, failf(FailNoReview, res.Raw, "%s: the reviewer returned an empty review: it wrote no review file and returned no review text", req.ReviewFile)
+	case errors.Is(err, fs.ErrNotExist):
+		return writeReview(req, res, writeNew)
+	case err != nil:
 		return res, failf(FailNoReview, res.Raw, "%s: %v", req.ReviewFile, err)
+	case !blank:
+		return res, nil
+	case noText:
+		return res, failf(FailEmpty, res.Raw, "%s: the reviewer returned an empty review: the review file is blank and there is no review text", req.ReviewFile)
 	}
-	if strings.TrimSpace(res.Text) == "" {
-		return res, failf(FailNoReview, res.Raw, "%s: the reviewer wrote no review file and returned no review text", req.ReviewFile)
-	}
-	wrote, err := writeNew(req.ReviewFile, res.Text)
+	return writeReview(req, res, replaceBlank)
+}
+
+// writeReview writes res.Text to the review file with write.
+func writeReview(req Request, res Result, write func(path, text string) (bool, error)) (Result, error) {
+	wrote, err := write(req.ReviewFile, res.Text)
 	if err != nil {
 		return res, failf(FailNoReview, res.Raw, "%s: cannot write the review: %v", req.ReviewFile, err)
 	}
-	res.WroteFile = wrote
+	if !wrote {
+		// The file appeared meanwhile: judge it like one the reviewer wrote.
+		return finish(req, res)
+	}
+	res.WroteFile = true
 	return res, nil
+}
+
+// blankFile reports whether the review file at path is empty or holds only
+// white space. Only a regular file is read (a FIFO would block); anything
+// else at path counts as not blank, as it did before blank files were
+// checked.
+func blankFile(path string) (bool, error) {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return false, err
+	}
+	if fi.Size() == 0 {
+		return true, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return false, err
+	}
+	return len(bytes.TrimSpace(b)) == 0, nil
 }
 
 // writeNew creates path exclusively; wrote is false when the file appeared
@@ -141,22 +229,52 @@ func writeNew(path, text string) (wrote bool, err error) {
 	if err != nil {
 		return false, err
 	}
+	if err := writeSynced(f, text); err != nil {
+		// No half-written review file: a later run must be able to retry.
+		os.Remove(path)
+		return false, err
+	}
+	return true, nil
+}
+
+// replaceBlank replaces the blank file at path with text, atomically: a
+// temporary file in the same directory renamed over it. A blank file holds
+// no review, so replacing it overwrites nothing.
+func replaceBlank(path, text string) (wrote bool, err error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return false, err
+	}
+	tmp := f.Name()
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return false, err
+	}
+	if err := writeSynced(f, text); err != nil {
+		os.Remove(tmp)
+		return false, err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return false, err
+	}
+	return true, nil
+}
+
+// writeSynced writes text, ending in a newline, to f, syncs and closes it.
+func writeSynced(f *os.File, text string) error {
 	if !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
-	_, err = f.WriteString(text)
+	_, err := f.WriteString(text)
 	if err == nil {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err != nil {
-		// No half-written review file: a later run must be able to retry.
-		os.Remove(path)
-		return false, err
-	}
-	return true, nil
+	return err
 }
 
 // lockedBuffer collects stdout and stderr, which exec copies from two

@@ -60,6 +60,12 @@ func claude(inv invocation) int {
 		res.Subtype, res.IsError, res.Result = "error_max_turns", true, ""
 		printJSON(res)
 		return 0
+	case "NOTLOGGEDIN":
+		// What claude 2.1.x prints with --output-format json when it has no
+		// credentials: a "success" subtype, is_error, and exit code 1.
+		res.IsError, res.Result, res.DurationMS, res.NumTurns, res.TotalCostUSD = true, "Not logged in · Please run /login", 48, 1, 0
+		printJSON(res)
+		return 1
 	case "SLEEP":
 		return sleepForever()
 	}

@@ -4,11 +4,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 )
 
 func codex(inv invocation) int {
 	if len(inv.args) == 0 || inv.args[0] != "exec" {
 		fmt.Fprintln(os.Stderr, "fake codex: only `codex exec` is supported")
+		return 2
+	}
+	if bad := unknownExecArg(inv.args[1:]); bad != "" {
+		fmt.Fprintf(os.Stderr, "error: unexpected argument '%s' found\n\nUsage: codex exec [OPTIONS] [PROMPT] [COMMAND]\n\nFor more information, try '--help'.\n", bad)
 		return 2
 	}
 	if msg := checkSchema(flagValue(inv.args, "--output-schema")); msg != "" {
@@ -27,6 +32,15 @@ func codex(inv invocation) int {
 		return 3
 	case "ERROR":
 		fmt.Fprintln(os.Stderr, "ERROR: unexpected status 400 Bad Request: fake turn failure")
+		return 1
+	case "NOMESSAGE":
+		// A turn that failed before any agent message: codex still writes
+		// the -o file, empty, and warns about it after the error.
+		fmt.Fprintln(os.Stderr, "ERROR: stream disconnected before completion: error sending request for url (https://api.openai.com/v1/responses)")
+		if out := flagValue(inv.args, "-o", "--output-last-message"); out != "" {
+			os.WriteFile(out, nil, 0o644)
+			fmt.Fprintln(os.Stderr, "Warning: no last agent message; wrote empty content to", out)
+		}
 		return 1
 	case "SLEEP":
 		return sleepForever()
@@ -84,6 +98,44 @@ func checkSchema(path string) string {
 	for p := range s.Properties {
 		if !req[p] {
 			return fmt.Sprintf("invalid_json_schema: 'required' must include every property; missing %q", p)
+		}
+	}
+	return ""
+}
+
+// execValueFlags and execBoolFlags are the options of `codex exec`
+// (@openai/codex 0.169.0).
+var (
+	execValueFlags = map[string]bool{
+		"-c": true, "--config": true, "--enable": true, "--disable": true, "-i": true, "--image": true,
+		"-m": true, "--model": true, "--local-provider": true, "-s": true, "--sandbox": true,
+		"-p": true, "--profile": true, "-C": true, "--cd": true, "--add-dir": true,
+		"--output-schema": true, "--color": true, "-o": true, "--output-last-message": true,
+	}
+	execBoolFlags = map[string]bool{
+		"--oss": true, "--full-auto": true, "--dangerously-bypass-approvals-and-sandbox": true,
+		"--skip-git-repo-check": true, "--ephemeral": true, "--json": true,
+	}
+)
+
+// unknownExecArg returns the first argument `codex exec` would reject: an
+// unknown option, an option missing its value, or a second prompt.
+func unknownExecArg(args []string) string {
+	prompts := 0
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, _, hasValue := strings.Cut(a, "=")
+		switch {
+		case a == "-" || !strings.HasPrefix(a, "-"):
+			if prompts++; prompts > 1 {
+				return a
+			}
+		case execBoolFlags[a]:
+		case execValueFlags[name] && hasValue && strings.HasPrefix(a, "--"):
+		case execValueFlags[a] && i+1 < len(args):
+			i++
+		default:
+			return a
 		}
 	}
 	return ""

@@ -11,11 +11,18 @@
 //
 // Steps: PASS, FAIL (write the review file named in the prompt),
 // PASS-NOFILE, FAIL-NOFILE (review text only), EMPTY (no file, no text),
-// CRASH (exit 3), GARBAGE (non-JSON output), ERROR (claude: is_error
-// result; codex: exit 1), SLEEP (sleep an hour, with a child `sleep 3600`),
-// RESULT-OBJ, RESULT-STR (claude: verdict in .result as an object / a
-// fenced JSON string; codex: plain / fenced final message). When the script
-// runs out, the last step repeats.
+// BLANK (a blank review file, blank text), PASS-BLANKFILE (an empty review
+// file, real text), PASS-NOTEXT (a review file, empty text), CRASH (exit 3),
+// GARBAGE (non-JSON output), ERROR (claude: is_error result; codex: exit 1),
+// NOTLOGGEDIN (claude: the is_error answer and exit 1 of a CLI that is not
+// logged in), NOMESSAGE (codex: a failed turn, an empty -o file, exit 1),
+// SLEEP (sleep an hour, with a child `sleep 3600`), RESULT-OBJ, RESULT-STR
+// (claude: verdict in .result as an object / a fenced JSON string; codex:
+// plain / fenced final message). When the script runs out, the last step
+// repeats.
+//
+// As codex, it rejects an option `codex exec` does not know, as the real
+// CLI's argument parser does.
 package main
 
 import (
@@ -42,6 +49,8 @@ type logRecord struct {
 	Name             string   `json:"name"`
 	Args             []string `json:"args"`
 	Model            string   `json:"model"`
+	Effort           string   `json:"effort,omitempty"`
+	PID              int      `json:"pid"`
 	EnvClaudeCode    bool     `json:"env_CLAUDECODE"`
 	EnvEntrypoint    bool     `json:"env_CLAUDE_CODE_ENTRYPOINT"`
 	EnvTaskieHookSkp string   `json:"env_TASKIE_HOOK_SKIP"`
@@ -79,6 +88,8 @@ func run() int {
 		Name:             name,
 		Args:             args,
 		Model:            flagValue(args, "--model", "-m"),
+		Effort:           configValue(args, "model_reasoning_effort"),
+		PID:              os.Getpid(),
 		EnvClaudeCode:    isSet("CLAUDECODE"),
 		EnvEntrypoint:    isSet("CLAUDE_CODE_ENTRYPOINT"),
 		EnvTaskieHookSkp: os.Getenv("TASKIE_HOOK_SKIP"),
@@ -169,6 +180,19 @@ func flagValue(args []string, names ...string) string {
 	return ""
 }
 
+// configValue returns the value of key set with `-c key=value`, unquoted.
+func configValue(args []string, key string) string {
+	v := ""
+	for i, a := range args {
+		if (a == "-c" || a == "--config") && i+1 < len(args) {
+			if val, ok := strings.CutPrefix(args[i+1], key+"="); ok {
+				v = strings.Trim(val, `"'`)
+			}
+		}
+	}
+	return v
+}
+
 func hasArg(args []string, name string) bool {
 	for _, a := range args {
 		if a == name || strings.HasPrefix(a, name+"=") {
@@ -223,13 +247,17 @@ func verdictOf(step string) (verdict string, writeFile bool) {
 	case "PASS-NOFILE", "EMPTY":
 		return "PASS", false
 	}
+	// BLANK, PASS-BLANKFILE and PASS-NOTEXT write a file: see writeReview.
 	return "PASS", true
 }
 
 // reviewText is the review the fake "wrote".
 func reviewText(inv invocation, verdict string) string {
-	if inv.step == "EMPTY" {
+	switch inv.step {
+	case "EMPTY", "PASS-NOTEXT":
 		return ""
+	case "BLANK":
+		return " \n\t\n"
 	}
 	finding := "No findings."
 	if verdict == "FAIL" {
@@ -255,7 +283,16 @@ func writeReview(inv invocation, text string) {
 		return
 	}
 	defer f.Close()
-	f.WriteString(text)
+	switch inv.step {
+	case "BLANK":
+		f.WriteString("\n  \n")
+	case "PASS-BLANKFILE":
+		// Created and left empty, as by a reviewer that failed mid-write.
+	case "PASS-NOTEXT":
+		f.WriteString(reviewText(invocation{name: inv.name, run: inv.run, step: "PASS"}, "PASS"))
+	default:
+		f.WriteString(text)
+	}
 }
 
 func sleepForever() int {

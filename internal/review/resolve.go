@@ -1,0 +1,67 @@
+package review
+
+import "strings"
+
+// Pick is the reviewer, model and reasoning effort for one review.
+type Pick struct {
+	Reviewer string // adapter name: "claude" or "codex"
+	Model    string // model for the reviewer; "" = the reviewer's default
+	Effort   string // codex only: "high" or "medium" when no model is chosen; else ""
+}
+
+// Resolve picks the reviewer and model for the review at position index of
+// the model rotation (SPEC §6). An entry is `reviewer:model` (`claude:opus`,
+// `codex:gpt-5.5`), a bare reviewer name (`codex`: its default model) or a
+// bare model (`sonnet`) for the configured reviewer ("" = claude). A model
+// name may itself hold a colon (`gpt-oss:20b`): only a known reviewer name
+// before the first colon is taken as one.
+//
+// Claude models never go to codex: codex with a Claude alias, or with no
+// model, gets its own default model and alternates the reasoning effort
+// instead, "high" at even positions and "medium" at odd ones. An empty
+// rotation is one default-model entry for the configured reviewer, with
+// the effort still alternating by index; an index past the end wraps.
+func Resolve(configured string, rotation []string, index int) Pick {
+	if configured == "" {
+		configured = "claude"
+	}
+	index = max(index, 0)
+	entry := ""
+	if len(rotation) > 0 {
+		entry = strings.TrimSpace(rotation[index%len(rotation)])
+	}
+	p := Pick{Reviewer: configured, Model: entry}
+	if name, model, ok := strings.Cut(entry, ":"); ok && isReviewer(name) {
+		p = Pick{Reviewer: strings.ToLower(name), Model: strings.TrimSpace(model)}
+	} else if isReviewer(entry) {
+		p = Pick{Reviewer: strings.ToLower(entry)}
+	}
+	if p.Reviewer == "codex" && (p.Model == "" || IsClaudeModel(p.Model)) {
+		p.Model, p.Effort = "", "high"
+		if index%2 == 1 {
+			p.Effort = "medium"
+		}
+	}
+	return p
+}
+
+// isReviewer reports whether s names a reviewer adapter.
+func isReviewer(s string) bool {
+	_, ok := adapters[strings.ToLower(s)]
+	return ok
+}
+
+// claudeAliases are the model aliases Claude Code accepts besides full
+// `claude-…` names.
+var claudeAliases = map[string]bool{"opus": true, "sonnet": true, "haiku": true, "opusplan": true}
+
+// IsClaudeModel reports whether model names a Claude model: an alias
+// (`opus`, `sonnet`, `haiku`, `opusplan`, with or without a `[1m]` context
+// suffix) or a full `claude-…` name. Such a model is never sent to codex.
+func IsClaudeModel(model string) bool {
+	m := strings.ToLower(strings.TrimSpace(model))
+	if base, _, ok := strings.Cut(m, "["); ok {
+		m = base
+	}
+	return claudeAliases[m] || strings.HasPrefix(m, "claude-")
+}

@@ -1,0 +1,152 @@
+package review
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestResolve(t *testing.T) {
+	tests := []struct {
+		name       string
+		configured string
+		rotation   []string
+		index      int
+		want       Pick
+	}{
+		{name: "bare model, default reviewer", rotation: []string{"opus", "sonnet"}, index: 0, want: Pick{Reviewer: "claude", Model: "opus"}},
+		{name: "bare model, second", configured: "claude", rotation: []string{"opus", "sonnet"}, index: 1, want: Pick{Reviewer: "claude", Model: "sonnet"}},
+		{name: "index wraps", configured: "claude", rotation: []string{"opus", "sonnet"}, index: 2, want: Pick{Reviewer: "claude", Model: "opus"}},
+		{name: "negative index", configured: "claude", rotation: []string{"opus", "sonnet"}, index: -3, want: Pick{Reviewer: "claude", Model: "opus"}},
+		{name: "claude entry", configured: "codex", rotation: []string{"claude:opus"}, want: Pick{Reviewer: "claude", Model: "opus"}},
+		{name: "codex entry", configured: "claude", rotation: []string{"claude:opus", "codex:gpt-5.5"}, index: 1, want: Pick{Reviewer: "codex", Model: "gpt-5.5"}},
+		{name: "codex with real bare model", configured: "codex", rotation: []string{"gpt-5.5"}, want: Pick{Reviewer: "codex", Model: "gpt-5.5"}},
+		{name: "codex with alias, even", configured: "codex", rotation: []string{"opus", "sonnet"}, index: 0, want: Pick{Reviewer: "codex", Effort: "high"}},
+		{name: "codex with alias, odd", configured: "codex", rotation: []string{"opus", "sonnet"}, index: 1, want: Pick{Reviewer: "codex", Effort: "medium"}},
+		{name: "codex with alias, even again", configured: "codex", rotation: []string{"opus", "sonnet"}, index: 4, want: Pick{Reviewer: "codex", Effort: "high"}},
+		{name: "codex with full claude name", configured: "claude", rotation: []string{"codex:claude-opus-4-1"}, index: 3, want: Pick{Reviewer: "codex", Effort: "medium"}},
+		{name: "codex with haiku", configured: "claude", rotation: []string{"codex:haiku"}, want: Pick{Reviewer: "codex", Effort: "high"}},
+		{name: "codex, empty model", configured: "claude", rotation: []string{"codex:"}, index: 1, want: Pick{Reviewer: "codex", Effort: "medium"}},
+		{name: "bare reviewer name", configured: "claude", rotation: []string{"claude:opus", "codex"}, index: 1, want: Pick{Reviewer: "codex", Effort: "medium"}},
+		{name: "bare claude", configured: "codex", rotation: []string{"claude"}, want: Pick{Reviewer: "claude"}},
+		{name: "empty rotation, claude", configured: "claude", want: Pick{Reviewer: "claude"}},
+		{name: "empty rotation, codex", configured: "codex", index: 1, want: Pick{Reviewer: "codex", Effort: "medium"}},
+		{name: "model with a colon", configured: "codex", rotation: []string{"gpt-oss:20b"}, want: Pick{Reviewer: "codex", Model: "gpt-oss:20b"}},
+		{name: "reviewer and model with a colon", configured: "claude", rotation: []string{"codex:gpt-oss:20b"}, want: Pick{Reviewer: "codex", Model: "gpt-oss:20b"}},
+		{name: "spaces and case", configured: "claude", rotation: []string{"  Codex: gpt-5.5 "}, want: Pick{Reviewer: "codex", Model: "gpt-5.5"}},
+		{name: "claude entry keeps a non-claude model", configured: "codex", rotation: []string{"claude:claude-sonnet-4-5"}, want: Pick{Reviewer: "claude", Model: "claude-sonnet-4-5"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Resolve(tc.configured, tc.rotation, tc.index)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("Resolve(%q, %q, %d) mismatch (-want +got):\n%s", tc.configured, tc.rotation, tc.index, diff)
+			}
+		})
+	}
+}
+
+func TestIsClaudeModel(t *testing.T) {
+	for model, want := range map[string]bool{
+		"opus": true, "sonnet": true, "haiku": true, "opusplan": true, "Opus": true, "sonnet[1m]": true,
+		"claude-opus-4-1": true, "claude-sonnet-4-5-20250929": true,
+		"gpt-5.5": false, "gpt-5-codex": false, "o3": false, "": false, "gpt-oss:20b": false, "claude": false,
+	} {
+		if got := IsClaudeModel(model); got != want {
+			t.Errorf("IsClaudeModel(%q) = %v, want %v", model, got, want)
+		}
+	}
+}
+
+func TestCodexArgs(t *testing.T) {
+	tail := []string{"--output-schema", "S", "-o", "O", "-"}
+	head := []string{"codex", "exec", "--skip-git-repo-check", "--ephemeral", "--disable", "hooks"}
+	tests := []struct {
+		name    string
+		req     Request
+		between []string // between head and tail
+	}{
+		{name: "no model", req: Request{}},
+		{name: "model", req: Request{Model: "gpt-5.5"}, between: []string{"-m", "gpt-5.5"}},
+		{name: "claude alias dropped", req: Request{Model: "opus"}},
+		{name: "claude name dropped", req: Request{Model: "claude-sonnet-4-5"}},
+		{name: "effort", req: Request{Effort: "high"}, between: []string{"-c", `model_reasoning_effort="high"`}},
+		{name: "alias and effort", req: Request{Model: "sonnet", Effort: "medium"}, between: []string{"-c", `model_reasoning_effort="medium"`}},
+		{name: "model and effort", req: Request{Model: "gpt-5.5", Effort: "low"}, between: []string{"-m", "gpt-5.5", "-c", `model_reasoning_effort="low"`}},
+		{name: "command override", req: Request{Command: []string{"/opt/codex", "--profile", "p"}}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			want := append(append(append([]string{}, head...), tc.between...), tail...)
+			if tc.req.Command != nil {
+				want = append(append([]string{}, tc.req.Command...), want[1:]...)
+			}
+			if diff := cmp.Diff(want, codexArgs(tc.req, "S", "O")); diff != "" {
+				t.Errorf("codexArgs mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestCodexInvocation runs codex picks through the fake, which rejects
+// options the real `codex exec` does not know, and checks what it saw.
+func TestCodexInvocation(t *testing.T) {
+	tests := []struct {
+		name, model, effort string
+		wantModel           string
+		wantEffort          string
+	}{
+		{name: "default model, high", model: "opus", effort: "high", wantEffort: "high"},
+		{name: "default model, medium", model: "", effort: "medium", wantEffort: "medium"},
+		{name: "real model", model: "gpt-5.5", wantModel: "gpt-5.5"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFixture(t, "PASS-NOFILE")
+			req := f.request(1)
+			req.Model, req.Effort = tc.model, tc.effort
+			res, err := mustNew(t, "codex").Review(context.Background(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Model != tc.model {
+				t.Errorf("Result.Model = %q, want the requested %q", res.Model, tc.model)
+			}
+			l := f.logs(t)[0]
+			if l.Model != tc.wantModel || l.Effort != tc.wantEffort {
+				t.Errorf("codex saw model %q effort %q, want %q %q (args %q)", l.Model, l.Effort, tc.wantModel, tc.wantEffort, l.Args)
+			}
+		})
+	}
+}
+
+func TestCodexRejectsBadEffort(t *testing.T) {
+	f := newFixture(t, "PASS")
+	req := f.request(1)
+	req.Effort = `high" -c sandbox_mode="danger-full-access`
+	res, err := mustNew(t, "codex").Review(context.Background(), req)
+	wantFailure(t, res, err, FailExit, "invalid reasoning effort")
+	if _, statErr := os.Stat(f.log); statErr == nil {
+		t.Error("codex ran with an invalid effort")
+	}
+}
+
+// TestFakeCodexRejectsUnknownOption shows the fake codex checks argv the
+// way the real one does, so TestCodexInvocation means something.
+func TestFakeCodexRejectsUnknownOption(t *testing.T) {
+	newFixture(t, "PASS")
+	cmd := exec.Command(filepath.Join(fakeDir, "codex"+exeSuffix()), "exec", "--skip-git-repo-check", "--no-such-option", "-")
+	cmd.Env = reviewerEnv(os.Environ())
+	cmd.Stdin = strings.NewReader("prompt")
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "unexpected argument '--no-such-option' found") {
+		t.Errorf("fake codex with an unknown option: err %v, output %q; want exit 2 and the parser's error", err, out)
+	}
+}
