@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,23 +11,52 @@ import (
 	"time"
 
 	"github.com/taskie-dev/taskie/internal/events"
-	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
-// sim drives the real workflow functions and records the events the
-// commands and the hook would append, so a replay can be compared with the
-// state they actually produced.
+// sim drives the real workflow functions and commits their states through
+// the real plan store, so that a replay of the log the store wrote can be
+// compared with the state.json it wrote.
 type sim struct {
 	t      *testing.T
+	st     *store.Files
+	root   string
 	s      *state.State
-	evs    []events.Event
 	models []string
 }
 
+const simPlan = "p"
+
+// newStore opens the store of a fresh repository with one plan, p, that
+// has no state.json yet.
+func newStore(t *testing.T) (*store.Files, string) {
+	t.Helper()
+	root := t.TempDir()
+	dir := filepath.Join(root, ".taskie", "plans", simPlan)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "plan.md"), []byte("# p\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := plan.Find(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st, root
+}
+
 func newSim(t *testing.T, auto, tdd bool) *sim {
-	m := &sim{t: t, s: state.New(), models: workflow.DefaultModels}
+	st, root := newStore(t)
+	m := &sim{t: t, st: st, root: root, s: state.New(), models: workflow.DefaultModels}
 	n := state.New()
 	n.TDD = tdd
 	if auto {
@@ -38,24 +68,48 @@ func newSim(t *testing.T, auto, tdd bool) *sim {
 
 func (m *sim) commit(reason string, n *state.State, extra ...events.Event) {
 	m.t.Helper()
-	evs := append(project.PhaseEvents("p", "cli", reason, m.s, n), extra...)
-	for _, e := range evs {
-		// Through JSON, as the log stores them: numbers become float64.
-		b, err := json.Marshal(e)
-		if err != nil {
-			m.t.Fatal(err)
-		}
-		var back events.Event
-		if err := json.Unmarshal(b, &back); err != nil {
-			m.t.Fatal(err)
-		}
-		m.evs = append(m.evs, back)
+	if _, err := m.st.Update(simPlan, func(*store.Snapshot) (store.Change, error) {
+		return store.Change{Actor: "cli", Reason: reason, State: n, Create: true, Events: extra}, nil
+	}); err != nil {
+		m.t.Fatalf("%s: %v", reason, err)
 	}
 	m.s = n
-	got := Replay(m.evs, Defaults{Models: m.models})
-	if d := Diff(m.s, got.State); len(d) > 0 {
-		m.t.Fatalf("after %q the replay differs from the real state: %s\nnotes: %v", reason, strings.Join(d, "; "), got.Notes)
+	checkReplay(m.t, m.root, reason, m.s)
+}
+
+// checkReplay replays the plan's log and compares the result with
+// state.json as written, and with want when it is not nil.
+func checkReplay(t *testing.T, root, after string, want *state.State) Result {
+	t.Helper()
+	dir := filepath.Join(root, ".taskie", "plans", simPlan)
+	evs, warns, err := events.Read(dir)
+	if err != nil || len(warns) > 0 {
+		t.Fatalf("after %q: reading the log: %v %v", after, err, warns)
 	}
+	raw, err := os.ReadFile(filepath.Join(dir, state.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	disk, err := state.Decode(state.FileName, raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := Replay(evs, Defaults{Models: workflow.DefaultModels})
+	if d := Diff(disk, got.State); len(d) > 0 {
+		t.Fatalf("after %q the replay differs from state.json: %s\nnotes: %v", after, strings.Join(d, "; "), got.Notes)
+	}
+	if !bytes.Equal(got.State.Encode(), raw) {
+		t.Errorf("after %q the replay encodes as\n%s\nbut state.json is\n%s", after, got.State.Encode(), raw)
+	}
+	if want != nil {
+		if d := Diff(want, got.State); len(d) > 0 {
+			t.Fatalf("after %q the replay differs from the workflow's state: %s", after, strings.Join(d, "; "))
+		}
+	}
+	if len(got.Notes) > 0 {
+		t.Errorf("after %q the replay has notes: %v", after, got.Notes)
+	}
+	return got
 }
 
 func (m *sim) done(phase string) {
@@ -128,6 +182,91 @@ func TestReplayWholePlan(t *testing.T) {
 	m.review(workflow.Pass, false) // advance: complete
 	if m.s.Next() != workflow.Complete {
 		t.Fatalf("the simulated plan did not finish: %s", m.s.Encode())
+	}
+}
+
+// TestReplayStoreLog replays a log the store wrote through changes that
+// the phase events of older logs could not carry (unknown fields, pause,
+// session_id, a recovery, a hand edit, tasks.md statuses): the replay
+// rebuilds state.json exactly after each one.
+func TestReplayStoreLog(t *testing.T) {
+	st, root := newStore(t)
+	if err := os.WriteFile(filepath.Join(root, ".taskie", "plans", simPlan, "tasks.md"),
+		[]byte("| Id | Status |\n|---|---|\n| 1 | pending |\n| 2 | pending |\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	change := func(fn func(n *state.State)) func(*store.Snapshot) (store.Change, error) {
+		return func(s *store.Snapshot) (store.Change, error) {
+			base := s.State
+			if base == nil {
+				base = state.New()
+			}
+			n := base.Clone()
+			fn(n)
+			return store.Change{Actor: "cli", State: n, Create: true}, nil
+		}
+	}
+	f := false
+	steps := []struct {
+		name string
+		fn   func(*store.Snapshot) (store.Change, error)
+		hand string // state.json written by hand before the step
+	}{
+		{name: "plan created", fn: func(s *store.Snapshot) (store.Change, error) {
+			n := state.New()
+			n.NextPhase, n.PhaseIteration, n.MaxReviews = state.Str(workflow.PlanReview), state.Int(0), 5
+			return store.Change{Actor: "cli", State: n, Create: true, Events: []events.Event{{Event: events.PlanCreated}}}, nil
+		}},
+		{name: "plan-review FAIL", fn: change(func(n *state.State) {
+			n.Phase, n.NextPhase, n.PhaseIteration, n.ReviewModel = workflow.PlanReview, state.Str(workflow.PostPlanReview), state.Int(1), "sonnet"
+		})},
+		{name: "post-plan-review done", fn: change(func(n *state.State) {
+			n.Phase, n.NextPhase = workflow.PostPlanReview, state.Str(workflow.PlanReview)
+		})},
+		{name: "set an unknown field", fn: change(func(n *state.State) { n.Extra["colour"] = json.RawMessage(`{"name":"blue","rgb":[0,0,255]}`) })},
+		{name: "change the unknown field", fn: change(func(n *state.State) { n.Extra["colour"] = json.RawMessage(`"red"`) })},
+		{name: "pause", fn: change(func(n *state.State) { n.Enabled = &f })},
+		{name: "session_id", fn: change(func(n *state.State) { n.SessionID = "sess-1" })},
+		{name: "another session takes over", fn: change(func(n *state.State) { n.SessionID = "sess-2" })},
+		{name: "resume (enabled unset)", fn: change(func(n *state.State) { n.Enabled = nil })},
+		{name: "drop the unknown field and the owner", fn: change(func(n *state.State) { delete(n.Extra, "colour"); n.SessionID = "" })},
+		{name: "tasks.md and state.json together", fn: func(s *store.Snapshot) (store.Change, error) {
+			n := s.State.Clone()
+			n.Phase, n.CurrentTask, n.NextPhase, n.PhaseIteration = workflow.NextTask, state.Str("1"), state.Str(workflow.CodeReview), state.Int(0)
+			return store.Change{Actor: "cli", State: n, Statuses: map[int]string{1: "in-progress"}}, nil
+		}},
+		{name: "tasks.md alone", fn: func(s *store.Snapshot) (store.Change, error) {
+			return store.Change{Actor: "cli", Statuses: map[int]string{2: "blocked"}}, nil
+		}},
+		{name: "a hand edit, then a commit", hand: `{"phase":"next-task","current_task":1,"next_phase":"code-review","phase_iteration":0,"max_reviews":7,"x-note":"hand"}`,
+			fn: change(func(n *state.State) { n.TDD = true })},
+		{name: "recover replaces the whole file", fn: func(s *store.Snapshot) (store.Change, error) {
+			n := state.New()
+			n.Phase, n.NextPhase, n.CurrentTask, n.PhaseIteration = workflow.CodeReview, state.Str(workflow.PostCodeReview), state.Str("1"), state.Int(2)
+			n.Extra = map[string]json.RawMessage{"kept": json.RawMessage(`true`)}
+			return store.Change{Actor: "cli", Kind: events.Recovered, Reason: "taskie recover", State: n, Replace: true}, nil
+		}},
+		{name: "recover over a malformed file", hand: `{"phase": "code-rev`, fn: func(s *store.Snapshot) (store.Change, error) {
+			n := state.New()
+			n.Phase, n.MaxReviews = workflow.CodeReview, 3
+			return store.Change{Actor: "cli", Kind: events.Recovered, State: n, Replace: true}, nil
+		}},
+		{name: "after the recovery", fn: change(func(n *state.State) { n.ReviewModel = "m-x" })},
+	}
+	for _, step := range steps {
+		if step.hand != "" {
+			if err := os.WriteFile(filepath.Join(root, ".taskie", "plans", simPlan, state.FileName), []byte(step.hand), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := st.Update(simPlan, step.fn); err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		checkReplay(t, root, step.name, nil)
+	}
+	res := checkReplay(t, root, "the last step", nil)
+	if res.Used[events.Checkpoint] != 1 || res.Used[events.Recovered] != 2 {
+		t.Errorf("used = %v, want one checkpoint and two recoveries", res.Used)
 	}
 }
 

@@ -43,10 +43,28 @@ func diffState(t *testing.T, what string, want, got *state.State) {
 	}
 }
 
-// unchanged fails when fn modified s.
+// unchanged fails when fn modified s; a nil s is only run.
 func unchanged(t *testing.T, s *state.State, fn func()) {
 	t.Helper()
+	if s == nil {
+		fn()
+		return
+	}
 	before := s.Clone()
 	fn()
 	diffState(t, "input state was modified", before, s)
+}
+
+// okFacts builds the facts of a stop at which everything is in place: the
+// plan validates, state.json is readable, the config is trusted and this
+// stop holds the plan's review lock.
+func okFacts(s *state.State) StopFacts {
+	return StopFacts{State: s, TaskFileExists: true, AnyTaskFile: true, PendingOther: true, BlockCap: 40, Lock: LockHeld}
+}
+
+// factsWith returns okFacts(s) changed by fn.
+func factsWith(s *state.State, fn func(*StopFacts)) StopFacts {
+	f := okFacts(s)
+	fn(&f)
+	return f
 }

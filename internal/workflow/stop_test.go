@@ -2,9 +2,11 @@ package workflow
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/taskie-dev/taskie/internal/state"
 )
@@ -46,7 +48,7 @@ func TestAdvanceTargetEveryCase(t *testing.T) {
 }
 
 // One code-review cycle driven the way the hook drives it: Decide, run,
-// Apply, and the agent's post-review recorded with Record, with
+// AfterReview, and the agent's post-review recorded with Record, with
 // stop_hook_active set after every block.
 func TestCodeReviewCycleFailPassFailPassPass(t *testing.T) {
 	s0 := mkState(CreateTasks, "", "", -1, "sonnet", 1)
@@ -61,9 +63,16 @@ func TestCodeReviewCycleFailPassFailPassPass(t *testing.T) {
 	var last *Mark
 	for i, v := range verdicts {
 		iter := i + 1
-		d := Decide(StopFacts{State: s, Active: last != nil, LastReviewBlock: last,
-			TaskFileExists: true, AnyTaskFile: true, PendingOther: true, BlocksInRow: i, BlockCap: 40})
-		if d.Action != RunReview || d.Save != nil {
+		f := StopFacts{State: s, Active: last != nil, LastReviewBlock: last,
+			TaskFileExists: true, AnyTaskFile: true, PendingOther: true, BlocksInRow: i, BlockCap: 40}
+		// The first decision asks for the review lock; the hook takes it
+		// and asks again.
+		if d := Decide(f); d.Action != TakeLock || d.Reason != RLock || d.Save != nil {
+			t.Fatalf("review %d: Decide without the lock = %+v, want TakeLock and nothing saved", iter, d)
+		}
+		f.Lock = LockHeld
+		d := Decide(f)
+		if d.Action != RunReview || d.Reason != RReviewDue || d.Save != nil {
 			t.Fatalf("review %d: Decide = %+v, want a review run and nothing saved", iter, d)
 		}
 		if d.Review != CodeReview || d.Task != "1" || d.Iteration != iter {
@@ -73,6 +82,12 @@ func TestCodeReviewCycleFailPassFailPassPass(t *testing.T) {
 		var n *state.State
 		var out Outcome
 		unchanged(t, s, func() { n, out = Apply(s, d, v, true, nil) })
+		var rr ReviewResult
+		unchanged(t, s, func() { rr = AfterReview(s, d, v, true, nil, false, "") })
+		diffState(t, fmt.Sprintf("review %d: AfterReview saves what Apply computes", iter), n, rr.Save)
+		if diff := cmp.Diff(out, rr.Outcome); diff != "" {
+			t.Errorf("review %d: AfterReview outcome (-Apply +AfterReview):\n%s", iter, diff)
+		}
 		if n.Phase != CodeReview || n.Iteration() != iter || n.ConsecutiveClean != wantClean[i] || out.Clean != wantClean[i] {
 			t.Errorf("review %d (%s): phase %s iteration %d clean %d (outcome %d), want code-review %d clean %d",
 				iter, v, n.Phase, n.Iteration(), n.ConsecutiveClean, out.Clean, iter, wantClean[i])
@@ -82,13 +97,20 @@ func TestCodeReviewCycleFailPassFailPassPass(t *testing.T) {
 				t.Fatalf("review %d advanced (%+v) or next_phase %q is not post-code-review", iter, out, n.Next())
 			}
 			// The hook blocks here and remembers the state it blocked on.
-			m := MarkOf(n)
-			last = &m
+			if !rr.Block || rr.Mark == nil || *rr.Mark != MarkOf(n) || rr.MarkDone != "" {
+				t.Fatalf("review %d: AfterReview = %+v, want a block remembering %+v", iter, rr, MarkOf(n))
+			}
+			last = rr.Mark
 			// A stop without the post-review does not run another review.
 			again := Decide(StopFacts{State: with(n, func(x *state.State) { x.NextPhase = state.Str(CodeReview) }),
-				Active: true, LastReviewBlock: last, TaskFileExists: true, PendingOther: true})
-			if again.Action != Allow {
-				t.Errorf("review %d: a stop without progress ran a review", iter)
+				Active: true, LastReviewBlock: last, TaskFileExists: true, PendingOther: true, Lock: LockHeld})
+			if again.Action != Allow || again.Reason != RNoProgress {
+				t.Errorf("review %d: a stop without progress = %+v, want allow (no progress)", iter, again)
+			}
+			// Nor does a stop that still owes the post-review.
+			owed := Decide(StopFacts{State: n, Active: true, LastReviewBlock: last, TaskFileExists: true, PendingOther: true, Lock: LockHeld})
+			if owed.Action != Allow || owed.Reason != RPostOwed {
+				t.Errorf("review %d: a stop owing the post-review = %+v, want allow (post-review owed)", iter, owed)
 			}
 			s, err = Record(n, PostCodeReview, false, nil)
 			if err != nil {
@@ -105,6 +127,13 @@ func TestCodeReviewCycleFailPassFailPassPass(t *testing.T) {
 		}
 		if n.Next() != CompleteTask {
 			t.Errorf("next_phase after the 5th review = %q, want complete-task", n.Next())
+		}
+		if rr.Block || rr.Mark != nil || rr.MarkDone != "1" {
+			t.Errorf("the passing review: AfterReview = %+v, want allow and task 1 marked done", rr)
+		}
+		// The next stop has nothing to review.
+		if d := Decide(okFacts(n)); d.Action != Allow || d.Reason != RNotReview || d.Review != CompleteTask {
+			t.Errorf("after the cycle: Decide = %+v, want allow (complete-task is next)", d)
 		}
 	}
 	if diff := cmp.Diff(wantModels, models); diff != "" {
@@ -224,13 +253,35 @@ func TestApply(t *testing.T) {
 	}
 }
 
-// okFacts builds the facts of a stop at which everything is in place.
-func okFacts(s *state.State) StopFacts {
-	return StopFacts{State: s, TaskFileExists: true, AnyTaskFile: true, PendingOther: true, BlockCap: 40}
+// decisionOpts compares decisions by what they do: SaveReason is a log
+// line, checked only for being there whenever something is saved.
+var decisionOpts = cmp.Options{stateOpts, cmpopts.IgnoreFields(StopDecision{}, "SaveReason")}
+
+// checkDecision compares a decision with the wanted one.
+func checkDecision(t *testing.T, want, got StopDecision) {
+	t.Helper()
+	if diff := cmp.Diff(want, got, decisionOpts); diff != "" {
+		t.Errorf("Decide (-want +got):\n%s", diff)
+	}
+	if (got.Save != nil) != (got.SaveReason != "") {
+		t.Errorf("Save %v with SaveReason %q: a saved state needs a reason for the log, and only then", got.Save != nil, got.SaveReason)
+	}
+}
+
+func paused(s *state.State) *state.State {
+	return with(s, func(s *state.State) { f := false; s.Enabled = &f })
+}
+
+func iteration(s *state.State, it int) *state.State {
+	return with(s, func(s *state.State) { s.PhaseIteration = state.Int(it) })
 }
 
 func TestDecide(t *testing.T) {
 	postDone := mkState(PostCodeReview, CodeReview, "3", 2, "opus", 1)
+	owed := mkState(CodeReview, PostCodeReview, "3", 2, "sonnet", 0)
+	violations := []string{"plan.md: plan.md is missing (rule 1)", "tasks.md:3: unknown status \"later\" (rule 5)"}
+	fp := violations[0] + "\n" + violations[1]
+	due3 := StopDecision{Action: RunReview, Reason: RReviewDue, Review: CodeReview, Task: "3", Iteration: 3, Model: "opus"}
 	tests := []struct {
 		name string
 		f    StopFacts
@@ -238,273 +289,495 @@ func TestDecide(t *testing.T) {
 	}{
 		{
 			name: "paused",
-			f:    okFacts(with(postDone, func(s *state.State) { f := false; s.Enabled = &f })),
-			want: StopDecision{Why: "automation paused"},
+			f:    okFacts(paused(postDone)),
+			want: StopDecision{Reason: RPaused},
 		},
 		{
 			name: "paused beats a done post-review",
-			f: func() StopFacts {
-				f := okFacts(with(mkState(CodeReview, PostCodeReview, "3", 2, "opus", 0), func(s *state.State) { f := false; s.Enabled = &f }))
-				f.PostReviewExists = true
-				return f
-			}(),
-			want: StopDecision{Why: "automation paused"},
+			f:    factsWith(paused(mkState(CodeReview, PostCodeReview, "3", 2, "opus", 0)), func(f *StopFacts) { f.PostReviewExists = true }),
+			want: StopDecision{Reason: RPaused},
+		},
+		{
+			name: "paused beats validation errors",
+			f:    factsWith(paused(postDone), func(f *StopFacts) { f.Violations = violations }),
+			want: StopDecision{Reason: RPaused},
+		},
+		{
+			name: "validation errors block, every violation in the fingerprint",
+			f:    factsWith(postDone, func(f *StopFacts) { f.Violations = violations }),
+			want: StopDecision{Action: Block, Reason: RInvalid, Violations: fp},
+		},
+		{
+			name: "one validation error",
+			f:    factsWith(postDone, func(f *StopFacts) { f.Violations = violations[:1] }),
+			want: StopDecision{Action: Block, Reason: RInvalid, Violations: violations[0]},
+		},
+		{
+			name: "same violations already reported, stop_hook_active: allow",
+			f:    factsWith(postDone, func(f *StopFacts) { f.Violations, f.Seen, f.Active = violations, fp, true }),
+			want: StopDecision{Reason: RInvalidSeen, Violations: fp},
+		},
+		{
+			name: "same violations already reported, new turn: block again",
+			f:    factsWith(postDone, func(f *StopFacts) { f.Violations, f.Seen = violations, fp }),
+			want: StopDecision{Action: Block, Reason: RInvalid, Violations: fp},
+		},
+		{
+			name: "other violations than reported, stop_hook_active: block",
+			f:    factsWith(postDone, func(f *StopFacts) { f.Violations, f.Seen, f.Active = violations, violations[0], true }),
+			want: StopDecision{Action: Block, Reason: RInvalid, Violations: fp},
+		},
+		{
+			name: "validation errors beat an unreadable state.json",
+			f: StopFacts{StateProblem: StateUnreadable, Violations: violations[1:], Lock: LockHeld,
+				TaskFileExists: true, AnyTaskFile: true},
+			want: StopDecision{Action: Block, Reason: RInvalid, Violations: violations[1]},
+		},
+		{
+			name: "validation errors are reported before the review lock is taken",
+			f:    factsWith(postDone, func(f *StopFacts) { f.Violations, f.Lock = violations, LockUnknown }),
+			want: StopDecision{Action: Block, Reason: RInvalid, Violations: fp},
+		},
+		{
+			name: "state.json missing",
+			f:    StopFacts{StateProblem: StateMissing, Lock: LockUnknown},
+			want: StopDecision{Reason: RNoState},
+		},
+		{
+			name: "state.json unreadable",
+			f:    StopFacts{StateProblem: StateUnreadable, Lock: LockUnknown},
+			want: StopDecision{Reason: RStateUnreadable},
+		},
+		{
+			name: "untrusted config: no review",
+			f:    factsWith(postDone, func(f *StopFacts) { f.Untrusted = "the repository's .taskie/config.json is not trusted" }),
+			want: StopDecision{Reason: RUntrusted},
+		},
+		{
+			name: "untrusted config: no review, no lock, nothing saved",
+			f: factsWith(mkState(CodeReview, PostCodeReview, "3", 2, "opus", 0), func(f *StopFacts) {
+				f.Untrusted, f.PostReviewExists, f.Lock = "untrusted", true, LockUnknown
+			}),
+			want: StopDecision{Action: TakeLock, Reason: RLock},
+		},
+		{
+			name: "untrusted config, nothing due: untrust does not matter",
+			f:    factsWith(mkState(CodeReview, CompleteTask, "3", 4, "opus", 2), func(f *StopFacts) { f.Untrusted = "untrusted" }),
+			want: StopDecision{Reason: RNotReview, Review: CompleteTask},
+		},
+		{
+			name: "review lock not taken yet: take it",
+			f:    factsWith(postDone, func(f *StopFacts) { f.Lock = LockUnknown }),
+			want: StopDecision{Action: TakeLock, Reason: RLock},
+		},
+		{
+			name: "review lock not taken yet: nothing is saved before it is",
+			f: factsWith(mkState(CodeReview, PostCodeReview, "3", 2, "opus", 0), func(f *StopFacts) {
+				f.PostReviewExists, f.Lock = true, LockUnknown
+			}),
+			want: StopDecision{Action: TakeLock, Reason: RLock},
+		},
+		{
+			name: "nothing due: no lock needed",
+			f:    factsWith(mkState(NextTask, "", "3", 0, "opus", 0), func(f *StopFacts) { f.Lock = LockUnknown }),
+			want: StopDecision{Reason: RNotReview},
+		},
+		{
+			name: "another stop holds the review lock",
+			f:    factsWith(postDone, func(f *StopFacts) { f.Lock = LockBusy }),
+			want: StopDecision{Reason: RReviewRunning, Review: CodeReview},
+		},
+		{
+			name: "another stop holds the review lock: a done post-review is not recorded",
+			f: factsWith(mkState(CodeReview, PostCodeReview, "3", 2, "opus", 0), func(f *StopFacts) {
+				f.PostReviewExists, f.Lock = true, LockBusy
+			}),
+			want: StopDecision{Reason: RReviewRunning, Review: PostCodeReview},
+		},
+		{
+			name: "another stop holds the review lock: a review file ahead is not adopted",
+			f: factsWith(postDone, func(f *StopFacts) {
+				f.Lock, f.ReviewAhead = LockBusy, true
+				f.Route = func(*state.State) Route { panic("Route consulted while another stop reviews") }
+			}),
+			want: StopDecision{Reason: RReviewRunning, Review: CodeReview},
 		},
 		{
 			name: "next_phase null",
 			f:    okFacts(mkState(NextTask, "", "3", 0, "opus", 0)),
-			want: StopDecision{Why: `next_phase "" is not a review`},
+			want: StopDecision{Reason: RNotReview},
 		},
 		{
 			name: "post-review owed, this session got the block: allow with a reminder",
-			f: func() StopFacts {
-				f := okFacts(mkState(CodeReview, PostCodeReview, "3", 2, "sonnet", 0))
-				f.LastReviewBlock = &Mark{Phase: CodeReview, Task: "3", Iteration: 2}
-				return f
-			}(),
-			want: StopDecision{Why: "post-review owed",
-				Message: "taskie: the post-code-review of iteration 2 is still owed; automation waits for it (`taskie continue` says what to do, `taskie pause` stops automation)."},
+			f:    factsWith(owed, func(f *StopFacts) { f.LastReviewBlock = &Mark{Phase: CodeReview, Task: "3", Iteration: 2} }),
+			want: StopDecision{Reason: RPostOwed, Review: PostCodeReview, Iteration: 2},
 		},
 		{
 			name: "post-review owed, this session never got the block: block again",
-			f:    okFacts(mkState(CodeReview, PostCodeReview, "3", 2, "sonnet", 0)),
-			want: StopDecision{Action: Remind, Review: CodeReview, Task: "3", Iteration: 2, Why: "post-review owed; this session never got its block"},
+			f:    okFacts(owed),
+			want: StopDecision{Action: Block, Reason: RPostOwedRemind, Mark: &Mark{Phase: CodeReview, Task: "3", Iteration: 2},
+				Review: CodeReview, Task: "3", Iteration: 2},
+		},
+		{
+			name: "post-review owed, another cycle's block remembered: block again",
+			f:    factsWith(owed, func(f *StopFacts) { f.LastReviewBlock = &Mark{Phase: CodeReview, Task: "3", Iteration: 1} }),
+			want: StopDecision{Action: Block, Reason: RPostOwedRemind, Mark: &Mark{Phase: CodeReview, Task: "3", Iteration: 2},
+				Review: CodeReview, Task: "3", Iteration: 2},
+		},
+		{
+			name: "post-review owed within a chain of blocks: never a reminder loop",
+			f:    factsWith(owed, func(f *StopFacts) { f.Active = true }),
+			want: StopDecision{Reason: RPostOwed, Review: PostCodeReview, Iteration: 2},
 		},
 		{
 			name: "review set by hand outside its cycle: fresh counters",
-			f:    okFacts(with(mkState(Complete, AllCodeReview, "3", 2, "sonnet", 2), func(s *state.State) {})),
-			want: StopDecision{Action: RunReview, Review: AllCodeReview, Task: "3", Iteration: 1, Model: "opus",
-				Why:  "all-code-review iteration 1 due",
+			f:    okFacts(mkState(Complete, AllCodeReview, "3", 2, "sonnet", 2)),
+			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: AllCodeReview, Task: "3", Iteration: 1, Model: "opus",
 				Save: mkState(Complete, AllCodeReview, "3", 0, "opus", 0)},
+		},
+		{
+			name: "illegal next_phase: no review, nothing saved",
+			f:    okFacts(mkState(NewPlan, CodeReview, "3", 0, "opus", 0)),
+			want: StopDecision{Reason: RIllegalNext, Review: CodeReview},
 		},
 		{
 			name: "advance target pending",
 			f:    okFacts(mkState(CodeReview, CompleteTask, "3", 4, "opus", 2)),
-			want: StopDecision{Why: `next_phase "complete-task" is not a review`, Message: "taskie: complete-task is next. Run /taskie:continue-plan."},
+			want: StopDecision{Reason: RNotReview, Review: CompleteTask},
 		},
 		{
 			name: "tdd advance target pending",
 			f:    okFacts(mkState(TasksReview, CompleteTaskTDD, "", 2, "opus", 2)),
-			want: StopDecision{Why: `next_phase "complete-task-tdd" is not a review`, Message: "taskie: complete-task-tdd is next. Run /taskie:continue-plan."},
+			want: StopDecision{Reason: RNotReview, Review: CompleteTaskTDD},
 		},
 		{
 			name: "create-tasks pending",
 			f:    okFacts(mkState(PlanReview, CreateTasks, "", 2, "opus", 2)),
-			want: StopDecision{Why: `next_phase "create-tasks" is not a review`, Message: "taskie: create-tasks is next. Run /taskie:continue-plan."},
+			want: StopDecision{Reason: RNotReview, Review: CreateTasks},
 		},
 		{
 			name: "complete pending",
 			f:    okFacts(mkState(AllCodeReview, Complete, "3", 2, "opus", 2)),
-			want: StopDecision{Why: `next_phase "complete" is not a review`, Message: "taskie: the plan is complete. Run `taskie continue` to record it."},
+			want: StopDecision{Reason: RNotReview, Review: Complete},
 		},
 		{
 			name: "no progress since the last review block while stop_hook_active",
-			f: func() StopFacts {
-				s := mkState(CodeReview, CodeReview, "3", 2, "opus", 0)
-				f := okFacts(s)
+			f: factsWith(mkState(CodeReview, CodeReview, "3", 2, "opus", 0), func(f *StopFacts) {
 				f.Active, f.LastReviewBlock = true, &Mark{Phase: CodeReview, Task: "3", Iteration: 2}
-				return f
-			}(),
-			want: StopDecision{Why: "no progress since the last review block",
-				Message: "taskie: the code-review feedback was not addressed (no post-review recorded since the last block), so no new review ran. Do the post-code-review and record it with `taskie done post-code-review`, or run `taskie pause` to stop automation."},
+			}),
+			want: StopDecision{Reason: RNoProgress, Review: CodeReview},
 		},
 		{
 			name: "same mark but stop_hook_active false: review runs",
-			f: func() StopFacts {
-				f := okFacts(mkState(CodeReview, CodeReview, "3", 2, "opus", 0))
+			f: factsWith(mkState(CodeReview, CodeReview, "3", 2, "opus", 0), func(f *StopFacts) {
 				f.LastReviewBlock = &Mark{Phase: CodeReview, Task: "3", Iteration: 2}
-				return f
-			}(),
-			want: StopDecision{Action: RunReview, Review: CodeReview, Task: "3", Iteration: 3, Model: "opus", Why: "code-review iteration 3 due"},
+			}),
+			want: due3,
 		},
 		{
 			name: "stop_hook_active after progress: review runs",
-			f: func() StopFacts {
-				f := okFacts(postDone)
+			f: factsWith(postDone, func(f *StopFacts) {
 				f.Active, f.LastReviewBlock = true, &Mark{Phase: CodeReview, Task: "3", Iteration: 2}
-				return f
-			}(),
-			want: StopDecision{Action: RunReview, Review: CodeReview, Task: "3", Iteration: 3, Model: "opus", Why: "code-review iteration 3 due"},
+			}),
+			want: due3,
 		},
 		{
 			name: "stop_hook_active after a non-review block: review runs",
-			f: func() StopFacts {
-				f := okFacts(postDone)
-				f.Active = true
-				return f
-			}(),
-			want: StopDecision{Action: RunReview, Review: CodeReview, Task: "3", Iteration: 3, Model: "opus", Why: "code-review iteration 3 due"},
+			f:    factsWith(postDone, func(f *StopFacts) { f.Active = true }),
+			want: due3,
 		},
 		{
 			name: "block cap reached",
-			f: func() StopFacts {
-				f := okFacts(postDone)
-				f.Active, f.BlocksInRow, f.BlockCap = true, 40, 40
-				return f
-			}(),
-			want: StopDecision{Why: "session block cap reached",
-				Message: `taskie: 40 blocks in a row in this session (cap 40), so no review ran. Stop here; the next stop after a new prompt reviews again (raise "block_cap" in .taskie/config.json to allow longer chains).`},
+			f:    factsWith(postDone, func(f *StopFacts) { f.Active, f.BlocksInRow, f.BlockCap = true, 40, 40 }),
+			want: StopDecision{Reason: RBlockCap},
 		},
 		{
 			name: "one below the block cap",
-			f: func() StopFacts {
-				f := okFacts(postDone)
-				f.BlocksInRow, f.BlockCap = 39, 40
-				return f
-			}(),
-			want: StopDecision{Action: RunReview, Review: CodeReview, Task: "3", Iteration: 3, Model: "opus", Why: "code-review iteration 3 due"},
+			f:    factsWith(postDone, func(f *StopFacts) { f.BlocksInRow, f.BlockCap = 39, 40 }),
+			want: due3,
 		},
 		{
 			name: "block cap 0 means no cap",
-			f: func() StopFacts {
-				f := okFacts(postDone)
-				f.BlocksInRow, f.BlockCap = 1000, 0
-				return f
-			}(),
-			want: StopDecision{Action: RunReview, Review: CodeReview, Task: "3", Iteration: 3, Model: "opus", Why: "code-review iteration 3 due"},
+			f:    factsWith(postDone, func(f *StopFacts) { f.BlocksInRow, f.BlockCap = 1000, 0 }),
+			want: due3,
 		},
 		{
 			name: "max review limit reached (code-review, pending tasks)",
 			f:    okFacts(with(mkState(PostCodeReview, CodeReview, "3", 8, "opus", 0), func(s *state.State) { s.MaxReviews = 8 })),
-			want: StopDecision{Why: "max_reviews reached",
-				Message: "Max review limit (8) reached for code-review. Raise it with `taskie set max_reviews 12`, or move on: `taskie set next_phase complete-task` skips the rest of this review cycle."},
+			want: StopDecision{Reason: RMaxReviews, Review: CodeReview, Iteration: 8},
 		},
 		{
 			name: "max review limit reached (code-review, last task)",
-			f: func() StopFacts {
-				f := okFacts(with(mkState(PostCodeReview, CodeReview, "3", 3, "opus", 0), func(s *state.State) { s.MaxReviews = 3 }))
-				f.PendingOther = false
-				return f
-			}(),
-			want: StopDecision{Why: "max_reviews reached",
-				Message: "Max review limit (3) reached for code-review. Raise it with `taskie set max_reviews 7`, or move on: `taskie set next_phase all-code-review` skips the rest of this review cycle."},
+			f: factsWith(with(mkState(PostCodeReview, CodeReview, "3", 3, "opus", 0), func(s *state.State) { s.MaxReviews = 3 }),
+				func(f *StopFacts) { f.PendingOther = false }),
+			want: StopDecision{Reason: RMaxReviews, Review: CodeReview, Iteration: 3},
 		},
 		{
 			name: "max review limit reached (plan-review)",
 			f:    okFacts(with(mkState(PostPlanReview, PlanReview, "", 2, "opus", 1), func(s *state.State) { s.MaxReviews = 2 })),
-			want: StopDecision{Why: "max_reviews reached",
-				Message: "Max review limit (2) reached for plan-review. Raise it with `taskie set max_reviews 6`, or move on: `taskie set next_phase create-tasks` skips the rest of this review cycle."},
-		},
-		{
-			name: "max review limit reached (tasks-review, tdd)",
-			f:    okFacts(with(mkState(PostTasksReview, TasksReview, "", 5, "opus", 1), func(s *state.State) { s.MaxReviews, s.TDD = 4, true })),
-			want: StopDecision{Why: "max_reviews reached",
-				Message: "Max review limit (4) reached for tasks-review. Raise it with `taskie set max_reviews 8`, or move on: `taskie set next_phase complete-task-tdd` skips the rest of this review cycle."},
+			want: StopDecision{Reason: RMaxReviews, Review: PlanReview, Iteration: 2},
 		},
 		{
 			name: "max review limit reached (all-code-review)",
 			f:    okFacts(with(mkState(PostAllCodeReview, AllCodeReview, "3", 1, "opus", 0), func(s *state.State) { s.MaxReviews = 1 })),
-			want: StopDecision{Why: "max_reviews reached",
-				Message: "Max review limit (1) reached for all-code-review. Raise it with `taskie set max_reviews 5`, or move on: `taskie set next_phase complete` skips the rest of this review cycle."},
+			want: StopDecision{Reason: RMaxReviews, Review: AllCodeReview, Iteration: 1},
 		},
 		{
 			name: "last review allowed by the limit",
 			f:    okFacts(with(mkState(PostCodeReview, CodeReview, "3", 7, "sonnet", 0), func(s *state.State) { s.MaxReviews = 8 })),
-			want: StopDecision{Action: RunReview, Review: CodeReview, Task: "3", Iteration: 8, Model: "sonnet", Why: "code-review iteration 8 due"},
+			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: CodeReview, Task: "3", Iteration: 8, Model: "sonnet"},
+		},
+		{
+			name: "phase_iteration negative: illegal state, no review",
+			f:    okFacts(iteration(postDone, -5)),
+			want: StopDecision{Reason: RIterationRange, Review: CodeReview, Iteration: -5},
+		},
+		{
+			name: "phase_iteration -1 after implementing: illegal state, no review",
+			f:    okFacts(iteration(mkState(NextTask, CodeReview, "3", 0, "opus", 0), -1)),
+			want: StopDecision{Reason: RIterationRange, Review: CodeReview, Iteration: -1},
+		},
+		{
+			name: "phase_iteration huge: illegal state, no review",
+			f:    okFacts(iteration(postDone, 1<<62)),
+			want: StopDecision{Reason: RIterationRange, Review: CodeReview, Iteration: 1 << 62},
+		},
+		{
+			name: "phase_iteration at the largest int: no overflow into a review",
+			f:    okFacts(iteration(postDone, math.MaxInt)),
+			want: StopDecision{Reason: RIterationRange, Review: CodeReview, Iteration: math.MaxInt},
+		},
+		{
+			name: "phase_iteration above max_reviews: illegal state, no review",
+			f:    okFacts(with(iteration(postDone, 9), func(s *state.State) { s.MaxReviews = 8 })),
+			want: StopDecision{Reason: RIterationRange, Review: CodeReview, Iteration: 9},
+		},
+		{
+			name: "phase_iteration out of range beats a block cap it does not reach",
+			f:    factsWith(iteration(mkState(PostPlanReview, PlanReview, "", 0, "opus", 0), 100), func(f *StopFacts) { f.BlocksInRow = 3 }),
+			want: StopDecision{Reason: RIterationRange, Review: PlanReview, Iteration: 100},
 		},
 		{
 			name: "code-review without current_task",
 			f:    okFacts(mkState(NextTask, CodeReview, "", 0, "opus", 0)),
-			want: StopDecision{Why: "precondition failed",
-				Message: "taskie: code-review is due but current_task is not set; run `taskie start <task> --auto`."},
+			want: StopDecision{Reason: RNoTask, Review: CodeReview},
 		},
 		{
 			name: "code-review without the task file",
-			f: func() StopFacts {
-				f := okFacts(mkState(NextTask, CodeReview, "3", 0, "opus", 0))
-				f.TaskFileExists = false
-				return f
-			}(),
-			want: StopDecision{Why: "precondition failed",
-				Message: "taskie: code-review is due but task-3.md does not exist; create it or fix current_task."},
+			f:    factsWith(mkState(NextTask, CodeReview, "3", 0, "opus", 0), func(f *StopFacts) { f.TaskFileExists = false }),
+			want: StopDecision{Reason: RNoTaskFile, Review: CodeReview, Task: "3"},
 		},
 		{
 			name: "tasks-review without task files",
-			f: func() StopFacts {
-				f := okFacts(mkState(CreateTasks, TasksReview, "", 0, "opus", 0))
-				f.AnyTaskFile = false
-				return f
-			}(),
-			want: StopDecision{Why: "precondition failed",
-				Message: "taskie: tasks-review is due but no task file listed in tasks.md exists; write the task-T.md files first."},
+			f:    factsWith(mkState(CreateTasks, TasksReview, "", 0, "opus", 0), func(f *StopFacts) { f.AnyTaskFile = false }),
+			want: StopDecision{Reason: RNoTaskFiles, Review: TasksReview},
 		},
 		{
 			name: "all-code-review without task files",
-			f: func() StopFacts {
-				f := okFacts(mkState(CodeReview, AllCodeReview, "3", 0, "opus", 0))
-				f.AnyTaskFile = false
-				return f
-			}(),
-			want: StopDecision{Why: "precondition failed",
-				Message: "taskie: all-code-review is due but no task file listed in tasks.md exists; write the task-T.md files first."},
+			f:    factsWith(mkState(CodeReview, AllCodeReview, "3", 0, "opus", 0), func(f *StopFacts) { f.AnyTaskFile = false }),
+			want: StopDecision{Reason: RNoTaskFiles, Review: AllCodeReview},
 		},
 		{
 			name: "plan-review needs no task file",
-			f: func() StopFacts {
-				f := okFacts(mkState(NewPlan, PlanReview, "", 0, "opus", 0))
+			f: factsWith(mkState(NewPlan, PlanReview, "", 0, "opus", 0), func(f *StopFacts) {
 				f.AnyTaskFile, f.TaskFileExists = false, false
-				return f
-			}(),
-			want: StopDecision{Action: RunReview, Review: PlanReview, Iteration: 1, Model: "opus", Why: "plan-review iteration 1 due"},
+			}),
+			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: PlanReview, Iteration: 1, Model: "opus"},
 		},
 		{
 			name: "phase_iteration null counts as 0",
 			f:    okFacts(mkState(CreateTasks, TasksReview, "", -1, "opus", 0)),
-			want: StopDecision{Action: RunReview, Review: TasksReview, Iteration: 1, Model: "opus", Why: "tasks-review iteration 1 due"},
+			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: TasksReview, Iteration: 1, Model: "opus"},
 		},
 		{
 			name: "empty review_model takes the first model of the rotation",
-			f: func() StopFacts {
-				f := okFacts(mkState(PostAllCodeReview, AllCodeReview, "3", 1, "", 0))
-				f.Models = []string{"m1", "m2"}
-				return f
-			}(),
-			want: StopDecision{Action: RunReview, Review: AllCodeReview, Task: "3", Iteration: 2, Model: "m1", Why: "all-code-review iteration 2 due"},
+			f:    factsWith(mkState(PostAllCodeReview, AllCodeReview, "3", 1, "", 0), func(f *StopFacts) { f.Models = []string{"m1", "m2"} }),
+			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: AllCodeReview, Task: "3", Iteration: 2, Model: "m1"},
 		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var got StopDecision
 			unchanged(t, tc.f.State, func() { got = Decide(tc.f) })
-			if diff := cmp.Diff(tc.want, got, stateOpts); diff != "" {
-				t.Errorf("Decide (-want +got):\n%s", diff)
+			checkDecision(t, tc.want, got)
+		})
+	}
+}
+
+// Every decision that runs no reviewer has a reason code, and only the
+// decisions that block or run something have an action other than Allow.
+func TestDecideAlwaysGivesAReason(t *testing.T) {
+	for _, p := range Phases {
+		for _, n := range append(append([]string{""}, Phases...), CompleteTask, CompleteTaskTDD) {
+			for _, lock := range []LockState{LockUnknown, LockHeld, LockBusy} {
+				s := mkState(p, n, "1", 1, "opus", 0)
+				d := Decide(factsWith(s, func(f *StopFacts) { f.Lock = lock }))
+				if d.Reason == "" {
+					t.Errorf("%s → %s (lock %d): decision %+v has no reason", p, n, lock, d)
+				}
+				if lock != LockHeld && d.Save != nil {
+					t.Errorf("%s → %s (lock %d): saved %s without holding the review lock", p, n, lock, d.Save.Encode())
+				}
+				if lock != LockHeld && d.Action == RunReview {
+					t.Errorf("%s → %s (lock %d): review run without holding the review lock", p, n, lock)
+				}
+			}
+		}
+	}
+}
+
+// A hook killed after its reviewer wrote the review file, before the state
+// update: the next stop adopts the file as `taskie continue` would.
+func TestDecideRecoversAReviewAhead(t *testing.T) {
+	base := []string{"plan.md", "tasks.md", "task-3.md", "task-3-review-1.md", "task-3-post-review-1.md",
+		"task-3-review-2.md", "task-3-post-review-2.md"}
+	route := func(names ...string) func(*state.State) Route {
+		pf := files(append(append([]string{}, base...), names...)...)
+		return func(s *state.State) Route {
+			return Continue(pf.facts(s, tasks("done", "done", "in-progress"), nil), nil)
+		}
+	}
+	postDone := mkState(PostCodeReview, CodeReview, "3", 2, "opus", 1)
+	tests := []struct {
+		name string
+		f    StopFacts
+		want StopDecision
+	}{
+		{
+			name: "review file ahead: recorded, and the agent is told to do its post-review",
+			f: factsWith(postDone, func(f *StopFacts) {
+				f.ReviewAhead, f.Route = true, route("task-3-review-3.md")
+			}),
+			want: StopDecision{Action: Block, Reason: RRecoveredBlock, Save: mkState(CodeReview, PostCodeReview, "3", 3, "sonnet", 0),
+				Mark: &Mark{Phase: CodeReview, Task: "3", Iteration: 3}, Review: CodeReview, Task: "3", Iteration: 3, Model: "opus"},
+		},
+		{
+			name: "review file ahead within a chain of blocks: still recorded",
+			f: factsWith(postDone, func(f *StopFacts) {
+				f.ReviewAhead, f.Route, f.Active = true, route("task-3-review-3.md"), true
+				f.LastReviewBlock = &Mark{Phase: CodeReview, Task: "3", Iteration: 2}
+			}),
+			want: StopDecision{Action: Block, Reason: RRecoveredBlock, Save: mkState(CodeReview, PostCodeReview, "3", 3, "sonnet", 0),
+				Mark: &Mark{Phase: CodeReview, Task: "3", Iteration: 3}, Review: CodeReview, Task: "3", Iteration: 3, Model: "opus"},
+		},
+		{
+			name: "review and post-review ahead: recorded, and the next review runs",
+			f: factsWith(postDone, func(f *StopFacts) {
+				f.ReviewAhead, f.Route = true, route("task-3-review-3.md", "task-3-post-review-3.md")
+			}),
+			want: StopDecision{Action: RunReview, Reason: RReviewDue, Save: mkState(PostCodeReview, CodeReview, "3", 3, "sonnet", 0),
+				Review: CodeReview, Task: "3", Iteration: 4, Model: "sonnet"},
+		},
+		{
+			name: "post-review found unrecorded, then the next review file ahead: both recorded",
+			f: factsWith(mkState(CodeReview, PostCodeReview, "3", 2, "opus", 0), func(f *StopFacts) {
+				f.PostReviewExists, f.ReviewAhead, f.Route = true, true, route("task-3-review-3.md")
+			}),
+			want: StopDecision{Action: Block, Reason: RRecoveredBlock, Save: mkState(CodeReview, PostCodeReview, "3", 3, "sonnet", 0),
+				Mark: &Mark{Phase: CodeReview, Task: "3", Iteration: 3}, Review: CodeReview, Task: "3", Iteration: 3, Model: "opus"},
+		},
+		{
+			name: "plan-review file ahead",
+			f: factsWith(mkState(NewPlan, PlanReview, "", 0, "opus", 0), func(f *StopFacts) {
+				f.ReviewAhead, f.Route = true, route("plan-review-1.md")
+			}),
+			want: StopDecision{Action: Block, Reason: RRecoveredBlock, Save: mkState(PlanReview, PostPlanReview, "", 1, "sonnet", 0),
+				Mark: &Mark{Phase: PlanReview, Iteration: 1}, Review: PlanReview, Iteration: 1, Model: "opus"},
+		},
+		{
+			name: "orphan ahead (its reviewer never finished): not adopted, the review runs again",
+			f: factsWith(postDone, func(f *StopFacts) {
+				f.ReviewAhead, f.OrphanAhead, f.Route = true, true, route("task-3-review-3.md")
+			}),
+			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: CodeReview, Task: "3", Iteration: 3, Model: "opus"},
+		},
+		{
+			name: "no route to consult: the review runs",
+			f:    factsWith(postDone, func(f *StopFacts) { f.ReviewAhead = true }),
+			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: CodeReview, Task: "3", Iteration: 3, Model: "opus"},
+		},
+		{
+			name: "route without a repair: the review runs",
+			f: factsWith(postDone, func(f *StopFacts) {
+				f.ReviewAhead, f.Route = true, func(*state.State) Route { return Route{Action: EndTurn} }
+			}),
+			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: CodeReview, Task: "3", Iteration: 3, Model: "opus"},
+		},
+		{
+			name: "no review file ahead: the route is not consulted",
+			f: factsWith(postDone, func(f *StopFacts) {
+				f.Route = func(*state.State) Route { panic("Route consulted without a review file ahead") }
+			}),
+			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: CodeReview, Task: "3", Iteration: 3, Model: "opus"},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got StopDecision
+			unchanged(t, tc.f.State, func() { got = Decide(tc.f) })
+			checkDecision(t, tc.want, got)
+			if got.Save != nil && !Legal(tc.f.State.Phase, got.Save.Phase) {
+				t.Errorf("recovery saves an illegal move %s -> %s", tc.f.State.Phase, got.Save.Phase)
 			}
 		})
 	}
+}
+
+// Known defects of the crash recovery in Decide (reported, not fixed here:
+// this change touches only tests). Remove the t.Skip when stop.go is fixed.
+func TestDecideRecoveryKnownDefects(t *testing.T) {
+	t.Skip("BUG reported: recoverAhead adopts files for an illegal move and for a stale cycle (workflow/stop.go Decide/recoverAhead)")
+	// next_phase set by hand to a review that cannot follow the phase
+	// (new-plan → code-review): without a file ahead the hook refuses
+	// (RIllegalNext); with one, it must not record new-plan → code-review.
+	s := mkState(NewPlan, CodeReview, "1", 1, "opus", 0)
+	pf := files("plan.md", "tasks.md", "task-1.md", "task-1-review-2.md")
+	f := factsWith(s, func(f *StopFacts) {
+		f.ReviewAhead = true
+		f.Route = func(s *state.State) Route { return Continue(pf.facts(s, tasks("in-progress"), nil), nil) }
+	})
+	checkDecision(t, StopDecision{Reason: RIllegalNext, Review: CodeReview}, Decide(f))
+
+	// A stale cycle (a review set by hand after completion) starts fresh:
+	// recoverAhead's own StaleCycle guard says it is never recovered, but
+	// Decide hands it the already reset state, so the route is asked about
+	// iteration 1 and adopts the previous cycle's all-code-review-1.md.
+	s = mkState(Complete, AllCodeReview, "", 2, "sonnet", 2)
+	pf = files("plan.md", "tasks.md", "task-1.md", "all-code-review-1.md", "all-code-review-2.md", "all-code-review-3.md")
+	f = factsWith(s, func(f *StopFacts) {
+		f.ReviewAhead = true // all-code-review-3.md: iteration 2 + 1
+		f.Route = func(s *state.State) Route { return Continue(pf.facts(s, tasks("done"), nil), nil) }
+	})
+	checkDecision(t, StopDecision{Action: RunReview, Reason: RReviewDue, Review: AllCodeReview, Iteration: 1, Model: "opus",
+		Save: mkState(Complete, AllCodeReview, "", 0, "opus", 0)}, Decide(f))
 }
 
 // The agent wrote the post-review file but did not record it: the hook
 // records it (Save) and, since that is progress, runs the next review.
 func TestDecideAutoDetectsDonePostReview(t *testing.T) {
 	s := mkState(CodeReview, PostCodeReview, "3", 2, "opus", 1)
-	f := okFacts(s)
-	f.PostReviewExists = true
-	f.Active, f.LastReviewBlock = true, &Mark{Phase: CodeReview, Task: "3", Iteration: 2}
+	f := factsWith(s, func(f *StopFacts) {
+		f.PostReviewExists = true
+		f.Active, f.LastReviewBlock = true, &Mark{Phase: CodeReview, Task: "3", Iteration: 2}
+	})
 	var d StopDecision
 	unchanged(t, s, func() { d = Decide(f) })
-	diffState(t, "saved state", mkState(PostCodeReview, CodeReview, "3", 2, "opus", 1), d.Save)
-	want := StopDecision{Action: RunReview, Review: CodeReview, Task: "3", Iteration: 3, Model: "opus", Why: "code-review iteration 3 due", Save: d.Save}
-	if diff := cmp.Diff(want, d, stateOpts); diff != "" {
-		t.Errorf("Decide (-want +got):\n%s", diff)
-	}
+	checkDecision(t, StopDecision{Action: RunReview, Reason: RReviewDue, Review: CodeReview, Task: "3", Iteration: 3, Model: "opus",
+		Save: mkState(PostCodeReview, CodeReview, "3", 2, "opus", 1)}, d)
 
 	// The post-review file of a different review does not count.
 	other := mkState(PlanReview, PostCodeReview, "3", 2, "opus", 1)
-	f = okFacts(other)
-	f.PostReviewExists = true
+	f = factsWith(other, func(f *StopFacts) { f.PostReviewExists = true })
 	if d := Decide(f); d.Save != nil || d.Action != Allow {
 		t.Errorf("mismatched review/post-review: Decide = %+v, want allow without saving", d)
 	}
 
 	// Auto-detection then a reached limit: the detection is still saved.
 	s = with(mkState(TasksReview, PostTasksReview, "", 3, "opus", 0), func(s *state.State) { s.MaxReviews = 3 })
-	f = okFacts(s)
-	f.PostReviewExists = true
+	f = factsWith(s, func(f *StopFacts) { f.PostReviewExists = true })
 	d = Decide(f)
-	if d.Action != Allow || d.Why != "max_reviews reached" {
-		t.Errorf("Decide = %+v, want allow at the limit", d)
-	}
-	diffState(t, "saved state at the limit", with(mkState(PostTasksReview, TasksReview, "", 3, "opus", 0), func(s *state.State) { s.MaxReviews = 3 }), d.Save)
+	checkDecision(t, StopDecision{Reason: RMaxReviews, Review: TasksReview, Iteration: 3,
+		Save: with(mkState(PostTasksReview, TasksReview, "", 3, "opus", 0), func(s *state.State) { s.MaxReviews = 3 })}, d)
 }
 
 func TestDecideMaxReviewsZero(t *testing.T) {
@@ -527,22 +800,15 @@ func TestDecideMaxReviewsZero(t *testing.T) {
 			zero(mkState(CodeReview, AllCodeReview, "2", 0, "opus", 0))},
 		{"all-code-review", zero(mkState(CodeReview, AllCodeReview, "2", 0, "opus", 0)), false,
 			zero(mkState(AllCodeReview, Complete, "2", 0, "opus", 0))},
+		{"out-of-range phase_iteration does not matter when reviews are off", zero(iteration(mkState(PostPlanReview, PlanReview, "", 0, "opus", 0), -3)), false,
+			zero(iteration(mkState(PlanReview, CreateTasks, "", 0, "opus", 0), 0))},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			f := okFacts(tc.s)
-			f.PendingOther = tc.pending
+			f := factsWith(tc.s, func(f *StopFacts) { f.PendingOther = tc.pending })
 			var d StopDecision
 			unchanged(t, tc.s, func() { d = Decide(f) })
-			if d.Action != Allow || d.Why != "max_reviews is 0" {
-				t.Errorf("Decide = %+v, want allow because max_reviews is 0", d)
-			}
-			review := tc.s.Next()
-			wantMsg := "taskie: reviews are disabled (max_reviews 0); " + review + " skipped. Run /taskie:continue-plan to go on."
-			if d.Message != wantMsg {
-				t.Errorf("message = %q, want %q", d.Message, wantMsg)
-			}
-			diffState(t, "saved state", tc.want, d.Save)
+			checkDecision(t, StopDecision{Reason: RReviewsOff, Review: tc.s.Next(), Save: tc.want}, d)
 			if d.Save != nil && !Legal(tc.s.Phase, d.Save.Phase) {
 				t.Errorf("saved phase %s is not a legal move from %s", d.Save.Phase, tc.s.Phase)
 			}
@@ -555,9 +821,7 @@ func TestDecideMaxReviewsZero(t *testing.T) {
 // max_reviews 0 reaches the same advance target and must do the same.
 func TestDecideMaxReviewsZeroLastTaskStartsFreshCycle(t *testing.T) {
 	s := with(mkState(PostCodeReview, CodeReview, "2", 3, "sonnet", 1), func(s *state.State) { s.MaxReviews = 0 })
-	f := okFacts(s)
-	f.PendingOther = false
-	d := Decide(f)
+	d := Decide(factsWith(s, func(f *StopFacts) { f.PendingOther = false }))
 	want := with(mkState(CodeReview, AllCodeReview, "2", 0, "opus", 0), func(s *state.State) { s.MaxReviews = 0 })
 	diffState(t, "saved state", want, d.Save)
 }
@@ -583,10 +847,145 @@ func TestHookNeverRecordsAnIllegalMove(t *testing.T) {
 				if !Legal(p, n.Phase) {
 					bad = append(bad, fmt.Sprintf("%s with next_phase %s: %s review records phase %s", p, review, v, n.Phase))
 				}
+				rr := AfterReview(s, d, v, true, nil, true, "s")
+				if !Legal(p, rr.Save.Phase) {
+					bad = append(bad, fmt.Sprintf("%s with next_phase %s: %s review (AfterReview) records phase %s", p, review, v, rr.Save.Phase))
+				}
 			}
 		}
 	}
 	if len(bad) > 0 {
 		t.Errorf("Decide/Apply record %d illegal moves, e.g. %s", len(bad), bad[0])
+	}
+}
+
+func TestAfterReview(t *testing.T) {
+	code := func(it int, model string) StopDecision {
+		return StopDecision{Action: RunReview, Reason: RReviewDue, Review: CodeReview, Task: "3", Iteration: it, Model: model}
+	}
+	owned := func(s *state.State, id string) *state.State {
+		return with(s, func(s *state.State) { s.SessionID = id })
+	}
+	tests := []struct {
+		name      string
+		s         *state.State
+		d         StopDecision
+		verdict   string
+		pending   bool
+		autopilot bool
+		owner     string
+		want      ReviewResult
+	}{
+		{
+			name: "FAIL: not advanced, block and remember the cycle",
+			s:    mkState(PostCodeReview, CodeReview, "3", 2, "opus", 1), d: code(3, "opus"), verdict: Fail, pending: true,
+			want: ReviewResult{Save: mkState(CodeReview, PostCodeReview, "3", 3, "sonnet", 0), Outcome: Outcome{Clean: 0},
+				Block: true, Mark: &Mark{Phase: CodeReview, Task: "3", Iteration: 3}},
+		},
+		{
+			name: "first PASS: not advanced, block",
+			s:    mkState(PostCodeReview, CodeReview, "3", 2, "opus", 0), d: code(3, "opus"), verdict: Pass, pending: true,
+			want: ReviewResult{Save: mkState(CodeReview, PostCodeReview, "3", 3, "sonnet", 1), Outcome: Outcome{Clean: 1},
+				Block: true, Mark: &Mark{Phase: CodeReview, Task: "3", Iteration: 3}},
+		},
+		{
+			name: "unreadable verdict with autopilot: still a block for the post-review",
+			s:    mkState(PostPlanReview, PlanReview, "", 1, "sonnet", 1), verdict: "", autopilot: true,
+			d: StopDecision{Action: RunReview, Review: PlanReview, Iteration: 2, Model: "sonnet"},
+			want: ReviewResult{Save: mkState(PlanReview, PostPlanReview, "", 2, "opus", 0), Outcome: Outcome{Clean: 0},
+				Block: true, Mark: &Mark{Phase: PlanReview, Iteration: 2}},
+		},
+		{
+			name: "code-review passes: the task is done, allow",
+			s:    mkState(PostCodeReview, CodeReview, "3", 2, "opus", 1), d: code(3, "opus"), verdict: Pass, pending: true,
+			want: ReviewResult{Save: mkState(CodeReview, CompleteTask, "3", 3, "sonnet", 2),
+				Outcome: Outcome{Advanced: true, Target: CompleteTask, Clean: 2}, MarkDone: "3"},
+		},
+		{
+			name: "code-review passes on the last task: the task is done, all-code-review starts fresh",
+			s:    mkState(PostCodeReview, CodeReview, "3", 2, "opus", 1), d: code(3, "opus"), verdict: Pass,
+			want: ReviewResult{Save: mkState(CodeReview, AllCodeReview, "3", 0, "opus", 0),
+				Outcome: Outcome{Advanced: true, Target: AllCodeReview, Clean: 2}, MarkDone: "3"},
+		},
+		{
+			name: "code-review passes with autopilot: block to go on, no cycle mark",
+			s:    mkState(PostCodeReview, CodeReview, "3", 2, "opus", 1), d: code(3, "opus"), verdict: Pass, pending: true, autopilot: true,
+			want: ReviewResult{Save: mkState(CodeReview, CompleteTask, "3", 3, "sonnet", 2),
+				Outcome: Outcome{Advanced: true, Target: CompleteTask, Clean: 2}, MarkDone: "3", Block: true},
+		},
+		{
+			name: "plan-review passes: no task to mark done",
+			s:    mkState(PostPlanReview, PlanReview, "", 1, "sonnet", 1), verdict: Pass,
+			d:    StopDecision{Action: RunReview, Review: PlanReview, Iteration: 2, Model: "sonnet"},
+			want: ReviewResult{Save: mkState(PlanReview, CreateTasks, "", 2, "opus", 2), Outcome: Outcome{Advanced: true, Target: CreateTasks, Clean: 2}},
+		},
+		{
+			name: "all-code-review passes with a current task: no task marked done",
+			s:    mkState(PostAllCodeReview, AllCodeReview, "3", 1, "sonnet", 1), verdict: Pass,
+			d:    StopDecision{Action: RunReview, Review: AllCodeReview, Task: "3", Iteration: 2, Model: "sonnet"},
+			want: ReviewResult{Save: mkState(AllCodeReview, Complete, "3", 2, "opus", 2), Outcome: Outcome{Advanced: true, Target: Complete, Clean: 2}},
+		},
+		{
+			name: "owner set: session_id recorded",
+			s:    mkState(PostCodeReview, CodeReview, "3", 2, "opus", 1), d: code(3, "opus"), verdict: Fail, owner: "sess-B",
+			want: ReviewResult{Save: owned(mkState(CodeReview, PostCodeReview, "3", 3, "sonnet", 0), "sess-B"), Outcome: Outcome{Clean: 0},
+				Block: true, Mark: &Mark{Phase: CodeReview, Task: "3", Iteration: 3}},
+		},
+		{
+			name: "owner taking the plan over from another session",
+			s:    owned(mkState(PostCodeReview, CodeReview, "3", 2, "opus", 1), "sess-A"), d: code(3, "opus"), verdict: Pass, pending: true, owner: "sess-B",
+			want: ReviewResult{Save: owned(mkState(CodeReview, CompleteTask, "3", 3, "sonnet", 2), "sess-B"),
+				Outcome: Outcome{Advanced: true, Target: CompleteTask, Clean: 2}, MarkDone: "3"},
+		},
+		{
+			name: "no owner given: session_id kept",
+			s:    owned(mkState(PostCodeReview, CodeReview, "3", 2, "opus", 1), "sess-A"), d: code(3, "opus"), verdict: Fail,
+			want: ReviewResult{Save: owned(mkState(CodeReview, PostCodeReview, "3", 3, "sonnet", 0), "sess-A"), Outcome: Outcome{Clean: 0},
+				Block: true, Mark: &Mark{Phase: CodeReview, Task: "3", Iteration: 3}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got ReviewResult
+			unchanged(t, tc.s, func() { got = AfterReview(tc.s, tc.d, tc.verdict, tc.pending, nil, tc.autopilot, tc.owner) })
+			if diff := cmp.Diff(tc.want, got, stateOpts); diff != "" {
+				t.Errorf("AfterReview (-want +got):\n%s", diff)
+			}
+			if got.Mark != nil && *got.Mark != MarkOf(got.Save) {
+				t.Errorf("Mark %+v is not the saved cycle %+v", *got.Mark, MarkOf(got.Save))
+			}
+			if !Legal(tc.s.Phase, got.Save.Phase) {
+				t.Errorf("AfterReview records the illegal move %s -> %s", tc.s.Phase, got.Save.Phase)
+			}
+		})
+	}
+}
+
+func TestVerdictStillApplies(t *testing.T) {
+	from := mkState(PostCodeReview, CodeReview, "3", 2, "opus", 1)
+	tests := []struct {
+		name string
+		cur  *state.State
+		want bool
+	}{
+		{"nothing changed", from.Clone(), true},
+		{"max_reviews raised meanwhile", with(from, func(s *state.State) { s.MaxReviews = 12 }), true},
+		{"review_model changed meanwhile", with(from, func(s *state.State) { s.ReviewModel = "haiku" }), true},
+		{"an unknown field set meanwhile", with(from, func(s *state.State) { s.Extra["note"] = []byte(`"x"`) }), true},
+		{"session_id changed meanwhile", with(from, func(s *state.State) { s.SessionID = "other" }), true},
+		{"state.json gone", nil, false},
+		{"iteration moved", with(from, func(s *state.State) { s.PhaseIteration = state.Int(3) }), false},
+		{"iteration reset (a new cycle)", with(from, func(s *state.State) { s.PhaseIteration = state.Int(0) }), false},
+		{"phase moved", with(from, func(s *state.State) { s.Phase = ContinueTask }), false},
+		{"another task started", with(from, func(s *state.State) { s.CurrentTask = state.Str("4") }), false},
+		{"next_phase cleared (standalone)", with(from, func(s *state.State) { s.NextPhase = nil }), false},
+		{"next_phase moved to another review", with(from, func(s *state.State) { s.NextPhase = state.Str(AllCodeReview) }), false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := VerdictStillApplies(from, tc.cur); got != tc.want {
+				t.Errorf("VerdictStillApplies = %v, want %v", got, tc.want)
+			}
+		})
 	}
 }
