@@ -150,8 +150,25 @@ func TestNotARegularFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := Load(dir)
-	if err == nil || err.Error() != Path(dir)+": not a regular file" {
-		t.Errorf("Load = %v, want %s: not a regular file", err, Path(dir))
+	if err == nil || !strings.HasPrefix(err.Error(), Path(dir)+": not a regular file (a directory)") {
+		t.Errorf("Load = %v, want %s: not a regular file (a directory)", err, Path(dir))
+	}
+}
+
+// A config.json that is a symlink out of the repository is not read.
+func TestConfigSymlinkOutside(t *testing.T) {
+	isolate(t)
+	outside := filepath.Join(t.TempDir(), "evil.json")
+	if err := os.WriteFile(outside, []byte(`{"autopilot": true}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.Symlink(outside, Path(dir)); err != nil {
+		t.Skip(err)
+	}
+	c, err := Load(dir)
+	if err == nil || c.Autopilot {
+		t.Errorf("Load = %v (autopilot %v), want a refusal of the outside file", err, c.Autopilot)
 	}
 }
 

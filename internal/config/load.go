@@ -3,7 +3,6 @@ package config
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -11,6 +10,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/trust"
 )
@@ -104,17 +104,20 @@ func load(userFile, repoFile string, trusted trustedFunc) (Config, error) {
 // nil object and no error; anything but a regular file is an error (a FIFO
 // would hang the hook).
 func readObject(path string) (map[string]json.RawMessage, []byte, error) {
-	st, err := os.Stat(path)
+	// Opened through a root on its directory: never through a symlink
+	// leading elsewhere, never blocking on a FIFO, at most 1 MiB.
+	root, err := fsafe.Open(filepath.Dir(path))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil, nil
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	if !st.Mode().IsRegular() {
-		return nil, nil, fmt.Errorf("%s: not a regular file", path)
+	defer root.Close()
+	data, err := root.ReadFileLimit(filepath.Base(path), 1<<20)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
 	}
-	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, err
 	}

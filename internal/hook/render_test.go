@@ -69,7 +69,6 @@ var renderKind = map[workflow.Reason]string{
 	workflow.RUntrusted:       message,
 	workflow.RReviewRunning:   message,
 	workflow.RRecoveredBlock:  block,
-	workflow.ROrphanReview:    silent,
 	workflow.RPostOwedRemind:  block,
 	workflow.RPostOwed:        message,
 	workflow.RNotReview:       message, // with an advance target next; silent when next_phase is null

@@ -85,7 +85,7 @@ func (h *stopper) run() Result {
 	if d.Action != workflow.RunReview {
 		return render(d, v)
 	}
-	return h.review(snap, d, f.OrphanAhead, v)
+	return h.review(snap, d, f.OrphanAhead(d.Review, d.Iteration), v)
 }
 
 // facts gathers what the decision needs from the snapshot, once.
@@ -126,10 +126,9 @@ func (h *stopper) facts(snap *store.Snapshot) workflow.StopFacts {
 	if workflow.IsReview(s.Phase) {
 		f.PostReviewExists = snap.PostExists(s.Phase, task, s.Iteration())
 	}
-	if n := s.Next(); workflow.IsReview(n) && s.Iteration() >= 0 && s.Iteration() < s.MaxReviews {
-		it := s.Iteration() + 1
-		f.ReviewAhead = snap.ReviewExists(n, task, it)
-		f.OrphanAhead = f.ReviewAhead && h.orphan(n, s.Task(), it)
+	f.ReviewAhead = func(review string, n int) bool { return snap.ReviewExists(review, task, n) }
+	f.OrphanAhead = func(review string, n int) bool {
+		return snap.ReviewExists(review, task, n) && h.orphan(review, s.Task(), n)
 	}
 	return f
 }
@@ -237,6 +236,9 @@ func (h *stopper) review(snap *store.Snapshot, d workflow.StopDecision, orphan b
 		return h.internal(fmt.Errorf("%s written but not recorded: %w", relPath(h.p.Repo.Root, req.ReviewFile), err))
 	}
 	h.why = fmt.Sprintf("%s %d: %s", d.Review, d.Iteration, res.Verdict)
+	if rr.Paused {
+		return Allow(fmt.Sprintf("taskie: %s %d: %s, recorded; automation was paused while the reviewer ran, so the agent is not asked to act on it (`taskie resume%s` goes on).", d.Review, d.Iteration, res.Verdict, v.planFlag))
+	}
 	if !rr.Outcome.Advanced {
 		h.sess.LastReviewBlock = rr.Mark
 		return Result{Block: true, Reason: blockMessage(v, rr.Save, d.Model, res.Verdict, false)}

@@ -215,7 +215,14 @@ func (s *Snapshot) hasTemps() bool {
 	return false
 }
 
-func isTemp(name string) bool { return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp") }
+// isTemp matches the temp files of atomic writes, ".<name>.tmp<digits>".
+func isTemp(name string) bool {
+	i := strings.LastIndex(name, ".tmp")
+	if !strings.HasPrefix(name, ".") || i <= 1 {
+		return false
+	}
+	return strings.Trim(name[i+4:], "0123456789") == ""
+}
 
 // Commit applies c if the plan is still at version v.
 func (f *Files) Commit(id string, v Version, c Change) (*Snapshot, error) {

@@ -81,6 +81,7 @@ func (s *Snapshot) PostExists(review string, task, n int) bool {
 }
 
 func (s *Snapshot) has(kind plan.FileKind, review string, task, n int) bool {
+	task = seriesTask(review, task)
 	for _, fn := range s.files {
 		if fn.Kind == kind && fn.Base == BaseOf(review) && fn.Task == task && fn.N == n {
 			return true
@@ -91,6 +92,7 @@ func (s *Snapshot) has(kind plan.FileKind, review string, task, n int) bool {
 
 // Latest returns the highest review iteration on disk for a series.
 func (s *Snapshot) Latest(review string, task int) int {
+	task = seriesTask(review, task)
 	best := 0
 	for _, fn := range s.files {
 		if fn.Kind == plan.KindReview && fn.Base == BaseOf(review) && fn.Task == task && fn.N > best {
@@ -98,6 +100,15 @@ func (s *Snapshot) Latest(review string, task int) int {
 		}
 	}
 	return best
+}
+
+// seriesTask is the task a review series belongs to: only code reviews
+// are per task; the files of the other reviews carry none.
+func seriesTask(review string, task int) int {
+	if review != workflow.CodeReview {
+		return 0
+	}
+	return task
 }
 
 // BaseOf maps a review phase to the file base plan.ParseFileName reports.

@@ -68,3 +68,6 @@ func factsWith(s *state.State, fn func(*StopFacts)) StopFacts {
 	fn(&f)
 	return f
 }
+
+// yes is a ReviewAhead/OrphanAhead that finds every file.
+func yes(string, int) bool { return true }

@@ -59,11 +59,12 @@ type StopFacts struct {
 	// Route is `taskie continue`'s view of the plan, for crash recovery: a
 	// review file of the due iteration on disk without its state update.
 	Route func(*state.State) Route
-	// ReviewAhead: the review file of the due iteration already exists.
-	ReviewAhead bool
-	// OrphanAhead: that file was left by a reviewer whose hook died (its
-	// review started and never finished): never adopt it.
-	OrphanAhead bool
+	// ReviewAhead reports whether the review file of iteration n of a
+	// review already exists; nil = none does.
+	ReviewAhead func(review string, n int) bool
+	// OrphanAhead reports that such a file was left by a reviewer whose
+	// hook died (its review started and never finished): never adopt it.
+	OrphanAhead func(review string, n int) bool
 
 	TaskFileExists bool // task-{current_task}.md exists
 	AnyTaskFile    bool // a task file named in tasks.md exists
@@ -107,7 +108,6 @@ const (
 	RUntrusted       Reason = "config-untrusted"
 	RReviewRunning   Reason = "review-running"
 	RRecoveredBlock  Reason = "recovered-review-block"
-	ROrphanReview    Reason = "orphan-review"
 	RPostOwedRemind  Reason = "post-review-owed-remind"
 	RPostOwed        Reason = "post-review-owed"
 	RNotReview       Reason = "next-not-review"
@@ -141,8 +141,6 @@ type StopDecision struct {
 	Review, Task string
 	Iteration    int
 	Model        string
-	// Verdict of a recovered review (its block message says so).
-	Verdict string
 }
 
 // Decide returns the Stop hook's decision for one plan (SPEC §5 steps 1,
@@ -192,8 +190,7 @@ func Decide(f StopFacts) StopDecision {
 		save = s.Clone()
 		ResetCycle(save, f.Models)
 		s, why = save, "review due with another cycle's counters: fresh cycle"
-	}
-	if d, done := recoverAhead(f, s); done {
+	} else if d, done := recoverAhead(f, s); done {
 		return d
 	} else if d.Save != nil {
 		save, s, why = d.Save, d.Save, d.SaveReason
@@ -212,10 +209,11 @@ func Decide(f StopFacts) StopDecision {
 // does. done means the decision is final.
 func recoverAhead(f StopFacts, s *state.State) (StopDecision, bool) {
 	review := s.Next()
-	if !IsReview(review) || StaleCycle(s) || !f.ReviewAhead {
+	n := s.Iteration() + 1
+	if !IsReview(review) || !Legal(s.Phase, review) || s.Iteration() < 0 || n > s.MaxReviews || f.ReviewAhead == nil || !f.ReviewAhead(review, n) {
 		return StopDecision{}, false
 	}
-	if f.OrphanAhead {
+	if f.OrphanAhead != nil && f.OrphanAhead(review, n) {
 		return StopDecision{}, false // the shell sets the orphan aside before the review runs
 	}
 	if f.Route == nil {
@@ -388,6 +386,9 @@ type ReviewResult struct {
 	Block bool
 	// Mark is the review cycle to remember as this session's last block.
 	Mark *Mark
+	// Paused: automation was paused while the reviewer ran; the verdict
+	// is recorded but the agent is not blocked.
+	Paused bool
 }
 
 // AfterReview decides what a finished review does (SPEC §5 steps 13–14).
@@ -398,6 +399,13 @@ func AfterReview(s *state.State, d StopDecision, verdict string, pendingOther bo
 		next.SessionID = owner
 	}
 	r := ReviewResult{Save: next, Outcome: out}
+	if !s.IsEnabled() {
+		r.Paused = true
+		if out.Advanced && d.Review == CodeReview {
+			r.MarkDone = d.Task
+		}
+		return r
+	}
 	if !out.Advanced {
 		m := MarkOf(next)
 		r.Block, r.Mark = true, &m
