@@ -1,0 +1,41 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestSummary(t *testing.T) {
+	in := strings.Join([]string{
+		`{"Action":"run","Package":"p/a","Test":"TestOK"}`,
+		`{"Action":"pass","Package":"p/a","Test":"TestOK"}`,
+		`{"Action":"run","Package":"p/a","Test":"TestSkip"}`,
+		`{"Action":"output","Package":"p/a","Test":"TestSkip","Output":"=== RUN   TestSkip\n"}`,
+		`{"Action":"output","Package":"p/a","Test":"TestSkip","Output":"    x_test.go:12: claude is not on PATH (install it with e2e/install-claude.sh)\n"}`,
+		`{"Action":"output","Package":"p/a","Test":"TestSkip","Output":"--- SKIP: TestSkip (0.00s)\n"}`,
+		`{"Action":"skip","Package":"p/a","Test":"TestSkip"}`,
+		`{"Action":"pass","Package":"p/a","Elapsed":1.5}`,
+		`{"Action":"output","Package":"p/b","Test":"TestBad","Output":"    b_test.go:3: boom\n"}`,
+		`{"Action":"fail","Package":"p/b","Test":"TestBad"}`,
+		`{"Action":"fail","Package":"p/b","Elapsed":0.2}`,
+		`# some build error`,
+	}, "\n")
+	var out bytes.Buffer
+	s := &summary{out: &out, output: map[key][]string{}}
+	if s.read(strings.NewReader(in)) {
+		t.Error("read = true, want false: a test failed")
+	}
+	for _, want := range []string{
+		"ok      p/a\t1.5s",
+		"--- FAIL: p/b TestBad\n    b_test.go:3: boom",
+		"FAIL    p/b",
+		"SKIP p/a TestSkip: claude is not on PATH (install it with e2e/install-claude.sh)",
+		"# some build error",
+		"1 passed, 1 failed, 1 skipped",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}
