@@ -1,0 +1,163 @@
+package lifecycle
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/taskie-dev/taskie/internal/domain"
+)
+
+// Kind is an effect's event kind, as written in events.jsonl's "event".
+type Kind string
+
+// Effect kinds. Every kind but FAILURE changes the task's state; each change
+// is exactly one effect.
+const (
+	// KindCreated starts a task in pending.
+	KindCreated Kind = "TASK_CREATED"
+	// KindTransition is a move made with Move along a forward or failure row.
+	KindTransition Kind = "STATE_TRANSITION"
+	// KindFailure counts one failure in From (= To); the state does not change.
+	KindFailure Kind = "FAILURE"
+	// KindCTO enters cto_intervention, automatically (no Action) or by an
+	// explicit Escalate (Action escalate).
+	KindCTO Kind = "CTO_INTERVENTION"
+	// KindEscalated enters human_escalation, automatically or by Escalate.
+	KindEscalated Kind = "ESCALATED"
+	// KindRecovery is a recovery action's move; Meta.Action names it.
+	KindRecovery Kind = "RECOVERY"
+)
+
+// Kinds returns every effect kind.
+func Kinds() []Kind {
+	return []Kind{KindCreated, KindTransition, KindFailure, KindCTO, KindEscalated, KindRecovery}
+}
+
+// ParseKind reads an effect kind; other event kinds of the log are errors.
+func ParseKind(s string) (Kind, error) {
+	for _, k := range Kinds() {
+		if string(k) == s {
+			return k, nil
+		}
+	}
+	return "", fmt.Errorf("%q is not a lifecycle event; lifecycle events are %s", s, join(Kinds()))
+}
+
+// Moves reports whether effects of kind k change the task's state.
+func (k Kind) Moves() bool { return k != KindFailure && k != KindCreated }
+
+// Action is something an actor does to a task; Allowed says who may.
+type Action string
+
+// Actions.
+const (
+	ActMove        Action = "move"
+	ActFail        Action = "fail"
+	ActRetry       Action = "retry"
+	ActGuidedRetry Action = "guided_retry"
+	ActRollback    Action = "rollback"
+	ActSkip        Action = "skip"
+	ActAbandon     Action = "abandon"
+	ActResolve     Action = "resolve"
+	ActEscalate    Action = "escalate"
+)
+
+// Meta is what an effect records beyond its move. Zero fields are absent.
+type Meta struct {
+	// Action names the recovery action of a RECOVERY effect, and is
+	// escalate on an explicit CTO_INTERVENTION or ESCALATED.
+	Action Action
+	// Note is a guided retry's guidance.
+	Note string
+	// Failures is From's failure count after a FAILURE.
+	Failures int
+	// CTOAttempts is the task's CTO attempts after a RECOVERY that left
+	// cto_intervention.
+	CTOAttempts int
+}
+
+// Map returns m as the "meta" object of an event, without zero fields.
+func (m Meta) Map() map[string]any {
+	out := map[string]any{}
+	if m.Action != "" {
+		out["action"] = string(m.Action)
+	}
+	if m.Note != "" {
+		out["note"] = m.Note
+	}
+	if m.Failures != 0 {
+		out["failures"] = m.Failures
+	}
+	if m.CTOAttempts != 0 {
+		out["cto_attempts"] = m.CTOAttempts
+	}
+	return out
+}
+
+// MetaFromMap reads an event's "meta" object back; numbers may be any Go
+// number type or float64, as JSON decoding gives them.
+func MetaFromMap(in map[string]any) (Meta, error) {
+	var m Meta
+	var err error
+	if v, ok := in["action"]; ok {
+		s, isStr := v.(string)
+		if !isStr {
+			return m, fmt.Errorf("meta.action: %v is not a string", v)
+		}
+		m.Action = Action(s)
+	}
+	if v, ok := in["note"]; ok {
+		s, isStr := v.(string)
+		if !isStr {
+			return m, fmt.Errorf("meta.note: %v is not a string", v)
+		}
+		m.Note = s
+	}
+	if m.Failures, err = metaInt(in, "failures"); err != nil {
+		return m, err
+	}
+	m.CTOAttempts, err = metaInt(in, "cto_attempts")
+	return m, err
+}
+
+// metaInt reads a whole number from a meta object; absent is 0.
+func metaInt(in map[string]any, key string) (int, error) {
+	switch v := in[key].(type) {
+	case nil:
+		return 0, nil
+	case int:
+		return v, nil
+	case int64:
+		return int(v), nil
+	case float64:
+		if v == float64(int(v)) {
+			return int(v), nil
+		}
+	}
+	return 0, fmt.Errorf("meta.%s: %v is not a whole number", key, in[key])
+}
+
+// Effect is one change to one task, to be appended to the event log. Fold
+// applies it back.
+type Effect struct {
+	Task   domain.TaskID
+	Kind   Kind
+	At     time.Time
+	From   State
+	To     State
+	Actor  Actor
+	Reason string
+	Meta   Meta
+}
+
+// String renders e for logs and test failures.
+func (e Effect) String() string {
+	s := fmt.Sprintf("task %s %s %s → %s by %s", e.Task, e.Kind, e.From, e.To, e.Actor)
+	if e.Meta.Action != "" {
+		s += " (" + string(e.Meta.Action) + ")"
+	}
+	if e.Reason != "" {
+		s += ": " + e.Reason
+	}
+	return s
+}
