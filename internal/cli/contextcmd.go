@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskie-dev/taskie/internal/continuity"
+	"github.com/taskie-dev/taskie/internal/domain"
 )
 
 type contextOpts struct{ asJSON, size bool }
@@ -45,7 +46,7 @@ func runContext(s *Streams, g *globals, arg string, o *contextOpts) error {
 	if err != nil {
 		return err
 	}
-	task := ""
+	var task domain.TaskID // 0: the plan's current task
 	if arg != "" {
 		if task, err = p.TaskID(arg); err != nil {
 			return usageErr(err, "")

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -26,7 +26,7 @@ type continueView struct {
 // postReviewFiles names the files of the post-review a route asks for,
 // relative to the project root.
 func postReviewFiles(p *project.Plan, v *continueView) {
-	review := workflow.ReviewOf(v.Action)
+	review := workflow.ReviewOf(domain.Phase(v.Action))
 	if review == "" {
 		return
 	}
@@ -34,10 +34,10 @@ func postReviewFiles(p *project.Plan, v *continueView) {
 	if err != nil || st.Iteration() == 0 {
 		return
 	}
-	task, _ := strconv.Atoi(st.Task())
+	task := int(st.Task())
 	rel := func(name string) string { return filepath.ToSlash(filepath.Join(".taskie", "plans", p.ID, name)) }
-	v.ReviewFile = rel(plan.ReviewFile(review, task, st.Iteration()))
-	v.PostFile = rel(plan.PostReviewFile(review, task, st.Iteration()))
+	v.ReviewFile = rel(plan.ReviewFile(string(review), task, st.Iteration()))
+	v.PostFile = rel(plan.PostReviewFile(string(review), task, st.Iteration()))
 }
 
 func newContinueCmd(s *Streams, g *globals) *cobra.Command {

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,7 +20,10 @@ func newDoctorCmd(s *Streams, g *globals) *cobra.Command {
 		Long: `Check that taskie can work here: this binary is the taskie on PATH, the
 Claude Code plugin or a taskie Stop hook is registered, the reviewer CLI is on
 PATH and logged in, CLAUDE_CODE_STOP_HOOK_BLOCK_CAP allows a review cycle, the
-config is valid and the plans validate. Each problem comes with the command
+config is valid and the plans validate. For Codex also: taskie's hooks are
+trusted in config.toml with the hash Codex computes (Codex skips an untrusted
+hook silently), and a login shell finds taskie (Codex runs hooks and commands
+with -lc). Each problem comes with the command
 that fixes it. Exit 1 when a problem is found.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(*cobra.Command, []string) error {
@@ -29,7 +34,7 @@ that fixes it. Exit 1 when a problem is found.`,
 			exe, _ := os.Executable()
 			home, _ := os.UserHomeDir()
 			checks := doctor.Run(doctor.Env{Version: version(), Exe: exe, Home: home, Cwd: cwd,
-				Getenv: os.Getenv, LookPath: exec.LookPath})
+				Getenv: os.Getenv, LookPath: exec.LookPath, LoginShell: loginShell})
 			if asJSON {
 				if err := writeJSON(s.Out, checks); err != nil {
 					return err
@@ -55,4 +60,14 @@ that fixes it. Exit 1 when a problem is found.`,
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return c
+}
+
+// loginShell asks a login shell where taskie is, as Codex would find it.
+func loginShell(shell string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, shell, "-lc", "command -v taskie")
+	cmd.Env = append(os.Environ(), "TASKIE_HOOK_SKIP=1")
+	out, err := cmd.Output()
+	return string(out), err
 }

@@ -2,10 +2,10 @@ package cli
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -13,7 +13,7 @@ import (
 )
 
 func newDoneCmd(s *Streams, g *globals) *cobra.Command {
-	var task string
+	var taskArg string
 	var auto bool
 	c := &cobra.Command{
 		Use:   "done <phase>",
@@ -29,16 +29,17 @@ Illegal moves are refused with the list of legal ones (see taskie diagram).`,
 			if err != nil {
 				return err
 			}
-			phase := args[0]
-			if task != "" {
-				if task, err = p.TaskID(task); err != nil {
+			phase := domain.Phase(args[0])
+			var task domain.TaskID
+			if taskArg != "" {
+				if task, err = p.TaskID(taskArg); err != nil {
 					return usageErr(err, "")
 				}
 			}
 			models := p.Models()
-			_, st, err := change(p, phase+" done", true, func(cur *state.State) (*state.State, error) {
-				if task != "" {
-					if cur, err = workflow.Set(cur, "current_task", task); err != nil {
+			_, st, err := change(p, string(phase)+" done", true, func(cur *state.State) (*state.State, error) {
+				if task != 0 {
+					if cur, err = workflow.Set(cur, "current_task", task.String()); err != nil {
 						return nil, usageErr(err, "")
 					}
 				}
@@ -58,24 +59,24 @@ Illegal moves are refused with the list of legal ones (see taskie diagram).`,
 			return nil
 		},
 	}
-	c.Flags().StringVar(&task, "task", "", "the task the phase belongs to (sets current_task)")
+	c.Flags().StringVar(&taskArg, "task", "", "the task the phase belongs to (sets current_task)")
 	c.Flags().BoolVar(&auto, "auto", false, "automated mode: set next_phase even if it was null")
 	return c
 }
 
 // postReviewWritten refuses to record a post-review whose file is missing:
 // the next review would otherwise lose what the agent changed.
-func postReviewWritten(p *project.Plan, s *state.State, phase string) error {
+func postReviewWritten(p *project.Plan, s *state.State, phase domain.Phase) error {
 	review := workflow.ReviewOf(phase)
 	if review == "" || s.Iteration() == 0 {
 		return nil
 	}
-	task, _ := strconv.Atoi(s.Task())
-	if plan.PostReviewFileExists(p.Dir, review, task, s.Iteration()) {
+	rv, task := string(review), int(s.Task())
+	if plan.PostReviewFileExists(p.Dir, rv, task, s.Iteration()) {
 		return nil
 	}
-	name := plan.PostReviewFile(review, task, s.Iteration())
+	name := plan.PostReviewFile(rv, task, s.Iteration())
 	return usageErr(fmt.Errorf("%s: %s is missing", phase, p.Path(name)),
 		fmt.Sprintf("write %s (what you changed for each finding of %s) first, then run `taskie done %s` again",
-			name, plan.ReviewFile(review, task, s.Iteration()), phase))
+			name, plan.ReviewFile(rv, task, s.Iteration()), phase))
 }

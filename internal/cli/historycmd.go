@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/history"
 	"github.com/taskie-dev/taskie/internal/project"
@@ -31,7 +32,7 @@ An unreadable line (a torn write) is skipped with a warning.`,
 			if err != nil {
 				return err
 			}
-			task := ""
+			var task domain.TaskID // 0: every task
 			if len(args) == 1 {
 				if task, err = p.TaskID(args[0]); err != nil {
 					return usageErr(err, "")
@@ -60,14 +61,14 @@ type eventWriter interface {
 	end() error
 }
 
-// streamEvents reads the plan's events (of one task when task is not "")
+// streamEvents reads the plan's events (of one task when task is not 0)
 // and hands them to w as they are read; torn lines are warnings.
-func streamEvents(s *Streams, p *project.Plan, task string, w eventWriter) error {
+func streamEvents(s *Streams, p *project.Plan, task domain.TaskID, w eventWriter) error {
 	out := bufio.NewWriter(s.Out)
 	w.start(out)
 	var werr error
 	err := p.Store.Scan(p.ID, func(e events.Event) {
-		if werr == nil && (task == "" || e.Task == task) {
+		if werr == nil && (task == 0 || e.Task == task.String()) {
 			werr = w.write(e)
 		}
 	}, func(msg string) { fmt.Fprintf(s.Err, "taskie: warning: %s\n", msg) })

@@ -18,7 +18,7 @@ var Assets fs.FS
 
 func newInstallCmd(s *Streams, g *globals, remove bool) *cobra.Command {
 	var scope string
-	var asJSON bool
+	var asJSON, noTrust bool
 	use, short := "install", "Install taskie into Claude Code or Codex (idempotent)"
 	if remove {
 		use, short = "uninstall", "Remove what taskie install added, and nothing else"
@@ -31,9 +31,14 @@ func newInstallCmd(s *Streams, g *globals, remove bool) *cobra.Command {
 claude: writes the plugin (commands, action prompts, ground rules, hooks) to a
 local marketplace (~/.taskie/claude-marketplace, or .taskie/claude-marketplace
 with --scope project) and enables it in .claude/settings.json as taskie@taskie.
-codex: writes the prompts to $CODEX_HOME/prompts/taskie-*.md and adds the Stop
-hook to hooks.json ($CODEX_HOME, or .codex/ with --scope project).
-Every other setting and hook is kept; running it again changes nothing.`,
+codex: writes one skill per action to $CODEX_HOME/skills/taskie-<action>/
+(in Codex: $taskie-new-plan, $taskie-continue-plan, …), adds the Stop and
+SessionStart hooks to hooks.json ($CODEX_HOME, or .codex/ with --scope
+project), and trusts those two hooks in $CODEX_HOME/config.toml: Codex skips
+an untrusted hook without a word. --no-trust leaves the trust to you (taskie
+prints the lines; Codex's /hooks can trust them too).
+Every other setting and hook is kept; running it again changes nothing.
+See docs/codex.md.`,
 		Args:      exactArgs(1, "claude or codex"),
 		ValidArgs: []string{"claude", "codex"},
 		RunE: func(_ *cobra.Command, args []string) error {
@@ -41,7 +46,7 @@ Every other setting and hook is kept; running it again changes nothing.`,
 			if err != nil {
 				return err
 			}
-			changes, err := runInstall(args[0], t, remove)
+			changes, err := runInstall(args[0], t, remove, install.CodexOptions{NoTrust: noTrust})
 			if err != nil {
 				return err
 			}
@@ -61,12 +66,32 @@ Every other setting and hook is kept; running it again changes nothing.`,
 			if n := countChanged(changes); n == 0 {
 				fmt.Fprintf(s.Err, "taskie %s %s: nothing to change\n", use, args[0])
 			}
+			if args[0] == "codex" && !remove {
+				codexNotes(s, t, noTrust)
+			}
 			return nil
 		},
 	}
 	c.Flags().StringVar(&scope, "scope", install.ScopeUser, "user or project")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the changes as JSON")
+	if !remove {
+		c.Flags().BoolVar(&noTrust, "no-trust", false, "codex: do not write the hook trust entries to config.toml")
+	}
 	return c
+}
+
+// codexNotes tells the user what Codex needs beyond the files: the trust
+// of the hooks (when --no-trust left it to them) and taskie on the login
+// shell's PATH.
+func codexNotes(s *Streams, t install.Target, noTrust bool) {
+	if noTrust {
+		lines, err := install.CodexTrustLines(t)
+		if err == nil && lines != "" {
+			fmt.Fprintf(s.Err, "taskie: the hooks are not trusted yet, and Codex skips an untrusted hook silently.\n"+
+				"Trust them in Codex (/hooks), or add these lines to %s:\n\n%s\n", t.CodexConfig(), lines)
+		}
+	}
+	fmt.Fprintln(s.Err, "taskie: Codex runs hooks and commands in a login shell: `taskie doctor` checks that it finds taskie there.")
 }
 
 // claudeRunner runs the claude CLI when it is installed, outside any
@@ -112,7 +137,7 @@ func installTarget(g *globals, scope string) (install.Target, error) {
 	return install.Target{Scope: scope, Home: home, Root: root, CodexHome: os.Getenv("CODEX_HOME")}, nil
 }
 
-func runInstall(agent string, t install.Target, remove bool) ([]install.Change, error) {
+func runInstall(agent string, t install.Target, remove bool, opt install.CodexOptions) ([]install.Change, error) {
 	switch {
 	case agent == "claude" && !remove:
 		cs, err := install.Claude(t, Assets)
@@ -126,7 +151,7 @@ func runInstall(agent string, t install.Target, remove bool) ([]install.Change, 
 		more, err := install.UninstallClaude(t)
 		return append(cs, more...), err
 	case agent == "codex" && !remove:
-		return install.Codex(t, Assets)
+		return install.Codex(t, Assets, opt)
 	case agent == "codex":
 		return install.UninstallCodex(t)
 	}

@@ -38,7 +38,7 @@ skipped with a warning.`,
 					return logEntry{TS: history.TS(e), Event: e.Event, Task: e.Task, Message: history.Message(e)}
 				}}
 			}
-			return streamEvents(s, p, "", w)
+			return streamEvents(s, p, 0, w)
 		},
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print a JSON array of {ts, event, task, message}")

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskie-dev/taskie/internal/config"
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
@@ -86,7 +87,7 @@ func runPlanNew(s *Streams, g *globals, id string, o *planNewOpts) error {
 		n := state.New()
 		n.TDD, n.MaxReviews, n.ReviewModel = o.tdd, cfg.MaxReviews, workflow.FirstModel(cfg.Models)
 		if o.auto {
-			n.NextPhase = state.Str(workflow.PlanReview)
+			n.NextPhase = state.Opt(domain.PlanReview)
 			n.PhaseIteration = state.Int(0)
 		}
 		return store.Change{State: n, Files: map[string][]byte{"plan.md": []byte("# Plan: " + id + "\n\n")},
@@ -100,11 +101,11 @@ func runPlanNew(s *Streams, g *globals, id string, o *planNewOpts) error {
 	return nil
 }
 
-func orNull(s string) string {
+func orNull[T ~string](s T) string {
 	if s == "" {
 		return "null"
 	}
-	return s
+	return string(s)
 }
 
 func newPlanListCmd(s *Streams, g *globals) *cobra.Command {
@@ -123,9 +124,9 @@ func newPlanListCmd(s *Streams, g *globals) *cobra.Command {
 				return err
 			}
 			type row struct {
-				ID    string  `json:"id"`
-				Phase string  `json:"phase"`
-				Next  *string `json:"next_phase"`
+				ID    string        `json:"id"`
+				Phase domain.Phase  `json:"phase"`
+				Next  *domain.Phase `json:"next_phase"`
 			}
 			rows := []row{}
 			for _, id := range ids {
@@ -145,7 +146,7 @@ func newPlanListCmd(s *Streams, g *globals) *cobra.Command {
 			for _, rw := range rows {
 				next := "null"
 				if rw.Next != nil {
-					next = *rw.Next
+					next = string(*rw.Next)
 				}
 				fmt.Fprintf(s.Out, "%s\t%s\t%s\n", rw.ID, rw.Phase, next)
 			}

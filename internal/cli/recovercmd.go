@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/history"
 	"github.com/taskie-dev/taskie/internal/project"
@@ -102,7 +103,7 @@ func runRecover(s *Streams, p *project.Plan, write, force bool) error {
 }
 
 // replay folds the plan's event log into the state it implies.
-func replay(p *project.Plan, maxReviews int, models []string, warn func(string)) (history.Result, error) {
+func replay(p *project.Plan, maxReviews int, models []domain.Model, warn func(string)) (history.Result, error) {
 	r := history.NewReplayer(history.Defaults{MaxReviews: &maxReviews, Models: models})
 	err := p.Store.Scan(p.ID, r.Apply, warn)
 	return r.Result(), err

@@ -88,4 +88,3 @@ func lastHookProblem(p *project.Plan) *hookDecisionView {
 	}
 	return nil
 }
-

@@ -27,9 +27,11 @@ func newSetCmd(s *Streams, g *globals) *cobra.Command {
 			}
 			field, value := args[0], args[1]
 			if field == "current_task" && value != "null" && value != "" {
-				if value, err = p.TaskID(value); err != nil {
+				id, err := p.TaskID(value)
+				if err != nil {
 					return usageErr(err, "")
 				}
+				value = id.String() // canonical: " 3 " is recorded as 3
 			}
 			_, _, err = changeWith(p, "set "+field, true, func(_ *store.Snapshot, cur *state.State) (store.Change, error) {
 				n, err := workflow.Set(cur, field, value)

@@ -2,10 +2,10 @@ package cli
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
@@ -33,15 +33,14 @@ automated stays automated; use ` + "`taskie set next_phase null`" + ` to go stan
 				return usageErr(err, "")
 			}
 			models := p.Models()
-			id, _ := strconv.Atoi(task)
-			_, st, err := changeWith(p, "task "+task+" started", true, func(_ *store.Snapshot, cur *state.State) (store.Change, error) {
+			_, st, err := changeWith(p, "task "+task.String()+" started", true, func(_ *store.Snapshot, cur *state.State) (store.Change, error) {
 				// An automated plan stays automated: starting a task never
 				// silently switches the review loop off.
 				n, err := workflow.Start(cur, task, auto || cur.Next() != "", models)
 				if err != nil {
 					return store.Change{}, usageErr(err, "")
 				}
-				return store.Change{State: n, Statuses: map[int]string{id: plan.StatusInProgress}}, nil
+				return store.Change{State: n, Statuses: map[domain.TaskID]string{task: plan.StatusInProgress}}, nil
 			})
 			if err != nil {
 				return err

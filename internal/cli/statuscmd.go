@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -20,12 +20,12 @@ type statusView struct {
 	Plan        string         `json:"plan"`
 	HasState    bool           `json:"has_state"`
 	Stage       string         `json:"stage"`
-	Phase       string         `json:"phase"`
-	NextPhase   *string        `json:"next_phase"`
+	Phase       string         `json:"phase"` // a phase, or "(no state.json)"
+	NextPhase   *domain.Phase  `json:"next_phase"`
 	Mode        string         `json:"mode"`
 	Paused      bool           `json:"paused"`
 	TDD         bool           `json:"tdd"`
-	CurrentTask *string        `json:"current_task"`
+	CurrentTask *string        `json:"current_task"` // as state.json writes it
 	TaskTitle   string         `json:"task_title,omitempty"`
 	Review      *reviewView    `json:"review,omitempty"`
 	Tasks       taskCounts     `json:"tasks"`
@@ -37,12 +37,12 @@ type statusView struct {
 }
 
 type reviewView struct {
-	Review     string `json:"review"`
-	Iteration  int    `json:"iteration"`
-	MaxReviews int    `json:"max_reviews"`
-	NextModel  string `json:"next_model"`
-	Clean      int    `json:"consecutive_clean"`
-	Needed     int    `json:"clean_needed"`
+	Review     domain.Phase `json:"review"`
+	Iteration  int          `json:"iteration"`
+	MaxReviews int          `json:"max_reviews"`
+	NextModel  domain.Model `json:"next_model"`
+	Clean      int          `json:"consecutive_clean"`
+	Needed     int          `json:"clean_needed"`
 }
 
 type taskCounts struct {
@@ -110,31 +110,33 @@ func buildStatus(p *project.Plan) (*statusView, error) {
 		return nil, stateErr(p, err)
 	}
 	v.HasState = true
-	v.Stage, v.Phase, v.NextPhase, v.CurrentTask = workflow.Stage(st.Phase), st.Phase, st.NextPhase, st.CurrentTask
+	v.Stage, v.Phase, v.NextPhase = workflow.Stage(st.Phase), string(st.Phase), st.NextPhase
+	if st.CurrentTask != nil {
+		t := st.CurrentTask.String()
+		v.CurrentTask = &t
+	}
 	v.Paused, v.TDD, v.Mode = !st.IsEnabled(), st.TDD, "standalone"
 	if st.Next() != "" {
 		v.Mode = "automated"
 	}
-	if st.Phase == workflow.Complete {
+	if st.Phase == domain.Complete {
 		v.Mode = "done"
 	}
-	if ts != nil && st.Task() != "" {
-		if id, err := strconv.Atoi(st.Task()); err == nil {
-			if t, ok := ts.Find(id); ok {
-				v.TaskTitle = t.Title()
-			}
+	if ts != nil && st.Task() != 0 {
+		if t, ok := ts.Find(int(st.Task())); ok {
+			v.TaskTitle = t.Title()
 		}
 	}
 	if r := cycleReview(st); r != "" {
 		v.Review = &reviewView{Review: r, Iteration: st.Iteration(), MaxReviews: st.MaxReviews,
-			NextModel: st.ReviewModel, Clean: st.ConsecutiveClean, Needed: workflow.CleanToPass}
+			NextModel: st.ReviewModel, Clean: st.ConsecutiveClean, Needed: domain.CleanToPass}
 	}
 	return v, nil
 }
 
 // cycleReview names the review cycle a state is in, "" when none.
-func cycleReview(st *state.State) string {
-	for _, p := range []string{st.Next(), st.Phase} {
+func cycleReview(st *state.State) domain.Phase {
+	for _, p := range []domain.Phase{st.Next(), st.Phase} {
 		if workflow.IsReview(p) {
 			return p
 		}
@@ -167,7 +169,7 @@ func printStatus(w io.Writer, v *statusView, tty bool) {
 	fmt.Fprintf(w, "stage:   %s\n", v.Stage)
 	next := "null"
 	if v.NextPhase != nil {
-		next = *v.NextPhase
+		next = string(*v.NextPhase)
 	}
 	mode := v.Mode
 	if v.Paused {

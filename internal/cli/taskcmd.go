@@ -13,6 +13,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/taskie-dev/taskie/internal/continuity"
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
@@ -38,14 +39,14 @@ that the tasks depending on it receive. ` + "`taskie context`" + ` shows it all.
 }
 
 // openTask opens the plan and checks a user-given task id.
-func (g *globals) openTask(arg string) (*project.Plan, string, error) {
+func (g *globals) openTask(arg string) (*project.Plan, domain.TaskID, error) {
 	p, err := g.openPlan("")
 	if err != nil {
-		return nil, "", err
+		return nil, 0, err
 	}
 	task, err := p.TaskID(arg)
 	if err != nil {
-		return nil, "", usageErr(err, "")
+		return nil, 0, usageErr(err, "")
 	}
 	return p, task, nil
 }
@@ -141,7 +142,7 @@ func runTaskCheck(s *Streams, g *globals, arg, narg string, done bool) error {
 }
 
 // criteriaHint lists a task's criteria for an error's hint line.
-func criteriaHint(p *project.Plan, task string) string {
+func criteriaHint(p *project.Plan, task domain.TaskID) string {
 	cs, _, err := continuity.Criteria(p, task)
 	switch {
 	case err != nil:
@@ -219,8 +220,8 @@ func readInput(s *Streams, file string) ([]byte, error) {
 
 type criteriaView struct {
 	Plan     string                 `json:"plan"`
-	Task     string                 `json:"task"`
-	Section  bool                   `json:"section"` // false: counted among all checkboxes of the file
+	Task     domain.TaskID          `json:"task,string"` // written "3"
+	Section  bool                   `json:"section"`     // false: counted among all checkboxes of the file
 	Criteria []continuity.Criterion `json:"criteria"`
 }
 
@@ -273,10 +274,9 @@ this is for standalone work and for cancelling or postponing tasks.`,
 			if !plan.KnownStatus(status) {
 				return usageErr(fmt.Errorf("unknown status %q", args[1]), "statuses: pending, in-progress, done, cancelled, postponed, blocked")
 			}
-			id, _ := strconv.Atoi(task)
 			err = p.Update(func(*store.Snapshot) (store.Change, error) {
 				return store.Change{Actor: "cli", Reason: "task status", Kind: events.TaskStatus, Task: task,
-					Statuses: map[int]string{id: status}}, nil
+					Statuses: map[domain.TaskID]string{task: status}}, nil
 			})
 			if err != nil {
 				return err

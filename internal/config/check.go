@@ -115,12 +115,13 @@ func atLeast(k string, v, least int) []string {
 
 // checkModels checks a rotation: entries are models ("opus"), models with
 // their reviewer ("codex:gpt-5.5") or commands ("cmd:my-reviewer --strict").
-func checkModels(models []string) []string {
+func checkModels(models []domain.Model) []string {
 	if len(models) == 0 {
 		return []string{"models must list at least one model"}
 	}
 	var out []string
-	for i, m := range models {
+	for i, entry := range models {
+		m := string(entry)
 		at := fmt.Sprintf("models[%d]", i)
 		if strings.TrimSpace(m) == "" {
 			out = append(out, at+": an empty model name")

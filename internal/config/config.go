@@ -25,7 +25,7 @@ const FileName = "config.json"
 type Config struct {
 	Reviewer          string            `json:"reviewer"`
 	ReviewerCommand   []string          `json:"reviewer_command,omitempty"`
-	Models            []string          `json:"models"`
+	Models            []domain.Model    `json:"models"`
 	ReviewerTimeout   Duration          `json:"reviewer_timeout"`
 	AllowedTools      []string          `json:"allowed_tools"`
 	MaxReviews        int               `json:"max_reviews"`
@@ -59,17 +59,13 @@ const MaxReviewerTimeout = domain.MaxReviewerTimeout
 
 // Default returns the built-in settings, all taken from package domain.
 func Default() Config {
-	models := make([]string, 0, len(domain.DefaultModels()))
-	for _, m := range domain.DefaultModels() {
-		models = append(models, string(m))
-	}
 	lifecycle := map[string]string{}
 	for st, d := range domain.DefaultLifecycleTimeouts() {
 		lifecycle[st] = shortDuration(d)
 	}
 	return Config{
 		Reviewer:          domain.DefaultReviewer,
-		Models:            models,
+		Models:            domain.DefaultModels(),
 		ReviewerTimeout:   Duration(domain.DefaultReviewerTimeout),
 		AllowedTools:      domain.DefaultAllowedTools(),
 		MaxReviews:        domain.DefaultMaxReviews,

@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/taskie-dev/taskie/internal/domain"
 )
 
 var allKeys = []string{"allowed_tools", "autopilot", "block_cap", "block_severity", "group_size", "lease_ttl", "lifecycle_timeouts",
@@ -60,7 +62,7 @@ func TestDefaults(t *testing.T) {
 	}
 	want := Config{
 		Reviewer:        "claude",
-		Models:          []string{"opus", "sonnet"},
+		Models:          []domain.Model{"opus", "sonnet"},
 		ReviewerTimeout: Duration(25 * time.Minute),
 		AllowedTools:    []string{"Read", "Grep", "Glob", "Bash", "Write"},
 		MaxReviews:      8,
@@ -110,7 +112,7 @@ func TestFileValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Default()
-	want.Reviewer, want.Models = "codex", []string{"gpt-a", "gpt-b", "gpt-c"}
+	want.Reviewer, want.Models = "codex", []domain.Model{"gpt-a", "gpt-b", "gpt-c"}
 	want.ReviewerTimeout, want.LeaseTTL = Duration(10*time.Minute), Duration(90*time.Second)
 	want.BlockCap, want.Autopilot, want.OutputFormat = 0, true, "json"
 	want.LifecycleTimeouts["pending"], want.LifecycleTimeouts["testing"] = "2h", "45m"

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/trust"
 )
 
@@ -47,7 +48,7 @@ func TestLayers(t *testing.T) {
 	type effective struct {
 		Reviewer        string
 		ReviewerCommand []string
-		Models          []string
+		Models          []domain.Model
 		OutputFormat    string
 		Untrusted       []string
 		Source          map[string]string // only the keys listed
@@ -61,33 +62,33 @@ func TestLayers(t *testing.T) {
 	}{
 		{
 			name: "defaults",
-			want: effective{Reviewer: "claude", Models: []string{"opus", "sonnet"}, OutputFormat: "exit2",
+			want: effective{Reviewer: "claude", Models: []domain.Model{"opus", "sonnet"}, OutputFormat: "exit2",
 				Source: map[string]string{"reviewer": "default", "models": "default"}},
 		},
 		{
 			name: "user file over the defaults",
 			user: `{"reviewer": "codex", "output_format": "json"}`,
-			want: effective{Reviewer: "codex", Models: []string{"opus", "sonnet"}, OutputFormat: "json",
+			want: effective{Reviewer: "codex", Models: []domain.Model{"opus", "sonnet"}, OutputFormat: "json",
 				Source: map[string]string{"reviewer": "user", "output_format": "user", "models": "default"}},
 		},
 		{
 			name: "repository file over the user file",
 			user: `{"reviewer": "codex", "models": ["gpt-a"], "output_format": "json"}`,
 			repo: `{"models": ["claude:opus", "codex:gpt-5.5", "sonnet"]}`,
-			want: effective{Reviewer: "codex", Models: []string{"claude:opus", "codex:gpt-5.5", "sonnet"}, OutputFormat: "json",
+			want: effective{Reviewer: "codex", Models: []domain.Model{"claude:opus", "codex:gpt-5.5", "sonnet"}, OutputFormat: "json",
 				Source: map[string]string{"reviewer": "user", "models": "repo", "output_format": "user"}},
 		},
 		{
 			name: "reviewer_command in the user file needs no trust",
 			user: `{"reviewer_command": ["my-reviewer", "--strict"], "models": ["cmd:other-reviewer -q", "opus"]}`,
 			want: effective{Reviewer: "claude", ReviewerCommand: []string{"my-reviewer", "--strict"},
-				Models: []string{"cmd:other-reviewer -q", "opus"}, OutputFormat: "exit2",
+				Models: []domain.Model{"cmd:other-reviewer -q", "opus"}, OutputFormat: "exit2",
 				Source: map[string]string{"reviewer_command": "user", "models": "user"}},
 		},
 		{
 			name: "untrusted reviewer_command is ignored and reported",
 			repo: `{"reviewer_command": ["./evil.sh"], "output_format": "json"}`,
-			want: effective{Reviewer: "claude", Models: []string{"opus", "sonnet"}, OutputFormat: "json",
+			want: effective{Reviewer: "claude", Models: []domain.Model{"opus", "sonnet"}, OutputFormat: "json",
 				Untrusted: []string{"reviewer_command"},
 				Source:    map[string]string{"reviewer_command": "default", "output_format": "repo"}},
 		},
@@ -95,7 +96,7 @@ func TestLayers(t *testing.T) {
 			name:      "trusted reviewer_command is honoured",
 			repo:      `{"reviewer_command": ["./reviewer.sh"]}`,
 			trustRepo: true,
-			want: effective{Reviewer: "claude", ReviewerCommand: []string{"./reviewer.sh"}, Models: []string{"opus", "sonnet"},
+			want: effective{Reviewer: "claude", ReviewerCommand: []string{"./reviewer.sh"}, Models: []domain.Model{"opus", "sonnet"},
 				OutputFormat: "exit2", Source: map[string]string{"reviewer_command": "repo"}},
 		},
 		{
@@ -103,7 +104,7 @@ func TestLayers(t *testing.T) {
 			repo:       `{"reviewer_command": ["./reviewer.sh"]}`,
 			trustRepo:  true,
 			changeRepo: `{"reviewer_command": ["./reviewer.sh", "--and-more"]}`,
-			want: effective{Reviewer: "claude", Models: []string{"opus", "sonnet"}, OutputFormat: "exit2",
+			want: effective{Reviewer: "claude", Models: []domain.Model{"opus", "sonnet"}, OutputFormat: "exit2",
 				Untrusted: []string{"reviewer_command"}, Source: map[string]string{"reviewer_command": "default"}},
 		},
 		{
@@ -111,41 +112,41 @@ func TestLayers(t *testing.T) {
 			repo:       `{"reviewer_command": ["./reviewer.sh"]}`,
 			trustRepo:  true,
 			changeRepo: `{"reviewer_command": ["./reviewer.sh"]} `,
-			want: effective{Reviewer: "claude", Models: []string{"opus", "sonnet"}, OutputFormat: "exit2",
+			want: effective{Reviewer: "claude", Models: []domain.Model{"opus", "sonnet"}, OutputFormat: "exit2",
 				Untrusted: []string{"reviewer_command"}, Source: map[string]string{"reviewer_command": "default"}},
 		},
 		{
 			name: "untrusted repository keeps the user's command",
 			user: `{"reviewer_command": ["mine"]}`,
 			repo: `{"reviewer_command": ["theirs"]}`,
-			want: effective{Reviewer: "claude", ReviewerCommand: []string{"mine"}, Models: []string{"opus", "sonnet"},
+			want: effective{Reviewer: "claude", ReviewerCommand: []string{"mine"}, Models: []domain.Model{"opus", "sonnet"},
 				OutputFormat: "exit2", Untrusted: []string{"reviewer_command"}, Source: map[string]string{"reviewer_command": "user"}},
 		},
 		{
 			name: "untrusted command entry: the whole rotation is ignored",
 			user: `{"models": ["opus"]}`,
 			repo: `{"models": ["sonnet", "cmd:./review --fast"]}`,
-			want: effective{Reviewer: "claude", Models: []string{"opus"}, OutputFormat: "exit2",
+			want: effective{Reviewer: "claude", Models: []domain.Model{"opus"}, OutputFormat: "exit2",
 				Untrusted: []string{"models"}, Source: map[string]string{"models": "user"}},
 		},
 		{
 			name:      "trusted command entry",
 			repo:      `{"models": ["sonnet", "cmd:./review --fast"]}`,
 			trustRepo: true,
-			want: effective{Reviewer: "claude", Models: []string{"sonnet", "cmd:./review --fast"}, OutputFormat: "exit2",
+			want: effective{Reviewer: "claude", Models: []domain.Model{"sonnet", "cmd:./review --fast"}, OutputFormat: "exit2",
 				Source: map[string]string{"models": "repo"}},
 		},
 		{
 			name: "both program settings untrusted",
 			repo: `{"models": ["cmd:a"], "reviewer_command": ["b"], "reviewer": "codex"}`,
-			want: effective{Reviewer: "codex", Models: []string{"opus", "sonnet"}, OutputFormat: "exit2",
+			want: effective{Reviewer: "codex", Models: []domain.Model{"opus", "sonnet"}, OutputFormat: "exit2",
 				Untrusted: []string{"reviewer_command", "models"}, Source: map[string]string{"reviewer": "repo", "models": "default"}},
 		},
 		{
 			name: "an empty reviewer_command runs nothing and needs no trust",
 			user: `{"reviewer_command": ["mine"]}`,
 			repo: `{"reviewer_command": []}`,
-			want: effective{Reviewer: "claude", ReviewerCommand: []string{}, Models: []string{"opus", "sonnet"}, OutputFormat: "exit2",
+			want: effective{Reviewer: "claude", ReviewerCommand: []string{}, Models: []domain.Model{"opus", "sonnet"}, OutputFormat: "exit2",
 				Source: map[string]string{"reviewer_command": "repo"}},
 		},
 	}

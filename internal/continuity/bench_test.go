@@ -65,7 +65,7 @@ func typicalPlan() map[string]string {
 // 2 KB and needs no clipping.
 func TestTypicalContextBudget(t *testing.T) {
 	p := newPlan(t, typicalPlan())
-	b, err := Context(p, "")
+	b, err := Context(p, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func BenchmarkContext(b *testing.B) {
 	b.ReportAllocs()
 	size := 0
 	for b.Loop() {
-		br, err := Context(p, "")
+		br, err := Context(p, 0)
 		if err != nil {
 			b.Fatal(err)
 		}

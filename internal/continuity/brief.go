@@ -6,6 +6,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
@@ -20,26 +21,26 @@ const RecentSessions = 2
 // its tasks. Paths are relative to the project root. Context fills it;
 // Text renders it within Budget.
 type Brief struct {
-	Plan      string `json:"plan"`
-	HasState  bool   `json:"has_state"`
-	Phase     string `json:"phase,omitempty"`
-	NextPhase string `json:"next_phase,omitempty"`
-	Paused    bool   `json:"paused,omitempty"`
-	TasksDone int    `json:"tasks_done"`  // tasks.md rows whose status is done
-	Tasks     int    `json:"tasks_total"` // tasks.md rows
+	Plan      string       `json:"plan"`
+	HasState  bool         `json:"has_state"`
+	Phase     domain.Phase `json:"phase,omitempty"`
+	NextPhase domain.Phase `json:"next_phase,omitempty"`
+	Paused    bool         `json:"paused,omitempty"`
+	TasksDone int          `json:"tasks_done"`  // tasks.md rows whose status is done
+	Tasks     int          `json:"tasks_total"` // tasks.md rows
 
-	Task       string       `json:"task,omitempty"`
-	TaskSource string       `json:"task_source,omitempty"` // argument, current_task, in-progress, next pending
-	Title      string       `json:"title,omitempty"`
-	Status     string       `json:"status,omitempty"` // from tasks.md
-	TaskFile   string       `json:"task_file,omitempty"`
-	HasFile    bool         `json:"task_file_exists,omitempty"`
-	Reqs       string       `json:"requirements,omitempty"`
-	Subtasks   []SubtaskRef `json:"subtasks,omitempty"`
-	Criteria   []Criterion  `json:"criteria,omitempty"`
-	Inputs     []ChainInput `json:"chain_inputs,omitempty"`
-	Recent     []Session    `json:"recent_progress,omitempty"`
-	Sessions   int          `json:"sessions"` // number of the last session, archived ones included
+	Task       domain.TaskID `json:"task,string,omitempty"` // 0: none; written "3"
+	TaskSource string        `json:"task_source,omitempty"` // argument, current_task, in-progress, next pending
+	Title      string        `json:"title,omitempty"`
+	Status     string        `json:"status,omitempty"` // from tasks.md
+	TaskFile   string        `json:"task_file,omitempty"`
+	HasFile    bool          `json:"task_file_exists,omitempty"`
+	Reqs       string        `json:"requirements,omitempty"`
+	Subtasks   []SubtaskRef  `json:"subtasks,omitempty"`
+	Criteria   []Criterion   `json:"criteria,omitempty"`
+	Inputs     []ChainInput  `json:"chain_inputs,omitempty"`
+	Recent     []Session     `json:"recent_progress,omitempty"`
+	Sessions   int           `json:"sessions"` // number of the last session, archived ones included
 
 	Next workflow.Route `json:"next_step"`
 	// RepairPending: state.json lags behind the files; `taskie continue`
@@ -57,11 +58,11 @@ type SubtaskRef struct {
 
 // ChainInput is the chain output of a task this one depends on.
 type ChainInput struct {
-	Task   string       `json:"task"`
-	Title  string       `json:"title,omitempty"`
-	Status string       `json:"status,omitempty"`
-	Path   string       `json:"path"`
-	Output *ChainOutput `json:"output,omitempty"` // nil: not written yet
+	Task   domain.TaskID `json:"task,string"` // written "3"
+	Title  string        `json:"title,omitempty"`
+	Status string        `json:"status,omitempty"`
+	Path   string        `json:"path"`
+	Output *ChainOutput  `json:"output,omitempty"` // nil: not written yet
 }
 
 // Link names a document the context points to instead of embedding it.
@@ -128,7 +129,7 @@ func (b *Brief) header(limit int) string {
 	case !b.HasState:
 		s.WriteString("no state.json (standalone)")
 	default:
-		fmt.Fprintf(&s, "phase %s → next %s", b.Phase, orNull(b.NextPhase))
+		fmt.Fprintf(&s, "phase %s → next %s", b.Phase, orNull(string(b.NextPhase)))
 		if b.NextPhase != "" {
 			s.WriteString(" (automated)")
 		} else {
@@ -154,9 +155,9 @@ func orNull(s string) string {
 
 func (b *Brief) task(limit int) string {
 	switch {
-	case b.Task == "" && b.Tasks == 0:
+	case b.Task == 0 && b.Tasks == 0:
 		return ""
-	case b.Task == "":
+	case b.Task == 0:
 		return clipText("No task is current, in progress or pending.\n", limit, "…\n")
 	}
 	var head strings.Builder
@@ -225,7 +226,7 @@ func orValue(s, dflt string) string {
 }
 
 func (b *Brief) criteria(limit int) string {
-	if b.Task == "" || !b.HasFile {
+	if b.Task == 0 || !b.HasFile {
 		return ""
 	}
 	var open []string
@@ -243,11 +244,11 @@ func (b *Brief) criteria(limit int) string {
 	}
 	head := fmt.Sprintf("Unchecked criteria (%d of %d; once its test passes: `taskie task check %s <n>`):",
 		len(open), len(b.Criteria), b.Task)
-	return clipList(head, open, limit, "  … %d more (`taskie task criteria "+b.Task+"`)")
+	return clipList(head, open, limit, "  … %d more (`taskie task criteria "+b.Task.String()+"`)")
 }
 
 func (b *Brief) inputs(limit int) string {
-	if b.Task == "" || len(b.Inputs) == 0 {
+	if b.Task == 0 || len(b.Inputs) == 0 {
 		return ""
 	}
 	items := make([]string, len(b.Inputs))
@@ -261,7 +262,7 @@ func (b *Brief) inputs(limit int) string {
 
 // line renders one chain input on one or two lines.
 func (in ChainInput) line() string {
-	s := "  - task " + in.Task
+	s := "  - task " + in.Task.String()
 	if in.Title != "" {
 		s += " " + quote(clipText(in.Title, 80, "…"))
 	}
@@ -284,7 +285,7 @@ func quote(s string) string { return "\u201c" + s + "\u201d" }
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func (b *Brief) progress(limit int) string {
-	if b.Task == "" {
+	if b.Task == 0 {
 		return ""
 	}
 	cmd := fmt.Sprintf("`taskie task note %s --did … --issues … --next …`", b.Task)

@@ -14,7 +14,7 @@ import (
 func typicalBrief() *Brief {
 	return &Brief{
 		Plan: "p", HasState: true, Phase: "next-task", NextPhase: "code-review",
-		Task: "2", TaskSource: "current_task", Title: "Validate the config", Status: "in-progress",
+		Task: 2, TaskSource: "current_task", Title: "Validate the config", Status: "in-progress",
 		TaskFile: ".taskie/plans/p/task-2.md", HasFile: true,
 		Reqs: "Validate every field of the decoded config and report all problems at once.",
 		Subtasks: []SubtaskRef{
@@ -22,13 +22,13 @@ func typicalBrief() *Brief {
 			{ID: "2.2", Title: "Enum checks", Status: "in-progress"},
 		},
 		Criteria: []Criterion{{N: 1, Done: true, Text: "ranges"}, {N: 2, Text: "enums (unit test)"}},
-		Inputs: []ChainInput{{Task: "1", Title: "Decode", Status: "done", Path: ".taskie/plans/p/task-1.md",
+		Inputs: []ChainInput{{Task: 1, Title: "Decode", Status: "done", Path: ".taskie/plans/p/task-1.md",
 			Output: &ChainOutput{Summary: "config.Load returns a Config.", Downstream: "Errors carry lines."}}},
 		Recent: []Session{
 			{N: 3, TS: "2025-06-01T10:00:00Z", Entry: Entry{Did: "ranges", Issues: "none", Next: "enums"}},
 		},
 		Sessions: 3,
-		Next: workflow.Route{Action: "continue-task", Task: "2", Command: "taskie done next-task",
+		Next: workflow.Route{Action: "continue-task", Task: 2, Command: "taskie done next-task",
 			Why: "task 2 has unfinished subtasks"},
 		Links: []Link{{Name: "plan.md", Path: ".taskie/plans/p/plan.md"}},
 	}
@@ -67,9 +67,9 @@ func TestBriefStates(t *testing.T) {
 		{"no state", func(b *Brief) { b.HasState, b.Phase, b.NextPhase = false, "", "" },
 			[]string{"no state.json (standalone)"}, []string{"phase"}},
 		{"paused", func(b *Brief) { b.Paused = true }, []string{"automation PAUSED"}, nil},
-		{"no task", func(b *Brief) { b.Task, b.Tasks, b.TasksDone = "", 3, 3 },
+		{"no task", func(b *Brief) { b.Task, b.Tasks, b.TasksDone = 0, 3, 3 },
 			[]string{"; 3 of 3 tasks done.", "No task is current, in progress or pending."}, []string{"criteria", "Last progress", "Chain inputs"}},
-		{"no tasks yet", func(b *Brief) { b.Task = "" }, nil, []string{"No task", "tasks done"}},
+		{"no tasks yet", func(b *Brief) { b.Task = 0 }, nil, []string{"No task", "tasks done"}},
 		{"no task file", func(b *Brief) { b.HasFile = false },
 			[]string{"Task 2: Validate the config [in-progress] (current_task); .taskie/plans/p/task-2.md does not exist yet"},
 			[]string{"criteria"}},
@@ -110,7 +110,7 @@ func hugeBrief() *Brief {
 		b.Criteria = append(b.Criteria, Criterion{N: i, Text: strings.Repeat("criterion words ", 20)})
 	}
 	for i := 0; i < 6; i++ {
-		b.Inputs = append(b.Inputs, ChainInput{Task: "9", Title: "Dep", Path: ".taskie/plans/p/task-9.md",
+		b.Inputs = append(b.Inputs, ChainInput{Task: 9, Title: "Dep", Path: ".taskie/plans/p/task-9.md",
 			Output: &ChainOutput{Summary: strings.Repeat("summary ", 200), Downstream: strings.Repeat("notes ", 100)}})
 	}
 	b.Recent = []Session{

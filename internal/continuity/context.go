@@ -4,21 +4,21 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
-// Context gathers what a fresh session needs for task (a canonical id as
-// project.Plan.TaskID returns it, or "" for the current task, else the
+// Context gathers what a fresh session needs for task (an id as
+// project.Plan.TaskID returns it, or 0 for the current task, else the
 // first in-progress task, else the next pending one). It only reads: a
 // repair that `taskie continue` would record is reported, not written.
 // A state.json that cannot be read is an error (state's SyntaxError or
 // FieldError); a missing one is not.
-func Context(p *project.Plan, task string) (*Brief, error) {
+func Context(p *project.Plan, task domain.TaskID) (*Brief, error) {
 	st, err := p.State()
 	if errors.Is(err, state.ErrNotFound) {
 		st, err = nil, nil
@@ -42,13 +42,13 @@ func Context(p *project.Plan, task string) (*Brief, error) {
 			}
 		}
 	}
-	if task == "" {
+	if task == 0 {
 		b.Task, b.TaskSource = defaultTask(st, ts)
 	}
 	r := workflow.Continue(p.RouteFacts(st), p.Models())
 	b.RepairPending, r.Repair = r.Repair != nil, nil
 	b.Next = r
-	if b.Task != "" {
+	if b.Task != 0 {
 		if err := fillTask(b, p, ts); err != nil {
 			return nil, err
 		}
@@ -58,30 +58,27 @@ func Context(p *project.Plan, task string) (*Brief, error) {
 }
 
 // defaultTask picks the task a context is about.
-func defaultTask(st *state.State, ts *plan.Tasks) (string, string) {
-	if st != nil && st.Task() != "" {
+func defaultTask(st *state.State, ts *plan.Tasks) (domain.TaskID, string) {
+	if st != nil && st.Task() != 0 {
 		return st.Task(), "current_task"
 	}
 	if ts == nil {
-		return "", ""
+		return 0, ""
 	}
 	for _, t := range ts.Tasks {
 		if t.StatusNorm() == plan.StatusInProgress {
-			return strconv.Itoa(t.ID), "in progress"
+			return domain.TaskID(t.ID), "in progress"
 		}
 	}
 	if t, ok := ts.NextPending(0); ok {
-		return strconv.Itoa(t.ID), "next pending"
+		return domain.TaskID(t.ID), "next pending"
 	}
-	return "", ""
+	return 0, ""
 }
 
 // fillTask reads the task's row, its file and its dependencies' outputs.
 func fillTask(b *Brief, p *project.Plan, ts *plan.Tasks) error {
-	id, err := strconv.Atoi(b.Task)
-	if err != nil {
-		return err
-	}
+	id := int(b.Task)
 	var row *plan.Task
 	if ts != nil {
 		row, _ = ts.Find(id)
@@ -132,7 +129,7 @@ func fillFromFile(b *Brief, data []byte) {
 func chainInputs(p *project.Plan, ts *plan.Tasks, deps []int) []ChainInput {
 	out := make([]ChainInput, 0, len(deps))
 	for _, d := range deps {
-		in := ChainInput{Task: strconv.Itoa(d), Path: display(p, p.Path(plan.TaskFile(d)))}
+		in := ChainInput{Task: domain.TaskID(d), Path: display(p, p.Path(plan.TaskFile(d)))}
 		if t, ok := ts.Find(d); ok {
 			in.Title, in.Status = t.Title(), t.StatusNorm()
 		}
@@ -147,15 +144,15 @@ func chainInputs(p *project.Plan, ts *plan.Tasks, deps []int) []ChainInput {
 }
 
 // links lists the documents a session may need, by path.
-func links(p *project.Plan, task string) []Link {
+func links(p *project.Plan, task domain.TaskID) []Link {
 	var out []Link
 	for _, name := range []string{"plan.md", "design.md", "tasks.md"} {
 		if p.Exists(name) {
 			out = append(out, Link{Name: name, Path: display(p, p.Path(name))})
 		}
 	}
-	if id, err := strconv.Atoi(task); err == nil {
-		if a := ArchivePath(p, id); fileExists(a) {
+	if task != 0 {
+		if a := ArchivePath(p, task); fileExists(a) {
 			out = append(out, Link{Name: "archived progress", Path: display(p, a)})
 		}
 	}
@@ -165,13 +162,13 @@ func links(p *project.Plan, task string) []Link {
 // ArchivePath is where a task's old progress entries go:
 // .taskie/archive/{plan}/task-{T}.md, outside the plan directory because
 // validation forbids nested .md files there.
-func ArchivePath(p *project.Plan, task int) string {
+func ArchivePath(p *project.Plan, task domain.TaskID) string {
 	return filepath.Join(p.Repo.Root, filepath.FromSlash(ArchiveRel(p.ID, task)))
 }
 
 // ArchiveRel is ArchivePath relative to the repository root.
-func ArchiveRel(planID string, task int) string {
-	return ".taskie/archive/" + planID + "/" + plan.TaskFile(task)
+func ArchiveRel(planID string, task domain.TaskID) string {
+	return ".taskie/archive/" + planID + "/" + plan.TaskFile(int(task))
 }
 
 // display returns path relative to the project root, with forward slashes.

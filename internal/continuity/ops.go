@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"io/fs"
 	"regexp"
-	"strconv"
 	"strings"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
@@ -29,15 +29,11 @@ type NoteResult struct {
 // altogether is created. When the file reaches ArchiveSize, all but the
 // last KeepSessions entries are appended to the archive first, then
 // replaced by a summary entry.
-func Note(p *project.Plan, task string, e Entry) (NoteResult, error) {
+func Note(p *project.Plan, id domain.TaskID, e Entry) (NoteResult, error) {
 	var res NoteResult
-	id, err := strconv.Atoi(task)
-	if err != nil {
-		return res, fmt.Errorf("task id %q is not a number", task)
-	}
-	name := plan.TaskFile(id)
+	name := plan.TaskFile(int(id))
 	res.Path = display(p, p.Path(name))
-	err = p.Update(func(s *store.Snapshot) (store.Change, error) {
+	err := p.Update(func(s *store.Snapshot) (store.Change, error) {
 		res = NoteResult{Path: res.Path}
 		f, err := readTaskFile(p, s, id, true)
 		if err != nil {
@@ -47,14 +43,16 @@ func Note(p *project.Plan, task string, e Entry) (NoteResult, error) {
 			return store.Change{}, err
 		}
 		c := store.Change{Actor: "cli", Reason: "progress note", Files: map[string][]byte{}}
-		if f.Len() >= ArchiveSize {
+		// Also archive when sessions already in the archive are still here:
+		// a note killed between writing the archive and the task file.
+		if f.Len() >= ArchiveSize || stillHere(p, id, f) {
 			if err := archive(p, s, id, f, &res, &c); err != nil {
 				return store.Change{}, err
 			}
 		}
 		c.Files[name] = f.Bytes()
 		res.Size = f.Len()
-		ev := progressEvent(p.ID, task, res.Session, e)
+		ev := progressEvent(p.ID, id, res.Session, e)
 		if a := res.Archived; a != nil {
 			ev.Meta["archived"] = fmt.Sprintf("%d–%d", a.From, a.To)
 		}
@@ -64,14 +62,14 @@ func Note(p *project.Plan, task string, e Entry) (NoteResult, error) {
 	if err != nil {
 		return NoteResult{}, err
 	}
-	res.Warnings = sizeWarnings(res, task)
+	res.Warnings = sizeWarnings(res, id)
 	return res, nil
 }
 
 // archive moves old sessions of f to the archive file. The archive is
 // written before the task file, and sessions already in it are not added
 // again, so a crash in between neither loses nor duplicates an entry.
-func archive(p *project.Plan, s *store.Snapshot, id int, f *File, res *NoteResult, c *store.Change) error {
+func archive(p *project.Plan, s *store.Snapshot, id domain.TaskID, f *File, res *NoteResult, c *store.Change) error {
 	rel := ArchiveRel(p.ID, id)
 	apath := p.Store.Root().Path(rel)
 	a, ok := f.Archive(KeepSessions, display(p, apath))
@@ -88,6 +86,25 @@ func archive(p *project.Plan, s *store.Snapshot, id int, f *File, res *NoteResul
 	c.Outside = map[string][]byte{rel: mergeArchive(old, a.Text)}
 	res.Archived, res.Archive = &a, display(p, apath)
 	return nil
+}
+
+// stillHere reports whether a session of the task's archive is also
+// still in its task file.
+func stillHere(p *project.Plan, id domain.TaskID, f *File) bool {
+	old, err := p.Store.Root().ReadFile(ArchiveRel(p.ID, id))
+	if err != nil {
+		return false
+	}
+	have := map[string]bool{}
+	for _, m := range sessionHeading.FindAllSubmatch(old, -1) {
+		have[string(m[1])] = true
+	}
+	for _, m := range sessionHeading.FindAllSubmatch(f.Bytes(), -1) {
+		if have[string(m[1])] {
+			return true
+		}
+	}
+	return false
 }
 
 // sessionHeading finds the "### Session N" headings of a progress log.
@@ -118,7 +135,7 @@ func mergeArchive(old, add []byte) []byte {
 }
 
 // progressEvent is the event of one progress entry.
-func progressEvent(planID, task string, n int, e Entry) events.Event {
+func progressEvent(planID string, task domain.TaskID, n int, e Entry) events.Event {
 	did, _, _ := strings.Cut(normalize(e.Did), "\n")
 	meta := map[string]any{"session": n, "did": normalize(e.Did)}
 	if v := normalize(e.Issues); v != "" {
@@ -127,13 +144,13 @@ func progressEvent(planID, task string, n int, e Entry) events.Event {
 	if v := normalize(e.Next); v != "" {
 		meta["next"] = v
 	}
-	return events.Event{Plan: planID, Task: task, Event: events.Progress, Actor: "cli",
+	return events.Event{Plan: planID, Task: task.String(), Event: events.Progress, Actor: "cli",
 		Reason: fmt.Sprintf("session %d: %s", n, clipText(did, 200, "…")), Meta: meta}
 }
 
 // sizeWarnings is the advice after a note: a big file, one that could not
 // be shrunk, a task that takes too many sessions.
-func sizeWarnings(res NoteResult, task string) []string {
+func sizeWarnings(res NoteResult, task domain.TaskID) []string {
 	var out []string
 	if res.Archived != nil {
 		out = append(out, fmt.Sprintf("%s reached %d KB: sessions %d–%d moved to %s",
@@ -157,14 +174,10 @@ func sizeWarnings(res NoteResult, task string) []string {
 // Check checks (done) or unchecks acceptance criterion n of task and
 // rewrites the file only when the box changes. A *RangeError lists the
 // criteria when n does not exist.
-func Check(p *project.Plan, task string, n int, done bool) (Criterion, bool, error) {
-	id, err := strconv.Atoi(task)
-	if err != nil {
-		return Criterion{}, false, fmt.Errorf("task id %q is not a number", task)
-	}
+func Check(p *project.Plan, id domain.TaskID, n int, done bool) (Criterion, bool, error) {
 	var c Criterion
 	var changed bool
-	err = p.Update(func(s *store.Snapshot) (store.Change, error) {
+	err := p.Update(func(s *store.Snapshot) (store.Change, error) {
 		f, err := readTaskFile(p, s, id, false)
 		if err != nil {
 			return store.Change{}, err
@@ -172,18 +185,14 @@ func Check(p *project.Plan, task string, n int, done bool) (Criterion, bool, err
 		if c, changed, err = f.SetCriterion(n, done); err != nil || !changed {
 			return store.Change{}, err
 		}
-		return store.Change{Actor: "cli", Files: map[string][]byte{plan.TaskFile(id): f.Bytes()}}, nil
+		return store.Change{Actor: "cli", Files: map[string][]byte{plan.TaskFile(int(id)): f.Bytes()}}, nil
 	})
 	return c, changed, err
 }
 
 // SetOutput replaces task's Chain Output section (adding it when
 // missing, creating a missing task file).
-func SetOutput(p *project.Plan, task string, c ChainOutput) error {
-	id, err := strconv.Atoi(task)
-	if err != nil {
-		return fmt.Errorf("task id %q is not a number", task)
-	}
+func SetOutput(p *project.Plan, id domain.TaskID, c ChainOutput) error {
 	return p.Update(func(s *store.Snapshot) (store.Change, error) {
 		f, err := readTaskFile(p, s, id, true)
 		if err != nil {
@@ -192,17 +201,13 @@ func SetOutput(p *project.Plan, task string, c ChainOutput) error {
 		if err := f.SetChainOutput(c); err != nil {
 			return store.Change{}, err
 		}
-		return store.Change{Actor: "cli", Files: map[string][]byte{plan.TaskFile(id): f.Bytes()}}, nil
+		return store.Change{Actor: "cli", Files: map[string][]byte{plan.TaskFile(int(id)): f.Bytes()}}, nil
 	})
 }
 
 // Criteria returns task's acceptance criteria and whether the file has an
 // Acceptance Criteria section (otherwise every checkbox counts).
-func Criteria(p *project.Plan, task string) ([]Criterion, bool, error) {
-	id, err := strconv.Atoi(task)
-	if err != nil {
-		return nil, false, fmt.Errorf("task id %q is not a number", task)
-	}
+func Criteria(p *project.Plan, id domain.TaskID) ([]Criterion, bool, error) {
 	s, err := p.Snapshot()
 	if err != nil {
 		return nil, false, err
@@ -219,9 +224,9 @@ var ErrNoTaskFile = errors.New("task file does not exist")
 
 // readTaskFile parses task-{id}.md; a missing file is an error unless
 // create, then it starts as a title heading taken from tasks.md.
-func readTaskFile(p *project.Plan, s *store.Snapshot, id int, create bool) (*File, error) {
-	path := p.Path(plan.TaskFile(id))
-	data, err := s.ReadFile(plan.TaskFile(id))
+func readTaskFile(p *project.Plan, s *store.Snapshot, id domain.TaskID, create bool) (*File, error) {
+	path := p.Path(plan.TaskFile(int(id)))
+	data, err := s.ReadFile(plan.TaskFile(int(id)))
 	if errors.Is(err, fs.ErrNotExist) {
 		if !create {
 			return nil, fmt.Errorf("%s: %w", display(p, path), ErrNoTaskFile)
@@ -235,10 +240,10 @@ func readTaskFile(p *project.Plan, s *store.Snapshot, id int, create bool) (*Fil
 }
 
 // newTaskFile is the start of a task file taskie has to create.
-func newTaskFile(p *project.Plan, id int) string {
+func newTaskFile(p *project.Plan, id domain.TaskID) string {
 	title := ""
 	if ts, _, err := p.Tasks(); err == nil && ts != nil {
-		if t, ok := ts.Find(id); ok {
+		if t, ok := ts.Find(int(id)); ok {
 			title = t.Title()
 		}
 	}

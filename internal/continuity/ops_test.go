@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
@@ -61,15 +62,16 @@ func TestMain(m *testing.M) {
 
 func TestContextPicksTheTask(t *testing.T) {
 	for _, tc := range []struct {
-		name, state, tasks, arg string
-		task, source            string
+		name, state, tasks string
+		arg, task          domain.TaskID
+		source             string
 	}{
-		{"current_task", `{"phase":"next-task","current_task":"3"}`, tasksMD, "", "3", "current_task"},
-		{"in progress", `{"phase":"create-tasks"}`, tasksMD, "", "2", "in progress"},
-		{"next pending", `{"phase":"create-tasks"}`, strings.Replace(tasksMD, "in-progress", "done", 1), "", "3", "next pending"},
-		{"argument", `{"phase":"next-task","current_task":"3"}`, tasksMD, "1", "1", "argument"},
-		{"none", `{"phase":"complete"}`, strings.NewReplacer("in-progress", "done", "pending", "done").Replace(tasksMD), "", "", ""},
-		{"no tasks.md", `{"phase":"new-plan"}`, "", "", "", ""},
+		{"current_task", `{"phase":"next-task","current_task":"3"}`, tasksMD, 0, 3, "current_task"},
+		{"in progress", `{"phase":"create-tasks"}`, tasksMD, 0, 2, "in progress"},
+		{"next pending", `{"phase":"create-tasks"}`, strings.Replace(tasksMD, "in-progress", "done", 1), 0, 3, "next pending"},
+		{"argument", `{"phase":"next-task","current_task":"3"}`, tasksMD, 1, 1, "argument"},
+		{"none", `{"phase":"complete"}`, strings.NewReplacer("in-progress", "done", "pending", "done").Replace(tasksMD), 0, 0, ""},
+		{"no tasks.md", `{"phase":"new-plan"}`, "", 0, 0, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			files := map[string]string{"plan.md": "# P\n", "state.json": tc.state}
@@ -81,7 +83,7 @@ func TestContextPicksTheTask(t *testing.T) {
 				t.Fatal(err)
 			}
 			if b.Task != tc.task || b.TaskSource != tc.source {
-				t.Errorf("task %q (%s), want %q (%s)", b.Task, b.TaskSource, tc.task, tc.source)
+				t.Errorf("task %d (%s), want %d (%s)", b.Task, b.TaskSource, tc.task, tc.source)
 			}
 		})
 	}
@@ -98,7 +100,7 @@ func TestContextGathers(t *testing.T) {
 			"## Acceptance Criteria\n- [x] one\n- [ ] two\n\n## Progress Log\n\n" +
 			"### Session 1 — a\n- **Did**: x\n\n### Session 2 — b\n- **Did**: y\n\n### Session 3 — c\n- **Did**: z\n",
 	})
-	b, err := Context(p, "")
+	b, err := Context(p, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,8 +111,8 @@ func TestContextGathers(t *testing.T) {
 		t.Errorf("recent = %+v (sessions %d)", b.Recent, b.Sessions)
 	}
 	wantInputs := []ChainInput{
-		{Task: "1", Title: "Decode", Status: "done", Path: ".taskie/plans/p/task-1.md", Output: &ChainOutput{Summary: "Load.", Downstream: "Use Load."}},
-		{Task: "2", Title: "Validate", Status: "in-progress", Path: ".taskie/plans/p/task-2.md"},
+		{Task: 1, Title: "Decode", Status: "done", Path: ".taskie/plans/p/task-1.md", Output: &ChainOutput{Summary: "Load.", Downstream: "Use Load."}},
+		{Task: 2, Title: "Validate", Status: "in-progress", Path: ".taskie/plans/p/task-2.md"},
 	}
 	if diff := cmp.Diff(wantInputs, b.Inputs); diff != "" {
 		t.Errorf("inputs (-want +got):\n%s", diff)
@@ -135,7 +137,7 @@ func TestContextWritesNothing(t *testing.T) {
 		"plan.md": "# P\n", "tasks.md": tasksMD, "state.json": st,
 		"task-2.md": "# T\n", "task-2-review-2.md": "r", "task-2-post-review-2.md": "pr",
 	})
-	b, err := Context(p, "")
+	b, err := Context(p, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,13 +154,13 @@ func TestContextWritesNothing(t *testing.T) {
 
 func TestContextStateErrors(t *testing.T) {
 	p := newPlan(t, map[string]string{"plan.md": "# P\n", "tasks.md": tasksMD, "state.json": "{bad"})
-	_, err := Context(p, "")
+	_, err := Context(p, 0)
 	var se *state.SyntaxError
 	if !errors.As(err, &se) {
 		t.Errorf("err = %v, want a SyntaxError", err)
 	}
 	p = newPlan(t, map[string]string{"plan.md": "# P\n", "tasks.md": tasksMD})
-	b, err := Context(p, "")
+	b, err := Context(p, 0)
 	if err != nil || b.HasState || !b.Next.Guess {
 		t.Errorf("no state.json: %+v, %v", b, err)
 	}
@@ -166,7 +168,7 @@ func TestContextStateErrors(t *testing.T) {
 
 func TestNote(t *testing.T) {
 	p := newPlan(t, map[string]string{"plan.md": "# P\n", "tasks.md": tasksMD, "task-2.md": "# Task 2\r\n\r\nText.\r\n"})
-	res, err := Note(p, "2", Entry{Did: "a", Next: "b"})
+	res, err := Note(p, 2, Entry{Did: "a", Next: "b"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,13 +187,13 @@ func TestNote(t *testing.T) {
 	}
 
 	// A missing task file is created with its title from tasks.md.
-	if _, err := Note(p, "3", Entry{Did: "start"}); err != nil {
+	if _, err := Note(p, 3, Entry{Did: "start"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(t, p.Path("task-3.md")); !strings.HasPrefix(got, "# Task 3: Report\n\n## Progress Log\n\n### Session 1") {
 		t.Errorf("new task file:\n%s", got)
 	}
-	if _, err := Note(p, "2", Entry{Did: " "}); err == nil {
+	if _, err := Note(p, 2, Entry{Did: " "}); err == nil {
 		t.Error("empty did accepted")
 	}
 }
@@ -208,7 +210,7 @@ func TestNoteSizeManagement(t *testing.T) {
 	n := len(before)
 
 	// Past 50 KB: a warning and the split suggestion (more than 20 sessions).
-	res, err := Note(p, "2", Entry{Did: "small"})
+	res, err := Note(p, 2, Entry{Did: "small"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +219,7 @@ func TestNoteSizeManagement(t *testing.T) {
 	}
 
 	// At 75 KB: all but the last 5 sessions move to the archive.
-	res, err = Note(p, "2", Entry{Did: big + big})
+	res, err = Note(p, 2, Entry{Did: big + big})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,12 +241,12 @@ func TestNoteSizeManagement(t *testing.T) {
 
 	// The next archive appends; it never overwrites.
 	for Parse([]byte(read(t, p.Path("task-2.md")))).Len() < ArchiveSize-5000 {
-		if _, err := Note(p, "2", Entry{Did: big + big + big}); err != nil {
+		if _, err := Note(p, 2, Entry{Did: big + big + big}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	for i := 0; i < 5; i++ {
-		if res, err = Note(p, "2", Entry{Did: big + big + big}); err != nil {
+		if res, err = Note(p, 2, Entry{Did: big + big + big}); err != nil {
 			t.Fatal(err)
 		}
 		if res.Archived != nil {
@@ -263,22 +265,22 @@ func TestNoteSizeManagement(t *testing.T) {
 func TestCheckAndCriteria(t *testing.T) {
 	const in = "# T\n\n## Acceptance Criteria\n- [ ] a\n- [ ] b\n"
 	p := newPlan(t, map[string]string{"plan.md": "# P\n", "tasks.md": tasksMD, "task-2.md": in})
-	c, changed, err := Check(p, "2", 2, true)
+	c, changed, err := Check(p, 2, 2, true)
 	if err != nil || !changed || c.Text != "b" || !c.Done {
 		t.Fatalf("Check = %+v, %v, %v", c, changed, err)
 	}
 	if got := read(t, p.Path("task-2.md")); got != "# T\n\n## Acceptance Criteria\n- [ ] a\n- [x] b\n" {
 		t.Errorf("file %q", got)
 	}
-	cs, section, err := Criteria(p, "2")
+	cs, section, err := Criteria(p, 2)
 	if err != nil || !section || len(cs) != 2 || !cs[1].Done {
 		t.Errorf("Criteria = %+v, %v, %v", cs, section, err)
 	}
 	var re *RangeError
-	if _, _, err := Check(p, "2", 3, true); !errors.As(err, &re) {
+	if _, _, err := Check(p, 2, 3, true); !errors.As(err, &re) {
 		t.Errorf("out of range: %v", err)
 	}
-	if _, _, err := Check(p, "1", 1, true); !errors.Is(err, ErrNoTaskFile) {
+	if _, _, err := Check(p, 1, 1, true); !errors.Is(err, ErrNoTaskFile) {
 		t.Errorf("missing file: %v", err)
 	}
 	if _, err := os.Stat(p.Path("task-1.md")); err == nil {
@@ -288,7 +290,7 @@ func TestCheckAndCriteria(t *testing.T) {
 
 func TestSetOutput(t *testing.T) {
 	p := newPlan(t, map[string]string{"plan.md": "# P\n", "tasks.md": tasksMD, "task-1.md": "# T\n\n## Chain Output\nold\n"})
-	if err := SetOutput(p, "1", ChainOutput{Summary: "new"}); err != nil {
+	if err := SetOutput(p, 1, ChainOutput{Summary: "new"}); err != nil {
 		t.Fatal(err)
 	}
 	if got := read(t, p.Path("task-1.md")); got != "# T\n\n## Chain Output\n\n### Summary\nnew\n" {
@@ -305,7 +307,7 @@ func TestNoteConcurrent(t *testing.T) {
 	for w := 0; w < workers; w++ {
 		go func() {
 			for i := 0; i < each; i++ {
-				_, err := Note(p, "2", Entry{Did: "work"})
+				_, err := Note(p, 2, Entry{Did: "work"})
 				errs <- err
 			}
 		}()

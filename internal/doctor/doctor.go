@@ -37,6 +37,8 @@ type Env struct {
 	Cwd      string
 	Getenv   func(string) string
 	LookPath func(string) (string, error)
+	// LoginShell runs `<shell> -lc 'command -v taskie'` and returns its output.
+	LoginShell func(shell string) (string, error)
 }
 
 // Run performs every check.
@@ -56,9 +58,20 @@ func Run(e Env) []Check {
 		}
 		out = append(out, configTrust(c))
 	}
-	out = append(out, registration(e, repo, cfg))
-	out = append(out, reviewer(e, cfg)...)
-	out = append(out, blockCap(e, cfg))
+	root := ""
+	if repo != nil {
+		root = repo.Root
+	}
+	ag := detectAgents(e, root)
+	out = append(out, registration(ag))
+	if c, ok := codexTrust(e, root); ok {
+		out = append(out, c)
+	}
+	if ag.codexUsed() && e.LoginShell != nil {
+		out = append(out, loginPath(e))
+	}
+	out = append(out, reviewer(e, cfg, ag)...)
+	out = append(out, blockCap(e, cfg, ag))
 	if repo != nil {
 		out = append(out, plans(repo)...)
 	} else {
@@ -97,31 +110,41 @@ func sameFile(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
-// registration looks for the plugin or a taskie Stop hook in the Claude Code
-// settings, and for the Codex hook.
-func registration(e Env, repo *plan.Repo, cfg config.Config) Check {
-	var files []string
-	files = append(files, filepath.Join(e.Home, ".claude", "settings.json"))
-	if repo != nil {
-		files = append(files, filepath.Join(repo.Root, ".claude", "settings.json"), filepath.Join(repo.Root, ".claude", "settings.local.json"))
+// detectAgents finds the agents' CLIs on PATH and taskie's registrations:
+// the plugin or a taskie Stop hook in the Claude Code settings, the Stop
+// hook in the Codex hooks files.
+func detectAgents(e Env, root string) agents {
+	var a agents
+	_, err := e.LookPath("claude")
+	a.claudeCLI = err == nil
+	_, err = e.LookPath("codex")
+	a.codexCLI = err == nil
+	claude := []string{filepath.Join(e.Home, ".claude", "settings.json")}
+	if root != "" {
+		claude = append(claude, filepath.Join(root, ".claude", "settings.json"), filepath.Join(root, ".claude", "settings.local.json"))
 	}
-	codexHome := e.Getenv("CODEX_HOME")
-	if codexHome == "" {
-		codexHome = filepath.Join(e.Home, ".codex")
-	}
-	files = append(files, filepath.Join(codexHome, "hooks.json"))
-	if repo != nil {
-		files = append(files, filepath.Join(repo.Root, ".codex", "hooks.json"))
-	}
-	var found []string
-	for _, f := range files {
+	for _, f := range claude {
 		if registered(f) {
-			found = append(found, f)
+			a.claudeReg = append(a.claudeReg, f)
 		}
 	}
+	for _, f := range codexHooksFiles(e, root) {
+		if registered(f.path) {
+			a.codexReg = append(a.codexReg, f.path)
+		}
+	}
+	return a
+}
+
+// registration reports where taskie is registered.
+func registration(a agents) Check {
+	found := append(append([]string{}, a.claudeReg...), a.codexReg...)
 	if len(found) == 0 {
-		return Check{Name: "hook registration", Detail: "no Claude Code plugin or taskie Stop hook registered (user or project settings)",
-			Fix: "taskie install claude   (or: taskie install codex)"}
+		fix := "taskie install claude   (or: taskie install codex)"
+		if a.codexOnly() {
+			fix = "taskie install codex"
+		}
+		return Check{Name: "hook registration", Detail: "no Claude Code plugin or taskie Stop hook registered (user or project settings)", Fix: fix}
 	}
 	return Check{Name: "hook registration", OK: true, Detail: "found in " + strings.Join(found, ", ")}
 }
@@ -171,18 +194,23 @@ func configTrust(cfg config.Config) Check {
 		Fix: "read " + cfg.UntrustedFile + ", then run `taskie trust`"}
 }
 
-func reviewer(e Env, cfg config.Config) []Check {
+func reviewer(e Env, cfg config.Config, ag agents) []Check {
 	name := cfg.Reviewer
 	if len(cfg.ReviewerCommand) > 0 {
 		name = cfg.ReviewerCommand[0]
 	}
 	p, err := e.LookPath(name)
 	if err != nil {
+		detail := fmt.Sprintf("%q (reviewer %q) is not on PATH: reviews cannot run", name, cfg.Reviewer)
 		fix := "npm install -g @anthropic-ai/claude-code"
-		if cfg.Reviewer == "codex" {
+		switch {
+		case cfg.Reviewer == "codex":
 			fix = "npm install -g @openai/codex"
+		case len(cfg.ReviewerCommand) == 0 && ag.codexOnly():
+			detail += "; this is a Codex setup (codex here, Claude Code not)"
+			fix = `review with Codex: set "reviewer": "codex" in .taskie/config.json (or in ~/.config/taskie/config.json for every project)`
 		}
-		return []Check{{Name: "reviewer CLI", Detail: fmt.Sprintf("%q (reviewer %q) is not on PATH: reviews cannot run", name, cfg.Reviewer), Fix: fix}}
+		return []Check{{Name: "reviewer CLI", Detail: detail, Fix: fix}}
 	}
 	checks := []Check{{Name: "reviewer CLI", OK: true, Detail: p}}
 	return append(checks, login(e, cfg.Reviewer, p))
@@ -223,9 +251,12 @@ func firstLine(s string, err error) string {
 // blockCap: Claude Code stops honouring Stop-hook blocks after
 // CLAUDE_CODE_STOP_HOOK_BLOCK_CAP consecutive ones; a review cycle may need
 // up to max_reviews blocks in a row.
-func blockCap(e Env, cfg config.Config) Check {
+func blockCap(e Env, cfg config.Config, ag agents) Check {
 	v := e.Getenv("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")
 	need := cfg.MaxReviews + 1
+	if ag.codexOnly() {
+		return Check{Name: "block cap", OK: true, Detail: fmt.Sprintf("Codex has no cap on consecutive blocks; taskie's block_cap (%d) bounds the loop", cfg.BlockCap)}
+	}
 	if v == "" {
 		return Check{Name: "block cap", OK: true, Detail: "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP not set (Claude Code's default applies)"}
 	}

@@ -43,12 +43,18 @@ const (
 	Fail Verdict = "FAIL"
 )
 
-// TaskID is a task's id: a positive integer.
+// TaskID is a task's id: a positive integer; 0 means no task.
 type TaskID int
 
-// ParseTaskID reads a task id as users and files write it ("3", " 3 ").
+// ParseTaskID reads a task id as users and files write it ("3", " 3 "):
+// plain decimal digits around optional white space, so "+3", "3.0" and "0"
+// are refused.
 func ParseTaskID(s string) (TaskID, error) {
-	n, err := strconv.Atoi(strings.TrimSpace(s))
+	t := strings.TrimSpace(s)
+	if t == "" || strings.IndexFunc(t, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
+		return 0, fmt.Errorf("task id %q is not a positive integer", s)
+	}
+	n, err := strconv.Atoi(t)
 	if err != nil || n <= 0 {
 		return 0, fmt.Errorf("task id %q is not a positive integer", s)
 	}

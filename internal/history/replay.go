@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
@@ -21,8 +22,8 @@ import (
 
 // Defaults are what the log does not record: the values a plan starts with.
 type Defaults struct {
-	MaxReviews *int     // max_reviews of a new plan (from config); state.DefaultMaxReviews when nil
-	Models     []string // review model rotation; workflow.DefaultModels when empty
+	MaxReviews *int           // max_reviews of a new plan (from config); domain.DefaultMaxReviews when nil
+	Models     []domain.Model // review model rotation; domain.DefaultModels when empty
 }
 
 // NotLogged names the state.json fields no event records, so a replay
@@ -40,7 +41,7 @@ const maxNotes = 20
 // Replayer rebuilds a plan's state from its events, fed one at a time in
 // log order, so that a long log never has to be held in memory.
 type Replayer struct {
-	models    []string
+	models    []domain.Model
 	st        *state.State
 	used      map[string]int
 	skipped   map[string]int
@@ -162,9 +163,19 @@ func (r *Replayer) commit(e events.Event) bool {
 }
 
 func (r *Replayer) phaseChange(e events.Event) bool {
-	if !workflow.IsPhase(e.To) {
+	to := domain.Phase(e.To)
+	if !workflow.IsPhase(to) {
 		r.note(e, "unknown phase %q: event ignored", e.To)
 		return false
+	}
+	var task *domain.TaskID
+	if e.Task != "" {
+		id, err := domain.ParseTaskID(e.Task)
+		if err != nil {
+			r.note(e, "%v: event ignored", err)
+			return false
+		}
+		task = &id
 	}
 	next, hasNext := r.st.NextPhase, false
 	if v, ok := e.Meta["next_phase"]; ok {
@@ -172,8 +183,8 @@ func (r *Replayer) phaseChange(e events.Event) bool {
 		switch {
 		case v == nil || (isStr && s == ""):
 			next, hasNext = nil, true
-		case isStr && workflow.IsNextPhase(s):
-			next, hasNext = state.Str(s), true
+		case isStr && workflow.IsNextPhase(domain.Phase(s)):
+			next, hasNext = state.Opt(domain.Phase(s)), true
 		default:
 			r.note(e, "unknown next_phase %v: event ignored", v)
 			return false
@@ -189,11 +200,11 @@ func (r *Replayer) phaseChange(e events.Event) bool {
 			r.note(e, "phase_iteration %v is not an integer ≥ 0: kept %s", v, intOrNull(r.st.PhaseIteration))
 		}
 	}
-	if e.From != "" && e.From != r.st.Phase {
+	if e.From != "" && domain.Phase(e.From) != r.st.Phase {
 		r.note(e, "moves from %q but the replayed phase is %q (events missing?): applied anyway", e.From, r.st.Phase)
 	}
 	old := r.st.PhaseIteration
-	r.st.Phase, r.st.CurrentTask = e.To, state.Str(e.Task)
+	r.st.Phase, r.st.CurrentTask = to, task
 	if hasNext {
 		r.st.NextPhase = next
 	}
@@ -247,13 +258,13 @@ func (r *Replayer) reviewFinished(e events.Event) bool {
 	}
 	r.resetSinceReview = false
 	r.st.PhaseIteration = state.Int(it)
-	if verdict == workflow.Pass {
+	if domain.Verdict(verdict) == domain.Pass {
 		r.st.ConsecutiveClean++
 	} else {
 		r.st.ConsecutiveClean = 0
 	}
 	if model != "" {
-		r.st.ReviewModel = workflow.NextModel(r.models, model)
+		r.st.ReviewModel = workflow.NextModel(r.models, domain.Model(model))
 	}
 	return true
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -25,7 +26,7 @@ type sim struct {
 	st     *store.Files
 	root   string
 	s      *state.State
-	models []string
+	models []domain.Model
 }
 
 const simPlan = "p"
@@ -56,11 +57,11 @@ func newStore(t *testing.T) (*store.Files, string) {
 
 func newSim(t *testing.T, auto, tdd bool) *sim {
 	st, root := newStore(t)
-	m := &sim{t: t, st: st, root: root, s: state.New(), models: workflow.DefaultModels}
+	m := &sim{t: t, st: st, root: root, s: state.New(), models: domain.DefaultModels()}
 	n := state.New()
 	n.TDD = tdd
 	if auto {
-		n.NextPhase, n.PhaseIteration = state.Str(workflow.PlanReview), state.Int(0)
+		n.NextPhase, n.PhaseIteration = state.Opt(domain.PlanReview), state.Int(0)
 	}
 	m.commit("plan created", n, events.Event{Event: events.PlanCreated, Meta: map[string]any{"tdd": tdd, "auto": auto}})
 	return m
@@ -94,7 +95,7 @@ func checkReplay(t *testing.T, root, after string, want *state.State) Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := Replay(evs, Defaults{Models: workflow.DefaultModels})
+	got := Replay(evs, Defaults{Models: domain.DefaultModels()})
 	if d := Diff(disk, got.State); len(d) > 0 {
 		t.Fatalf("after %q the replay differs from state.json: %s\nnotes: %v", after, strings.Join(d, "; "), got.Notes)
 	}
@@ -112,22 +113,22 @@ func checkReplay(t *testing.T, root, after string, want *state.State) Result {
 	return got
 }
 
-func (m *sim) done(phase string) {
+func (m *sim) done(phase domain.Phase) {
 	m.t.Helper()
 	n, err := workflow.Record(m.s, phase, false, m.models)
 	if err != nil {
 		m.t.Fatal(err)
 	}
-	m.commit(phase+" done", n)
+	m.commit(string(phase)+" done", n)
 }
 
-func (m *sim) start(task string) {
+func (m *sim) start(task domain.TaskID) {
 	m.t.Helper()
 	n, err := workflow.Start(m.s, task, true, m.models)
 	if err != nil {
 		m.t.Fatal(err)
 	}
-	m.commit("start "+task, n)
+	m.commit("start "+task.String(), n)
 }
 
 func (m *sim) set(field, value string) {
@@ -139,13 +140,13 @@ func (m *sim) set(field, value string) {
 	m.commit("set "+field, n, events.Event{Event: events.FieldSet, Meta: map[string]any{"field": field, "value": value}})
 }
 
-func (m *sim) review(verdict string, pendingOther bool) {
+func (m *sim) review(verdict domain.Verdict, pendingOther bool) {
 	m.t.Helper()
 	d := workflow.StopDecision{Action: workflow.RunReview, Review: m.s.Next(), Task: m.s.Task(), Iteration: m.s.Iteration() + 1, Model: m.s.ReviewModel}
 	n, _ := workflow.Apply(m.s, d, verdict, pendingOther, m.models)
-	m.commit("hook: "+d.Review+" "+verdict, n,
-		events.Event{Event: events.ReviewStarted, Task: d.Task, Meta: map[string]any{"review": d.Review, "iteration": d.Iteration, "model": d.Model}},
-		events.Event{Event: events.ReviewFinished, Task: d.Task, Meta: map[string]any{"review": d.Review, "iteration": d.Iteration,
+	m.commit("hook: "+string(d.Review)+" "+string(verdict), n,
+		events.Event{Event: events.ReviewStarted, Task: d.Task.String(), Meta: map[string]any{"review": d.Review, "iteration": d.Iteration, "model": d.Model}},
+		events.Event{Event: events.ReviewFinished, Task: d.Task.String(), Meta: map[string]any{"review": d.Review, "iteration": d.Iteration,
 			"model": d.Model, "verdict": verdict, "cost_usd": 0.12, "duration_ms": 45000}})
 }
 
@@ -153,34 +154,34 @@ func (m *sim) review(verdict string, pendingOther bool) {
 // after each command that the replay equals the state the workflow made.
 func TestReplayWholePlan(t *testing.T) {
 	m := newSim(t, true, false)
-	m.review(workflow.Fail, true)
-	m.done(workflow.PostPlanReview)
-	m.review(workflow.Pass, true)
-	m.done(workflow.PostPlanReview)
-	m.review(workflow.Pass, true) // advance: create-tasks
-	m.done(workflow.CreateTasks)
-	m.review(workflow.Pass, true)
-	m.done(workflow.PostTasksReview)
-	m.review(workflow.Pass, true) // advance: complete-task
-	m.start("1")
-	m.review(workflow.Fail, true)
-	m.done(workflow.PostCodeReview)
-	m.review(workflow.Pass, true)
-	m.done(workflow.PostCodeReview)
-	m.review(workflow.Pass, true) // advance: next task
-	m.start("2")
+	m.review(domain.Fail, true)
+	m.done(domain.PostPlanReview)
+	m.review(domain.Pass, true)
+	m.done(domain.PostPlanReview)
+	m.review(domain.Pass, true) // advance: create-tasks
+	m.done(domain.CreateTasks)
+	m.review(domain.Pass, true)
+	m.done(domain.PostTasksReview)
+	m.review(domain.Pass, true) // advance: complete-task
+	m.start(1)
+	m.review(domain.Fail, true)
+	m.done(domain.PostCodeReview)
+	m.review(domain.Pass, true)
+	m.done(domain.PostCodeReview)
+	m.review(domain.Pass, true) // advance: next task
+	m.start(2)
 	m.set("max_reviews", "12")
-	m.review(workflow.Pass, false)
-	m.done(workflow.PostCodeReview)
+	m.review(domain.Pass, false)
+	m.done(domain.PostCodeReview)
 	m.review("", false) // unreadable verdict counts as not clean
-	m.done(workflow.PostCodeReview)
-	m.review(workflow.Pass, false)
-	m.done(workflow.PostCodeReview)
-	m.review(workflow.Pass, false) // advance to all-code-review: the cycle resets in the same commit
-	m.review(workflow.Pass, false)
-	m.done(workflow.PostAllCodeReview)
-	m.review(workflow.Pass, false) // advance: complete
-	if m.s.Next() != workflow.Complete {
+	m.done(domain.PostCodeReview)
+	m.review(domain.Pass, false)
+	m.done(domain.PostCodeReview)
+	m.review(domain.Pass, false) // advance to all-code-review: the cycle resets in the same commit
+	m.review(domain.Pass, false)
+	m.done(domain.PostAllCodeReview)
+	m.review(domain.Pass, false) // advance: complete
+	if m.s.Next() != domain.Complete {
 		t.Fatalf("the simulated plan did not finish: %s", m.s.Encode())
 	}
 }
@@ -214,14 +215,14 @@ func TestReplayStoreLog(t *testing.T) {
 	}{
 		{name: "plan created", fn: func(s *store.Snapshot) (store.Change, error) {
 			n := state.New()
-			n.NextPhase, n.PhaseIteration, n.MaxReviews = state.Str(workflow.PlanReview), state.Int(0), 5
+			n.NextPhase, n.PhaseIteration, n.MaxReviews = state.Opt(domain.PlanReview), state.Int(0), 5
 			return store.Change{Actor: "cli", State: n, Create: true, Events: []events.Event{{Event: events.PlanCreated}}}, nil
 		}},
 		{name: "plan-review FAIL", fn: change(func(n *state.State) {
-			n.Phase, n.NextPhase, n.PhaseIteration, n.ReviewModel = workflow.PlanReview, state.Str(workflow.PostPlanReview), state.Int(1), "sonnet"
+			n.Phase, n.NextPhase, n.PhaseIteration, n.ReviewModel = domain.PlanReview, state.Opt(domain.PostPlanReview), state.Int(1), "sonnet"
 		})},
 		{name: "post-plan-review done", fn: change(func(n *state.State) {
-			n.Phase, n.NextPhase = workflow.PostPlanReview, state.Str(workflow.PlanReview)
+			n.Phase, n.NextPhase = domain.PostPlanReview, state.Opt(domain.PlanReview)
 		})},
 		{name: "set an unknown field", fn: change(func(n *state.State) { n.Extra["colour"] = json.RawMessage(`{"name":"blue","rgb":[0,0,255]}`) })},
 		{name: "change the unknown field", fn: change(func(n *state.State) { n.Extra["colour"] = json.RawMessage(`"red"`) })},
@@ -232,23 +233,23 @@ func TestReplayStoreLog(t *testing.T) {
 		{name: "drop the unknown field and the owner", fn: change(func(n *state.State) { delete(n.Extra, "colour"); n.SessionID = "" })},
 		{name: "tasks.md and state.json together", fn: func(s *store.Snapshot) (store.Change, error) {
 			n := s.State.Clone()
-			n.Phase, n.CurrentTask, n.NextPhase, n.PhaseIteration = workflow.NextTask, state.Str("1"), state.Str(workflow.CodeReview), state.Int(0)
-			return store.Change{Actor: "cli", State: n, Statuses: map[int]string{1: "in-progress"}}, nil
+			n.Phase, n.CurrentTask, n.NextPhase, n.PhaseIteration = domain.NextTask, state.Opt[domain.TaskID](1), state.Opt(domain.CodeReview), state.Int(0)
+			return store.Change{Actor: "cli", State: n, Statuses: map[domain.TaskID]string{1: "in-progress"}}, nil
 		}},
 		{name: "tasks.md alone", fn: func(s *store.Snapshot) (store.Change, error) {
-			return store.Change{Actor: "cli", Statuses: map[int]string{2: "blocked"}}, nil
+			return store.Change{Actor: "cli", Statuses: map[domain.TaskID]string{2: "blocked"}}, nil
 		}},
 		{name: "a hand edit, then a commit", hand: `{"phase":"next-task","current_task":1,"next_phase":"code-review","phase_iteration":0,"max_reviews":7,"x-note":"hand"}`,
 			fn: change(func(n *state.State) { n.TDD = true })},
 		{name: "recover replaces the whole file", fn: func(s *store.Snapshot) (store.Change, error) {
 			n := state.New()
-			n.Phase, n.NextPhase, n.CurrentTask, n.PhaseIteration = workflow.CodeReview, state.Str(workflow.PostCodeReview), state.Str("1"), state.Int(2)
+			n.Phase, n.NextPhase, n.CurrentTask, n.PhaseIteration = domain.CodeReview, state.Opt(domain.PostCodeReview), state.Opt[domain.TaskID](1), state.Int(2)
 			n.Extra = map[string]json.RawMessage{"kept": json.RawMessage(`true`)}
 			return store.Change{Actor: "cli", Kind: events.Recovered, Reason: "taskie recover", State: n, Replace: true}, nil
 		}},
 		{name: "recover over a malformed file", hand: `{"phase": "code-rev`, fn: func(s *store.Snapshot) (store.Change, error) {
 			n := state.New()
-			n.Phase, n.MaxReviews = workflow.CodeReview, 3
+			n.Phase, n.MaxReviews = domain.CodeReview, 3
 			return store.Change{Actor: "cli", Kind: events.Recovered, State: n, Replace: true}, nil
 		}},
 		{name: "after the recovery", fn: change(func(n *state.State) { n.ReviewModel = "m-x" })},
@@ -357,6 +358,15 @@ func TestReplayTable(t *testing.T) {
 			want: map[string]string{"current_task": `"2"`, "phase_iteration": "0", "consecutive_clean": "0", "review_model": `"sonnet"`},
 		},
 		{
+			name: "a phase change naming no task id is ignored with a note",
+			evs: []events.Event{
+				{Event: events.PhaseChange, From: "new-plan", To: "next-task", Task: "1", Meta: map[string]any{"next_phase": "code-review", "phase_iteration": 0.0}},
+				{Event: events.PhaseChange, From: "next-task", To: "next-task", Task: "two", Meta: map[string]any{"next_phase": "code-review", "phase_iteration": 0.0}},
+			},
+			want:  map[string]string{"current_task": `"1"`, "phase": `"next-task"`},
+			notes: []string{`task id "two" is not a positive integer: event ignored`},
+		},
+		{
 			name: "PLAN_CREATED gives tdd; a gap in the log is noted",
 			evs: []events.Event{
 				ev(events.PlanCreated, "", "", "", map[string]any{"tdd": true, "auto": false}),
@@ -394,14 +404,14 @@ func TestReplayTable(t *testing.T) {
 }
 
 func TestReplayDefaults(t *testing.T) {
-	res := Replay(nil, Defaults{MaxReviews: state.Int(5), Models: []string{"a", "b", "c"}})
+	res := Replay(nil, Defaults{MaxReviews: state.Int(5), Models: []domain.Model{"a", "b", "c"}})
 	if res.State.MaxReviews != 5 || res.State.ReviewModel != "a" {
 		t.Fatalf("defaults not used: %s", res.State.Encode())
 	}
 	if res := Replay(nil, Defaults{MaxReviews: state.Int(0)}); res.State.MaxReviews != 0 {
 		t.Fatalf("max_reviews 0 (reviews disabled) not kept: %d", res.State.MaxReviews)
 	}
-	res = Replay([]events.Event{{Event: events.ReviewFinished, Meta: map[string]any{"iteration": 1.0, "model": "c", "verdict": "PASS"}}}, Defaults{Models: []string{"a", "b", "c"}})
+	res = Replay([]events.Event{{Event: events.ReviewFinished, Meta: map[string]any{"iteration": 1.0, "model": "c", "verdict": "PASS"}}}, Defaults{Models: []domain.Model{"a", "b", "c"}})
 	if res.State.ReviewModel != "a" {
 		t.Fatalf("review_model after c = %q, want a", res.State.ReviewModel)
 	}

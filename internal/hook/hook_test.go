@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/store"
@@ -122,7 +123,7 @@ func TestBlockMessages(t *testing.T) {
 	for _, review := range []string{"plan-review", "tasks-review", "code-review", "all-code-review"} {
 		for _, verdict := range []string{"FAIL", "PASS", ""} {
 			t.Run(review+"/"+verdict, func(t *testing.T) {
-				d := BlockData{Plan: "p", Task: "3", Review: review, Model: "opus", Verdict: verdict,
+				d := BlockData{Plan: "p", Task: 3, Review: domain.Phase(review), Model: "opus", Verdict: domain.Verdict(verdict),
 					Iteration: 2, NextIteration: 3, Clean: 1, ReviewFile: "R-FILE", PostFile: "P-FILE",
 					StateFile: ".taskie/plans/p/state.json"}
 				msg := BlockMessage(d)

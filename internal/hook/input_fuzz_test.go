@@ -2,6 +2,7 @@ package hook_test
 
 import (
 	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -30,12 +31,12 @@ func FuzzHookInput(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		in1, err1 := hook.Decode(data)
 		in2, err2 := hook.Decode(data)
-		if (err1 == nil) != (err2 == nil) || in1 != in2 {
+		if (err1 == nil) != (err2 == nil) || !reflect.DeepEqual(in1, in2) {
 			t.Fatalf("Decode is not deterministic: %+v, %v then %+v, %v", in1, err1, in2, err2)
 		}
 		if err1 != nil {
 			checkInputError(t, "Decode", err1)
-			if in1 != (hook.Input{}) {
+			if !reflect.DeepEqual(in1, hook.Input{}) {
 				t.Errorf("Decode failed but returned a non-zero input %+v", in1)
 			}
 		}
@@ -58,13 +59,13 @@ func FuzzHookInput(f *testing.F) {
 			if err != nil {
 				t.Fatalf("Decode accepts the input, ReadInput does not: %v", err)
 			}
-			if got != in1 {
+			if !reflect.DeepEqual(got, in1) {
 				t.Fatalf("ReadInput = %+v, Decode = %+v", got, in1)
 			}
 		}
 		// ReadInput is deterministic too.
 		again, errAgain := hook.ReadInput(bytes.NewReader(data), time.Second)
-		if (err == nil) != (errAgain == nil) || got != again {
+		if (err == nil) != (errAgain == nil) || !reflect.DeepEqual(got, again) {
 			t.Fatalf("ReadInput is not deterministic: %+v, %v then %+v, %v", got, err, again, errAgain)
 		}
 	})

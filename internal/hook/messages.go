@@ -7,6 +7,7 @@ import (
 	"sync"
 	"text/template"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
@@ -20,11 +21,15 @@ var messages = sync.OnceValue(func() *template.Template {
 
 // BlockData fills a block message template.
 type BlockData struct {
-	Plan, Task, Review, Model, Verdict string
-	Iteration, NextIteration, Clean    int
-	ReviewFile, PostFile, StateFile    string // paths relative to the project root
-	PlanFlag                           string // " --plan ID" when the project has several plans
-	Reminder                           bool   // the block repeats one this session never received
+	Plan                            string
+	Task                            domain.TaskID // 0: none (plan-wide reviews)
+	Review                          domain.Phase
+	Model                           domain.Model
+	Verdict                         domain.Verdict // "": no readable verdict
+	Iteration, NextIteration, Clean int
+	ReviewFile, PostFile, StateFile string // paths relative to the project root
+	PlanFlag                        string // " --plan ID" when the project has several plans
+	Reminder                        bool   // the block repeats one this session never received
 }
 
 // Outcome says how the review went, in words.
@@ -32,10 +37,10 @@ func (d BlockData) Outcome() string {
 	if d.Reminder {
 		return "its post-review is still owed (this repeats a block this session did not receive)"
 	}
-	if d.Verdict == workflow.Pass {
-		return fmt.Sprintf("PASS: passed; one more clean review is needed (%d of %d clean in a row)", d.Clean, workflow.CleanToPass)
+	if d.Verdict == domain.Pass {
+		return fmt.Sprintf("PASS: passed; one more clean review is needed (%d of %d clean in a row)", d.Clean, domain.CleanToPass)
 	}
-	if d.Verdict == workflow.Fail {
+	if d.Verdict == domain.Fail {
 		return "FAIL: the reviewer found problems to fix"
 	}
 	return "no readable verdict (counted as not clean)"
@@ -49,7 +54,7 @@ func (d BlockData) Escape() string {
 // BlockMessage renders the block message of §5.1 for a review.
 func BlockMessage(d BlockData) string {
 	var b bytes.Buffer
-	if err := messages().ExecuteTemplate(&b, d.Review+".tmpl", d); err != nil {
+	if err := messages().ExecuteTemplate(&b, string(d.Review)+".tmpl", d); err != nil {
 		return fmt.Sprintf("taskie: %s %d: %s. Read %s, address it, write %s, run `taskie done %s`.",
 			d.Review, d.Iteration, d.Outcome(), d.ReviewFile, d.PostFile, workflow.PostReview(d.Review))
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/workflow"
@@ -74,15 +75,15 @@ func render(d workflow.StopDecision, v view) Result {
 // pendingMessage reminds the agent of an action automation is waiting for.
 func pendingMessage(s *state.State) string {
 	switch n := s.Next(); {
-	case workflow.IsAdvanceTarget(n), n == workflow.CreateTasks:
+	case workflow.IsAdvanceTarget(n), n == domain.CreateTasks:
 		return fmt.Sprintf("taskie: %s is next. Run /taskie:continue-plan.", n)
-	case n == workflow.Complete:
+	case n == domain.Complete:
 		return "taskie: the plan is complete. Run `taskie continue` to record it."
 	}
 	return ""
 }
 
-func quoteList(xs []string) string {
+func quoteList(xs []domain.Phase) string {
 	q := make([]string, len(xs))
 	for i, x := range xs {
 		q[i] = fmt.Sprintf("%q", x)
@@ -91,30 +92,26 @@ func quoteList(xs []string) string {
 }
 
 // blockMessage renders the review block of §5.1 for the state s.
-func blockMessage(v view, s *state.State, model, verdict string, reminder bool) string {
-	review, n := s.Phase, s.Iteration()
-	task := 0
-	if id, err := plan.ParseTaskID(s.Task()); err == nil {
-		task = id
-	}
+func blockMessage(v view, s *state.State, model domain.Model, verdict domain.Verdict, reminder bool) string {
+	review, n, task := s.Phase, s.Iteration(), s.Task()
 	return BlockMessage(BlockData{
-		Plan: v.plan, Task: s.Task(), Review: review, Model: model, Verdict: verdict, Reminder: reminder,
+		Plan: v.plan, Task: task, Review: review, Model: model, Verdict: verdict, Reminder: reminder,
 		Iteration: n, NextIteration: n + 1, Clean: s.ConsecutiveClean,
-		ReviewFile: relPath(v.root, v.dir+"/"+plan.ReviewFile(review, task, n)),
-		PostFile:   relPath(v.root, v.dir+"/"+plan.PostReviewFile(review, task, n)),
+		ReviewFile: relPath(v.root, v.dir+"/"+plan.ReviewFile(string(review), int(task), n)),
+		PostFile:   relPath(v.root, v.dir+"/"+plan.PostReviewFile(string(review), int(task), n)),
 		StateFile:  relPath(v.root, v.dir+"/"+state.FileName),
 		PlanFlag:   v.planFlag,
 	})
 }
 
 // advanced is the answer when a review cycle passed.
-func advanced(v view, review, target string, autopilot bool) Result {
-	what := map[string]string{
-		workflow.CreateTasks:     "create the tasks",
-		workflow.CompleteTask:    "start the next task",
-		workflow.CompleteTaskTDD: "start the next task test-first",
-		workflow.AllCodeReview:   "run the final all-code review (end your turn)",
-		workflow.Complete:        "record the plan as complete",
+func advanced(v view, review, target domain.Phase, autopilot bool) Result {
+	what := map[domain.Phase]string{
+		domain.CreateTasks:     "create the tasks",
+		domain.CompleteTask:    "start the next task",
+		domain.CompleteTaskTDD: "start the next task test-first",
+		domain.AllCodeReview:   "run the final all-code review (end your turn)",
+		domain.Complete:        "record the plan as complete",
 	}[target]
 	if autopilot {
 		return Result{Block: true, Reason: fmt.Sprintf("taskie: %s passed (two clean reviews in a row). Autopilot is on: run `taskie continue%s` now and do what it says (%s).", review, v.planFlag, what)}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
@@ -85,9 +86,9 @@ var renderKind = map[workflow.Reason]string{
 	workflow.RLock:            silent,
 }
 
-func mk(phase, next, task string, iter int, model string, clean int) *state.State {
+func mk(phase, next domain.Phase, task domain.TaskID, iter int, model domain.Model, clean int) *state.State {
 	s := state.New()
-	s.Phase, s.NextPhase, s.CurrentTask = phase, state.Str(next), state.Str(task)
+	s.Phase, s.NextPhase, s.CurrentTask = phase, state.Opt(next), state.Opt(task)
 	if iter >= 0 {
 		s.PhaseIteration = state.Int(iter)
 	}
@@ -127,20 +128,20 @@ func kindOf(r Result) string {
 // Every reason code renders, without panicking, as the kind of answer it
 // stands for; allow messages speak as taskie.
 func TestRenderEveryReason(t *testing.T) {
-	s := mk(workflow.PostCodeReview, workflow.CompleteTask, "3", 2, "opus", 1)
-	recovered := mk(workflow.CodeReview, workflow.PostCodeReview, "3", 3, "sonnet", 0)
+	s := mk(domain.PostCodeReview, domain.CompleteTask, 3, 2, "opus", 1)
+	recovered := mk(domain.CodeReview, domain.PostCodeReview, 3, 3, "sonnet", 0)
 	for _, r := range declaredReasons(t) {
 		t.Run(string(r), func(t *testing.T) {
 			want, ok := renderKind[r]
 			if !ok {
 				t.Fatalf("reason %q has no rendering expectation: add it to renderKind (and to render)", r)
 			}
-			d := workflow.StopDecision{Reason: r, Review: workflow.CodeReview, Task: "3", Iteration: 2, Model: "opus", Violations: "x"}
+			d := workflow.StopDecision{Reason: r, Review: domain.CodeReview, Task: 3, Iteration: 2, Model: "opus", Violations: "x"}
 			if r == workflow.RRecoveredBlock {
 				d.Save, d.Iteration = recovered, 3
 			}
 			if r == workflow.RNotReview {
-				d.Review = workflow.CompleteTask
+				d.Review = domain.CompleteTask
 			}
 			res := renderSafely(t, d, testView(s))
 			if got := kindOf(res); got != want {
@@ -200,7 +201,7 @@ func TestRenderGolden(t *testing.T) {
 		{
 			name: "validation block lists every violation",
 			f: func() workflow.StopFacts {
-				f := okFacts(mk(workflow.PostCodeReview, workflow.CodeReview, "3", 2, "opus", 1))
+				f := okFacts(mk(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 1))
 				f.Violations = []string{"plan.md: plan.md is missing (rule 1)", "tasks.md:3: unknown status \"later\" (rule 5)", "notes.txt: unexpected file notes.txt (rule 9)"}
 				return f
 			}(),
@@ -214,7 +215,7 @@ func TestRenderGolden(t *testing.T) {
 		{
 			name: "violations already reported",
 			f: func() workflow.StopFacts {
-				f := okFacts(mk(workflow.PostCodeReview, workflow.CodeReview, "3", 2, "opus", 1))
+				f := okFacts(mk(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 1))
 				f.Violations, f.Seen, f.Active = []string{"a (rule 1)", "b (rule 2)"}, "a (rule 1)\nb (rule 2)", true
 				return f
 			}(),
@@ -223,14 +224,14 @@ func TestRenderGolden(t *testing.T) {
 		},
 		{
 			name:   "max review limit (code-review, pending tasks)",
-			f:      okFacts(withMax(mk(workflow.PostCodeReview, workflow.CodeReview, "3", 8, "opus", 0), 8)),
+			f:      okFacts(withMax(mk(domain.PostCodeReview, domain.CodeReview, 3, 8, "opus", 0), 8)),
 			reason: workflow.RMaxReviews,
 			text:   "Max review limit (8) reached for code-review. Raise it with `taskie set max_reviews 12`, or move on: `taskie set next_phase complete-task` skips the rest of this review cycle.",
 		},
 		{
 			name: "max review limit (code-review, last task)",
 			f: func() workflow.StopFacts {
-				f := okFacts(withMax(mk(workflow.PostCodeReview, workflow.CodeReview, "3", 3, "opus", 0), 3))
+				f := okFacts(withMax(mk(domain.PostCodeReview, domain.CodeReview, 3, 3, "opus", 0), 3))
 				f.PendingOther = false
 				return f
 			}(),
@@ -239,26 +240,26 @@ func TestRenderGolden(t *testing.T) {
 		},
 		{
 			name:   "max review limit (plan-review)",
-			f:      okFacts(withMax(mk(workflow.PostPlanReview, workflow.PlanReview, "", 2, "opus", 1), 2)),
+			f:      okFacts(withMax(mk(domain.PostPlanReview, domain.PlanReview, 0, 2, "opus", 1), 2)),
 			reason: workflow.RMaxReviews,
 			text:   "Max review limit (2) reached for plan-review. Raise it with `taskie set max_reviews 6`, or move on: `taskie set next_phase create-tasks` skips the rest of this review cycle.",
 		},
 		{
 			name:   "max review limit (tasks-review, tdd)",
-			f:      okFacts(tdd(withMax(mk(workflow.PostTasksReview, workflow.TasksReview, "", 4, "opus", 1), 4))),
+			f:      okFacts(tdd(withMax(mk(domain.PostTasksReview, domain.TasksReview, 0, 4, "opus", 1), 4))),
 			reason: workflow.RMaxReviews,
 			text:   "Max review limit (4) reached for tasks-review. Raise it with `taskie set max_reviews 8`, or move on: `taskie set next_phase complete-task-tdd` skips the rest of this review cycle.",
 		},
 		{
 			name:   "max review limit (all-code-review)",
-			f:      okFacts(withMax(mk(workflow.PostAllCodeReview, workflow.AllCodeReview, "3", 1, "opus", 0), 1)),
+			f:      okFacts(withMax(mk(domain.PostAllCodeReview, domain.AllCodeReview, 3, 1, "opus", 0), 1)),
 			reason: workflow.RMaxReviews,
 			text:   "Max review limit (1) reached for all-code-review. Raise it with `taskie set max_reviews 5`, or move on: `taskie set next_phase complete` skips the rest of this review cycle.",
 		},
 		{
 			name: "phase_iteration negative: no review ran",
 			f: okFacts(func() *state.State {
-				s := mk(workflow.PostCodeReview, workflow.CodeReview, "3", 0, "opus", 0)
+				s := mk(domain.PostCodeReview, domain.CodeReview, 3, 0, "opus", 0)
 				s.PhaseIteration = state.Int(-5)
 				return s
 			}()),
@@ -268,7 +269,7 @@ func TestRenderGolden(t *testing.T) {
 		{
 			name: "phase_iteration huge: no review ran",
 			f: okFacts(func() *state.State {
-				s := mk(workflow.PostPlanReview, workflow.PlanReview, "", 0, "opus", 0)
+				s := mk(domain.PostPlanReview, domain.PlanReview, 0, 0, "opus", 0)
 				s.PhaseIteration = state.Int(1 << 62)
 				return s
 			}()),
@@ -277,39 +278,39 @@ func TestRenderGolden(t *testing.T) {
 		},
 		{
 			name:   "advance target pending",
-			f:      okFacts(mk(workflow.CodeReview, workflow.CompleteTask, "3", 4, "opus", 2)),
+			f:      okFacts(mk(domain.CodeReview, domain.CompleteTask, 3, 4, "opus", 2)),
 			reason: workflow.RNotReview,
 			text:   "taskie: complete-task is next. Run /taskie:continue-plan.",
 		},
 		{
 			name:   "tdd advance target pending",
-			f:      okFacts(mk(workflow.TasksReview, workflow.CompleteTaskTDD, "", 2, "opus", 2)),
+			f:      okFacts(mk(domain.TasksReview, domain.CompleteTaskTDD, 0, 2, "opus", 2)),
 			reason: workflow.RNotReview,
 			text:   "taskie: complete-task-tdd is next. Run /taskie:continue-plan.",
 		},
 		{
 			name:   "create-tasks pending",
-			f:      okFacts(mk(workflow.PlanReview, workflow.CreateTasks, "", 2, "opus", 2)),
+			f:      okFacts(mk(domain.PlanReview, domain.CreateTasks, 0, 2, "opus", 2)),
 			reason: workflow.RNotReview,
 			text:   "taskie: create-tasks is next. Run /taskie:continue-plan.",
 		},
 		{
 			name:   "complete pending",
-			f:      okFacts(mk(workflow.AllCodeReview, workflow.Complete, "3", 2, "opus", 2)),
+			f:      okFacts(mk(domain.AllCodeReview, domain.Complete, 3, 2, "opus", 2)),
 			reason: workflow.RNotReview,
 			text:   "taskie: the plan is complete. Run `taskie continue` to record it.",
 		},
 		{
 			name:   "standalone: silent",
-			f:      okFacts(mk(workflow.NextTask, "", "3", 0, "opus", 0)),
+			f:      okFacts(mk(domain.NextTask, "", 3, 0, "opus", 0)),
 			reason: workflow.RNotReview,
 			text:   "",
 		},
 		{
 			name: "post-review owed, already told",
 			f: func() workflow.StopFacts {
-				f := okFacts(mk(workflow.CodeReview, workflow.PostCodeReview, "3", 2, "sonnet", 0))
-				f.LastReviewBlock = &workflow.Mark{Phase: workflow.CodeReview, Task: "3", Iteration: 2}
+				f := okFacts(mk(domain.CodeReview, domain.PostCodeReview, 3, 2, "sonnet", 0))
+				f.LastReviewBlock = &workflow.Mark{Phase: domain.CodeReview, Task: 3, Iteration: 2}
 				return f
 			}(),
 			reason: workflow.RPostOwed,
@@ -318,8 +319,8 @@ func TestRenderGolden(t *testing.T) {
 		{
 			name: "no progress since the last block",
 			f: func() workflow.StopFacts {
-				f := okFacts(mk(workflow.CodeReview, workflow.CodeReview, "3", 2, "opus", 0))
-				f.Active, f.LastReviewBlock = true, &workflow.Mark{Phase: workflow.CodeReview, Task: "3", Iteration: 2}
+				f := okFacts(mk(domain.CodeReview, domain.CodeReview, 3, 2, "opus", 0))
+				f.Active, f.LastReviewBlock = true, &workflow.Mark{Phase: domain.CodeReview, Task: 3, Iteration: 2}
 				return f
 			}(),
 			reason: workflow.RNoProgress,
@@ -328,7 +329,7 @@ func TestRenderGolden(t *testing.T) {
 		{
 			name: "block cap reached",
 			f: func() workflow.StopFacts {
-				f := okFacts(mk(workflow.PostCodeReview, workflow.CodeReview, "3", 2, "opus", 1))
+				f := okFacts(mk(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 1))
 				f.Active, f.BlocksInRow, f.BlockCap = true, 40, 40
 				return f
 			}(),
@@ -337,26 +338,26 @@ func TestRenderGolden(t *testing.T) {
 		},
 		{
 			name:   "reviews off",
-			f:      okFacts(withMax(mk(workflow.NewPlan, workflow.PlanReview, "", 0, "opus", 0), 0)),
+			f:      okFacts(withMax(mk(domain.NewPlan, domain.PlanReview, 0, 0, "opus", 0), 0)),
 			reason: workflow.RReviewsOff,
 			text:   "taskie: reviews are disabled (max_reviews 0); plan-review skipped. Run `taskie continue` to go on.",
 		},
 		{
 			name:   "reviews off, several plans",
-			f:      okFacts(withMax(mk(workflow.NextTask, workflow.CodeReview, "2", 0, "opus", 0), 0)),
+			f:      okFacts(withMax(mk(domain.NextTask, domain.CodeReview, 2, 0, "opus", 0), 0)),
 			reason: workflow.RReviewsOff, flag: " --plan p",
 			text: "taskie: reviews are disabled (max_reviews 0); code-review skipped. Run `taskie continue --plan p` to go on.",
 		},
 		{
 			name:   "code-review without current_task",
-			f:      okFacts(mk(workflow.NextTask, workflow.CodeReview, "", 0, "opus", 0)),
+			f:      okFacts(mk(domain.NextTask, domain.CodeReview, 0, 0, "opus", 0)),
 			reason: workflow.RNoTask,
 			text:   "taskie: code-review is due but current_task is not set; run `taskie start <task> --auto`.",
 		},
 		{
 			name: "code-review without the task file",
 			f: func() workflow.StopFacts {
-				f := okFacts(mk(workflow.NextTask, workflow.CodeReview, "3", 0, "opus", 0))
+				f := okFacts(mk(domain.NextTask, domain.CodeReview, 3, 0, "opus", 0))
 				f.TaskFileExists = false
 				return f
 			}(),
@@ -366,7 +367,7 @@ func TestRenderGolden(t *testing.T) {
 		{
 			name: "tasks-review without task files",
 			f: func() workflow.StopFacts {
-				f := okFacts(mk(workflow.CreateTasks, workflow.TasksReview, "", 0, "opus", 0))
+				f := okFacts(mk(domain.CreateTasks, domain.TasksReview, 0, 0, "opus", 0))
 				f.AnyTaskFile = false
 				return f
 			}(),
@@ -375,14 +376,14 @@ func TestRenderGolden(t *testing.T) {
 		},
 		{
 			name:   "illegal next_phase",
-			f:      okFacts(mk(workflow.NewPlan, workflow.CodeReview, "3", 0, "opus", 0)),
+			f:      okFacts(mk(domain.NewPlan, domain.CodeReview, 3, 0, "opus", 0)),
 			reason: workflow.RIllegalNext,
 			text:   "taskie: next_phase \"code-review\" cannot follow phase \"new-plan\", so no review ran. Fix state.json with `taskie set next_phase …` (legal after new-plan: \"plan-review\", \"create-tasks\") or `taskie pause`.",
 		},
 		{
 			name: "untrusted config",
 			f: func() workflow.StopFacts {
-				f := okFacts(mk(workflow.PostCodeReview, workflow.CodeReview, "3", 2, "opus", 1))
+				f := okFacts(mk(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 1))
 				f.Untrusted = ".taskie/config.json is not trusted; run `taskie trust`"
 				return f
 			}(),
@@ -392,7 +393,7 @@ func TestRenderGolden(t *testing.T) {
 		{
 			name: "another stop reviews",
 			f: func() workflow.StopFacts {
-				f := okFacts(mk(workflow.PostCodeReview, workflow.CodeReview, "3", 2, "opus", 1))
+				f := okFacts(mk(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 1))
 				f.Lock = workflow.LockBusy
 				return f
 			}(),
@@ -401,7 +402,7 @@ func TestRenderGolden(t *testing.T) {
 		},
 		{
 			name:   "reminder block names the review and the post-review file",
-			f:      okFacts(mk(workflow.CodeReview, workflow.PostCodeReview, "3", 2, "sonnet", 0)),
+			f:      okFacts(mk(domain.CodeReview, domain.PostCodeReview, 3, 2, "sonnet", 0)),
 			reason: workflow.RPostOwedRemind, block: true, partial: true,
 			text: "  .taskie/plans/p/task-3-review-2.md\n",
 		},
@@ -432,7 +433,7 @@ func TestRenderGolden(t *testing.T) {
 // reminder and the recovered review's block name the exact files.
 func TestRenderReviewBlocks(t *testing.T) {
 	v := testView(nil)
-	_, rem := decideAndRender(t, okFacts(mk(workflow.CodeReview, workflow.PostCodeReview, "3", 2, "sonnet", 0)), v)
+	_, rem := decideAndRender(t, okFacts(mk(domain.CodeReview, domain.PostCodeReview, 3, 2, "sonnet", 0)), v)
 	if !rem.Block || !rem.needsMemory {
 		t.Errorf("reminder = %+v, want a block that needs the session memory", rem)
 	}
@@ -444,7 +445,7 @@ func TestRenderReviewBlocks(t *testing.T) {
 	}
 
 	_, inv := decideAndRender(t, func() workflow.StopFacts {
-		f := okFacts(mk(workflow.PostCodeReview, workflow.CodeReview, "3", 2, "opus", 1))
+		f := okFacts(mk(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 1))
 		f.Violations = []string{"x (rule 1)"}
 		return f
 	}(), v)
@@ -452,10 +453,10 @@ func TestRenderReviewBlocks(t *testing.T) {
 		t.Errorf("validation block = %+v, want a block that needs the session memory", inv)
 	}
 
-	recovered := mk(workflow.CodeReview, workflow.PostCodeReview, "3", 3, "sonnet", 0)
+	recovered := mk(domain.CodeReview, domain.PostCodeReview, 3, 3, "sonnet", 0)
 	d := workflow.StopDecision{Action: workflow.Block, Reason: workflow.RRecoveredBlock, Save: recovered,
-		Mark: &workflow.Mark{Phase: workflow.CodeReview, Task: "3", Iteration: 3}, Review: workflow.CodeReview, Task: "3", Iteration: 3, Model: "opus"}
-	v.s = mk(workflow.PostCodeReview, workflow.CodeReview, "3", 2, "opus", 1) // the state before the recovery
+		Mark: &workflow.Mark{Phase: domain.CodeReview, Task: 3, Iteration: 3}, Review: domain.CodeReview, Task: 3, Iteration: 3, Model: "opus"}
+	v.s = mk(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 1) // the state before the recovery
 	res := renderSafely(t, d, v)
 	if !res.Block {
 		t.Fatalf("recovered review = %+v, want a block", res)
@@ -470,15 +471,15 @@ func TestRenderReviewBlocks(t *testing.T) {
 
 func TestRenderAdvanced(t *testing.T) {
 	v := testView(nil)
-	if got := advanced(v, workflow.CodeReview, workflow.CompleteTask, false); got.Block ||
+	if got := advanced(v, domain.CodeReview, domain.CompleteTask, false); got.Block ||
 		got.Message != "taskie: code-review passed (two clean reviews in a row). Run /taskie:continue-plan to start the next task." {
 		t.Errorf("advance = %+v", got)
 	}
-	if got := advanced(v, workflow.PlanReview, workflow.CreateTasks, false); got.Message != "taskie: plan-review passed (two clean reviews in a row). Run /taskie:continue-plan to create the tasks." {
+	if got := advanced(v, domain.PlanReview, domain.CreateTasks, false); got.Message != "taskie: plan-review passed (two clean reviews in a row). Run /taskie:continue-plan to create the tasks." {
 		t.Errorf("advance = %+v", got)
 	}
 	v.planFlag = " --plan p"
-	got := advanced(v, workflow.AllCodeReview, workflow.Complete, true)
+	got := advanced(v, domain.AllCodeReview, domain.Complete, true)
 	if !got.Block || got.Reason != "taskie: all-code-review passed (two clean reviews in a row). Autopilot is on: run `taskie continue --plan p` now and do what it says (record the plan as complete)." {
 		t.Errorf("autopilot advance = %+v", got)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/taskie-dev/taskie/internal/config"
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/plan"
@@ -118,27 +119,27 @@ func (h *stopper) facts(snap *store.Snapshot) workflow.StopFacts {
 	if s == nil {
 		return f
 	}
-	task, _ := strconv.Atoi(s.Task())
-	f.PendingOther = snap.PendingOther(s.Task())
+	task := s.Task()
+	f.PendingOther = snap.PendingOther(task)
 	if task > 0 {
-		f.TaskFileExists = snap.Exists(plan.TaskFile(task))
+		f.TaskFileExists = snap.Exists(plan.TaskFile(int(task)))
 	}
 	if workflow.IsReview(s.Phase) {
 		f.PostReviewExists = snap.PostExists(s.Phase, task, s.Iteration())
 	}
-	f.ReviewAhead = func(review string, n int) bool { return snap.ReviewExists(review, task, n) }
-	f.OrphanAhead = func(review string, n int) bool {
-		return snap.ReviewExists(review, task, n) && h.orphan(review, s.Task(), n)
+	f.ReviewAhead = func(review domain.Phase, n int) bool { return snap.ReviewExists(review, task, n) }
+	f.OrphanAhead = func(review domain.Phase, n int) bool {
+		return snap.ReviewExists(review, task, n) && h.orphan(review, task, n)
 	}
 	return f
 }
 
 // orphan reports that the review file of an iteration was left by a
 // reviewer whose hook died: the log shows its start and no end.
-func (h *stopper) orphan(review, task string, it int) bool {
+func (h *stopper) orphan(review domain.Phase, task domain.TaskID, it int) bool {
 	started := false
 	for _, e := range h.p.Store.Tail(h.p.ID) {
-		if e.Meta == nil || e.Meta["review"] != review || e.Task != task || fmt.Sprint(e.Meta["iteration"]) != strconv.Itoa(it) {
+		if e.Meta == nil || e.Meta["review"] != string(review) || e.Task != task.String() || fmt.Sprint(e.Meta["iteration"]) != strconv.Itoa(it) {
 			continue
 		}
 		switch e.Event {
@@ -169,8 +170,7 @@ func (h *stopper) review(snap *store.Snapshot, d workflow.StopDecision, orphan b
 		return h.internal(err)
 	}
 	s := snap.State
-	task, _ := strconv.Atoi(d.Task)
-	name := plan.ReviewFile(d.Review, task, d.Iteration)
+	name := plan.ReviewFile(string(d.Review), int(d.Task), d.Iteration)
 	if orphan {
 		// A reviewer whose hook was killed wrote it: not this cycle's review.
 		h.setAside(d, name, "left by a reviewer whose hook was killed")
@@ -184,8 +184,8 @@ func (h *stopper) review(snap *store.Snapshot, d workflow.StopDecision, orphan b
 	if pick.Reviewer != h.cfg.Reviewer || pick.Model != d.Model {
 		req.Model = pick.Model
 	}
-	meta := map[string]any{"review": d.Review, "iteration": d.Iteration, "model": d.Model, "reviewer": pick.Reviewer}
-	h.event(events.Event{Task: d.Task, Event: events.ReviewStarted, Actor: "hook", Meta: meta})
+	meta := map[string]any{"review": string(d.Review), "iteration": d.Iteration, "model": string(d.Model), "reviewer": pick.Reviewer}
+	h.event(events.Event{Task: d.Task.String(), Event: events.ReviewStarted, Actor: "hook", Meta: meta})
 	ctx := h.e.Ctx
 	if ctx == nil {
 		// The agent's hook timeout or Ctrl-C kills the hook: take the
@@ -201,15 +201,15 @@ func (h *stopper) review(snap *store.Snapshot, d workflow.StopDecision, orphan b
 	if err != nil {
 		return h.failed(d, name, !existed, err)
 	}
-	fin := map[string]any{"review": d.Review, "iteration": d.Iteration, "model": d.Model, "verdict": res.Verdict,
+	fin := map[string]any{"review": string(d.Review), "iteration": d.Iteration, "model": string(d.Model), "verdict": string(res.Verdict),
 		"cost_usd": res.CostUSD, "duration_ms": res.DurationMS, "reviewer_session": res.SessionID,
 		"review_file": name, "wrote_file": res.WroteFile}
 	record := func(snap *store.Snapshot) (workflow.ReviewResult, error) {
 		rr := workflow.AfterReview(snap.State, d, res.Verdict, snap.PendingOther(snap.State.Task()), h.cfg.Models, h.cfg.Autopilot, h.in.SessionID)
-		c := store.Change{Actor: "hook", Reason: "hook: " + d.Review + " " + res.Verdict, State: rr.Save, DuringReview: true,
-			Events: []events.Event{{Task: d.Task, Event: events.ReviewFinished, Actor: "hook", Meta: fin}}}
-		if id, err := strconv.Atoi(rr.MarkDone); err == nil {
-			c.Statuses = map[int]string{id: plan.StatusDone}
+		c := store.Change{Actor: "hook", Reason: "hook: " + string(d.Review) + " " + string(res.Verdict), State: rr.Save, DuringReview: true,
+			Events: []events.Event{{Task: d.Task.String(), Event: events.ReviewFinished, Actor: "hook", Meta: fin}}}
+		if rr.MarkDone != 0 {
+			c.Statuses = map[domain.TaskID]string{rr.MarkDone: plan.StatusDone}
 		}
 		return rr, h.p.Commit(snap, c)
 	}
@@ -228,7 +228,7 @@ func (h *stopper) review(snap *store.Snapshot, d workflow.StopDecision, orphan b
 			// it in the log, out of the plan, so no stop adopts it later.
 			logPath := h.setAside(d, name, "its cycle moved on while the reviewer ran")
 			fin["recorded"] = false
-			h.event(events.Event{Task: d.Task, Event: events.ReviewFinished, Actor: "hook", Meta: fin})
+			h.event(events.Event{Task: d.Task.String(), Event: events.ReviewFinished, Actor: "hook", Meta: fin})
 			h.why = "state moved during the review"
 			return warnAllow(h.e, fmt.Sprintf("the plan moved to another review cycle while the %s reviewer ran, so its verdict (%s) was not recorded and the review was moved to %s. Run `taskie continue` to see where the plan stands.",
 				d.Review, res.Verdict, logPath))
@@ -279,8 +279,8 @@ func (h *stopper) failed(d workflow.StopDecision, name string, ours bool, err er
 		}
 	}
 	logPath := h.keep(d, raw)
-	h.event(events.Event{Task: d.Task, Event: events.ReviewFailed, Actor: "hook",
-		Meta: map[string]any{"review": d.Review, "iteration": d.Iteration, "model": d.Model, "failure": kind, "log": relPath(h.p.Repo.Root, logPath)}})
+	h.event(events.Event{Task: d.Task.String(), Event: events.ReviewFailed, Actor: "hook",
+		Meta: map[string]any{"review": string(d.Review), "iteration": d.Iteration, "model": string(d.Model), "failure": kind, "log": relPath(h.p.Repo.Root, logPath)}})
 	h.why = fmt.Sprintf("%s %d failed: %s", d.Review, d.Iteration, kind)
 	return warnAllow(h.e, fmt.Sprintf("the %s reviewer failed (%s): %v. state.json is unchanged; the reviewer's output is in %s. Fix it (`taskie doctor`) and stop again to retry.",
 		d.Review, kind, firstLine(err.Error()), relPath(h.p.Repo.Root, logPath)))
@@ -289,7 +289,7 @@ func (h *stopper) failed(d workflow.StopDecision, name string, ours bool, err er
 // keep writes a reviewer's raw output to a new log file (never overwritten).
 func (h *stopper) keep(d workflow.StopDecision, raw []byte) string {
 	name := fmt.Sprintf("%s-%s-%d-%s", h.p.ID, d.Review, d.Iteration, h.now.UTC().Format("20060102T150405Z"))
-	if d.Task != "" {
+	if d.Task != 0 {
 		name = fmt.Sprintf("%s-%s-task%s-%d-%s", h.p.ID, d.Review, d.Task, d.Iteration, h.now.UTC().Format("20060102T150405Z"))
 	}
 	root := h.p.Store.Root()

@@ -65,7 +65,7 @@ func writeContext(e Env, text string) {
 // the current task, within the same budget. An unreadable state.json is
 // reported instead, so the session fixes it first.
 func Summary(p *project.Plan) string {
-	b, err := continuity.Context(p, "")
+	b, err := continuity.Context(p, 0)
 	if err != nil {
 		return fmt.Sprintf("taskie plan %q (.taskie/plans/%s/): %v. Fix it before continuing (`taskie validate %s`).\n", p.ID, p.ID, err, p.ID)
 	}

@@ -1,11 +1,12 @@
 package plan
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/taskie-dev/taskie/internal/domain"
 )
 
 // Task is one row of tasks.md.
@@ -97,12 +98,10 @@ func parseFiles(s string) []string {
 	return out
 }
 
-// ParseTaskID parses a user-given task id.
+// ParseTaskID parses a user-given task id: domain.ParseTaskID, as an int.
 func ParseTaskID(s string) (int, error) {
-	if n, ok := positiveInt(strings.TrimSpace(s)); ok {
-		return n, nil
-	}
-	return 0, fmt.Errorf("task id %q is not a positive integer", s)
+	id, err := domain.ParseTaskID(s)
+	return int(id), err
 }
 
 // positiveInt accepts only plain decimal digits, so "+3", "3.0" and "0"

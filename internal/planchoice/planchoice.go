@@ -10,11 +10,13 @@ import (
 	"cmp"
 	"slices"
 	"time"
+
+	"github.com/taskie-dev/taskie/internal/domain"
 )
 
 // DefaultMidTurnWindow is how long after a block a session still counts as
 // mid-turn on its plan: the reviewer timeout's default (SPEC §14).
-const DefaultMidTurnWindow = 25 * time.Minute
+const DefaultMidTurnWindow = domain.DefaultReviewerTimeout
 
 // Decision is a session's last hook decision on a plan.
 type Decision string

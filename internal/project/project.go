@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/taskie-dev/taskie/internal/config"
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -94,10 +95,10 @@ func (p *Plan) PlanFlag() string {
 func (p *Plan) Config() (config.Config, error) { return config.Load(p.Repo.TaskieDir()) }
 
 // Models returns the review model rotation, the default when config fails.
-func (p *Plan) Models() []string {
+func (p *Plan) Models() []domain.Model {
 	c, err := p.Config()
 	if err != nil {
-		return workflow.DefaultModels
+		return domain.DefaultModels()
 	}
 	return c.Models
 }
@@ -142,12 +143,12 @@ func (p *Plan) Tasks() (*plan.Tasks, []plan.Problem, error) {
 	return s.Tasks, s.TaskProblems, nil
 }
 
-// TaskID checks a user-given task id against tasks.md and returns it
-// canonical; the error names the task and the known ids.
-func (p *Plan) TaskID(arg string) (string, error) {
+// TaskID parses a user-given task id and checks it against tasks.md; the
+// error names the task and the known ids.
+func (p *Plan) TaskID(arg string) (domain.TaskID, error) {
 	s, err := p.Snapshot()
 	if err != nil {
-		return "", err
+		return 0, err
 	}
 	return s.TaskID(arg)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -78,7 +79,7 @@ func TestCommitRefusesAMovedState(t *testing.T) {
 	}
 	before := planFiles(t, p)
 	next := snap.State.Clone()
-	next.Phase, next.NextPhase = "plan-review", state.Str("post-plan-review")
+	next.Phase, next.NextPhase = "plan-review", state.Opt[domain.Phase]("post-plan-review")
 	err = p.Commit(snap, store.Change{Actor: "hook", Reason: "review", State: next})
 	if !errors.Is(err, store.ErrMoved) {
 		t.Fatalf("Commit over a moved state = %v, want store.ErrMoved", err)
@@ -99,7 +100,7 @@ func TestCommitRefusesAMovedState(t *testing.T) {
 		t.Errorf("the other update was lost or ours was written: %s", cur.StateRaw)
 	}
 	next = cur.State.Clone()
-	next.Phase, next.NextPhase = "plan-review", state.Str("post-plan-review")
+	next.Phase, next.NextPhase = "plan-review", state.Opt[domain.Phase]("post-plan-review")
 	if err := p.Commit(cur, store.Change{Actor: "hook", Reason: "review", State: next}); err != nil {
 		t.Fatalf("Commit over the current state: %v", err)
 	}
@@ -127,7 +128,7 @@ func TestCommitRefusesMovedTasks(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := planFiles(t, p)
-	err = p.Commit(snap, store.Change{Actor: "cli", Statuses: map[int]string{1: "in-progress"}})
+	err = p.Commit(snap, store.Change{Actor: "cli", Statuses: map[domain.TaskID]string{1: "in-progress"}})
 	if !errors.Is(err, store.ErrMoved) {
 		t.Fatalf("Commit over moved tasks = %v, want store.ErrMoved", err)
 	}
@@ -149,8 +150,8 @@ func TestUpdate(t *testing.T) {
 	err := p.Update(func(s *store.Snapshot) (store.Change, error) {
 		seen = s.State
 		n := s.State.Clone()
-		n.Phase, n.CurrentTask, n.NextPhase, n.PhaseIteration = "next-task", state.Str("1"), state.Str("code-review"), state.Int(0)
-		return store.Change{Actor: "cli", Reason: "start 1", State: n, Statuses: map[int]string{1: "in-progress"}}, nil
+		n.Phase, n.CurrentTask, n.NextPhase, n.PhaseIteration = "next-task", state.Opt[domain.TaskID](1), state.Opt[domain.Phase]("code-review"), state.Int(0)
+		return store.Change{Actor: "cli", Reason: "start 1", State: n, Statuses: map[domain.TaskID]string{1: "in-progress"}}, nil
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +163,7 @@ func TestUpdate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Phase != "next-task" || s.Task() != "1" || s.MaxReviews != 3 {
+	if s.Phase != "next-task" || s.Task() != 1 || s.MaxReviews != 3 {
 		t.Errorf("the plan's snapshot after Update = %s", s.Encode())
 	}
 	ts, _, err := p.Tasks()
@@ -180,7 +181,7 @@ func TestUpdate(t *testing.T) {
 	err = p.Update(func(s *store.Snapshot) (store.Change, error) {
 		n := s.State.Clone()
 		n.Phase = "code-review"
-		return store.Change{State: n, Statuses: map[int]string{2: "done"}}, boom
+		return store.Change{State: n, Statuses: map[domain.TaskID]string{2: "done"}}, boom
 	})
 	if !errors.Is(err, boom) {
 		t.Fatalf("Update = %v, want the function's error", err)
@@ -198,7 +199,7 @@ func TestChange(t *testing.T) {
 	note := events.Event{Event: events.Progress, Reason: "note"}
 	old, cur, err := p.Change("cli", "auto", false, func(s *state.State) (*state.State, error) {
 		n := s.Clone()
-		n.NextPhase, n.PhaseIteration = state.Str("plan-review"), state.Int(0)
+		n.NextPhase, n.PhaseIteration = state.Opt[domain.Phase]("plan-review"), state.Int(0)
 		return n, nil
 	}, note)
 	if err != nil {
@@ -262,7 +263,7 @@ func TestChangeCreatesOnlyWhenAsked(t *testing.T) {
 	}
 	old, cur, err := p.Change("cli", "plan created", true, func(s *state.State) (*state.State, error) {
 		n := s.Clone()
-		n.NextPhase = state.Str("plan-review")
+		n.NextPhase = state.Opt[domain.Phase]("plan-review")
 		return n, nil
 	})
 	if err != nil {
@@ -297,7 +298,7 @@ func TestNewCycleArchivesTheSeries(t *testing.T) {
 	})
 	_, _, err := p.Change("cli", "reopen", false, func(s *state.State) (*state.State, error) {
 		n := s.Clone()
-		n.Phase, n.NextPhase, n.PhaseIteration, n.ConsecutiveClean = "next-task", state.Str("code-review"), state.Int(0), 0
+		n.Phase, n.NextPhase, n.PhaseIteration, n.ConsecutiveClean = "next-task", state.Opt[domain.Phase]("code-review"), state.Int(0), 0
 		return n, nil
 	})
 	if err != nil {
@@ -345,7 +346,7 @@ func TestEventsFailureWritesNothing(t *testing.T) {
 	}
 	_, _, err := p.Change("cli", "x", false, func(s *state.State) (*state.State, error) {
 		n := s.Clone()
-		n.NextPhase = state.Str("plan-review")
+		n.NextPhase = state.Opt[domain.Phase]("plan-review")
 		return n, nil
 	})
 	if err == nil || !strings.Contains(err.Error(), p.Path(events.FileName)) || !strings.Contains(err.Error(), "nothing was changed") {
@@ -363,7 +364,7 @@ func TestTaskIDNamesKnownIDs(t *testing.T) {
 			t.Errorf("TaskID(%q) = %v, want %q", in, err, want)
 		}
 	}
-	if got, err := p.TaskID(" 4 "); err != nil || got != "4" {
-		t.Errorf("TaskID(4) = %q, %v", got, err)
+	if got, err := p.TaskID(" 4 "); err != nil || got != 4 {
+		t.Errorf("TaskID(4) = %d, %v", got, err)
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/taskie-dev/taskie/internal/domain"
 )
 
 // fakeDir holds the fake reviewer built as "claude" and "codex".
@@ -106,7 +108,7 @@ func newFixture(t *testing.T, steps ...string) *fixture {
 
 func (f *fixture) request(iteration int) Request {
 	return Request{
-		Kind: Code, PlanID: "p1", Task: "1", Iteration: iteration, Model: "model-strong",
+		Kind: domain.CodeReview, PlanID: "p1", Task: 1, Iteration: iteration, Model: "model-strong",
 		Root: f.root, PlanDir: f.planDir,
 		ReviewFile: filepath.Join(f.planDir, fmt.Sprintf("task-1-review-%d.md", iteration)),
 		TaskFiles:  []string{"task-1.md"},
@@ -192,7 +194,7 @@ func TestReviewVerdictWrittenByReviewer(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if res.Verdict != step || res.WroteFile || res.Model != "model-strong" {
+				if res.Verdict != domain.Verdict(step) || res.WroteFile || res.Model != "model-strong" {
 					t.Errorf("got verdict %q, WroteFile %v, model %q; want %s, false, model-strong", res.Verdict, res.WroteFile, res.Model, step)
 				}
 				body := readFile(t, req.ReviewFile)
@@ -279,8 +281,8 @@ func TestReviewScriptAndModels(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := newFixture(t, "FAIL", "PASS")
 			r := mustNew(t, name)
-			models := []string{"strong", "fast", "strong"}
-			var verdicts []string
+			models := []domain.Model{"strong", "fast", "strong"}
+			var verdicts []domain.Verdict
 			for i, m := range models {
 				req := f.request(i + 1)
 				req.Model = m
@@ -290,12 +292,12 @@ func TestReviewScriptAndModels(t *testing.T) {
 				}
 				verdicts = append(verdicts, res.Verdict)
 			}
-			if want := []string{Fail, Pass, Pass}; !slices.Equal(verdicts, want) {
+			if want := []domain.Verdict{domain.Fail, domain.Pass, domain.Pass}; !slices.Equal(verdicts, want) {
 				t.Errorf("verdicts = %q, want %q", verdicts, want)
 			}
-			var got []string
+			var got []domain.Model
 			for _, l := range f.logs(t) {
-				got = append(got, l.Model)
+				got = append(got, domain.Model(l.Model))
 			}
 			if !slices.Equal(got, models) {
 				t.Errorf("models seen = %q, want %q", got, models)
@@ -316,7 +318,7 @@ func TestReviewTaskieWritesFile(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !res.WroteFile || res.Verdict != strings.TrimSuffix(step, "-NOFILE") {
+				if !res.WroteFile || res.Verdict != domain.Verdict(strings.TrimSuffix(step, "-NOFILE")) {
 					t.Errorf("WroteFile = %v, verdict %q; want true, %s", res.WroteFile, res.Verdict, step)
 				}
 				if body := readFile(t, req.ReviewFile); body != res.Text || !strings.Contains(body, "step "+step) {
@@ -337,7 +339,7 @@ func TestReviewExistingFileUntouched(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.WroteFile || res.Verdict != Pass {
+			if res.WroteFile || res.Verdict != domain.Pass {
 				t.Errorf("WroteFile = %v, verdict %q; want false, PASS", res.WroteFile, res.Verdict)
 			}
 			if body := readFile(t, req.ReviewFile); body != "original\n" {
@@ -356,7 +358,7 @@ func TestReviewResultFallbacks(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if res.Verdict != Pass || !strings.Contains(res.Text, "step "+step) {
+				if res.Verdict != domain.Pass || !strings.Contains(res.Text, "step "+step) {
 					t.Errorf("verdict %q text %q; want PASS and the fake's review", res.Verdict, res.Text)
 				}
 			})
@@ -449,7 +451,7 @@ func TestReviewCommandOverride(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Verdict != Fail {
+	if res.Verdict != domain.Fail {
 		t.Errorf("verdict = %q, want FAIL", res.Verdict)
 	}
 }

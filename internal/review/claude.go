@@ -18,7 +18,7 @@ func claudeArgs(req Request) []string {
 	argv := append([]string{}, commandOr(req.Command, "claude")...)
 	argv = append(argv, "-p")
 	if req.Model != "" {
-		argv = append(argv, "--model", req.Model)
+		argv = append(argv, "--model", string(req.Model))
 	}
 	return append(argv,
 		"--output-format", "json",

@@ -24,7 +24,7 @@ func codexArgs(req Request, schemaFile, lastFile string) []string {
 	argv := append([]string{}, commandOr(req.Command, "codex")...)
 	argv = append(argv, "exec", "--skip-git-repo-check", "--ephemeral", "--disable", "hooks")
 	if req.Model != "" && !IsClaudeModel(req.Model) {
-		argv = append(argv, "-m", req.Model)
+		argv = append(argv, "-m", string(req.Model))
 	}
 	if req.Effort != "" {
 		argv = append(argv, "-c", fmt.Sprintf("model_reasoning_effort=%q", req.Effort))

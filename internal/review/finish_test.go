@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/taskie-dev/taskie/internal/domain"
 )
 
 // TestFinish covers every combination of review file and review text: a
@@ -40,7 +42,7 @@ func TestFinish(t *testing.T) {
 			if tc.file != missing {
 				writeFile(t, req.ReviewFile, tc.file)
 			}
-			in := Result{Verdict: Pass, Text: tc.text, Raw: []byte("raw output")}
+			in := Result{Verdict: domain.Pass, Text: tc.text, Raw: []byte("raw output")}
 			res, err := finish(req, in)
 			if tc.kind != "" {
 				f := wantFailure(t, res, err, tc.kind, "the reviewer returned an empty review")
@@ -74,7 +76,7 @@ func TestFinishKeepsNonRegularFile(t *testing.T) {
 	if err := os.Mkdir(req.ReviewFile, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	res, err := finish(req, Result{Verdict: Pass, Text: "review"})
+	res, err := finish(req, Result{Verdict: domain.Pass, Text: "review"})
 	if err != nil || res.WroteFile {
 		t.Errorf("finish = WroteFile %v, err %v; want false, nil", res.WroteFile, err)
 	}
@@ -109,7 +111,7 @@ func TestReviewBlankReviews(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if res.Verdict != Pass || res.WroteFile != tc.wrote {
+				if res.Verdict != domain.Pass || res.WroteFile != tc.wrote {
 					t.Errorf("verdict %q, WroteFile %v; want PASS, %v", res.Verdict, res.WroteFile, tc.wrote)
 				}
 				if body := readFile(t, req.ReviewFile); !strings.Contains(body, tc.wantFile) {

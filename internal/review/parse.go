@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/taskie-dev/taskie/internal/domain"
 )
 
 // Schema is the verdict schema given to claude with --json-schema. The
@@ -92,16 +94,13 @@ func claudeVerdictObject(co claudeOutput) (map[string]json.RawMessage, bool) {
 }
 
 // verdictOf reads and normalises the verdict and review fields.
-func verdictOf(obj map[string]json.RawMessage) (verdict, text string, err error) {
+func verdictOf(obj map[string]json.RawMessage) (verdict domain.Verdict, text string, err error) {
 	var v string
 	if err := json.Unmarshal(obj["verdict"], &v); err != nil {
 		return "", "", fmt.Errorf("verdict is not a string: %s", snippet(obj["verdict"]))
 	}
-	switch strings.ToUpper(strings.TrimSpace(v)) {
-	case Pass:
-		verdict = Pass
-	case Fail:
-		verdict = Fail
+	switch verdict = domain.Verdict(strings.ToUpper(strings.TrimSpace(v))); verdict {
+	case domain.Pass, domain.Fail:
 	default:
 		return "", "", fmt.Errorf("invalid verdict %q (want PASS or FAIL)", v)
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/taskie-dev/taskie/internal/domain"
 )
 
 func TestParseClaude(t *testing.T) {
@@ -19,27 +21,27 @@ func TestParseClaude(t *testing.T) {
 		{
 			name: "structured output pass",
 			out:  `{"type":"result","subtype":"success","is_error":false,"result":"done","structured_output":{"verdict":"PASS","review":"all good"},` + meta + `}`,
-			want: Result{Verdict: Pass, Text: "all good", CostUSD: 0.12, DurationMS: 3456, SessionID: "s1"},
+			want: Result{Verdict: domain.Pass, Text: "all good", CostUSD: 0.12, DurationMS: 3456, SessionID: "s1"},
 		},
 		{
 			name: "structured output fail",
 			out:  `{"type":"result","subtype":"success","is_error":false,"structured_output":{"verdict":"FAIL","review":"1. broken"},` + meta + `}`,
-			want: Result{Verdict: Fail, Text: "1. broken", CostUSD: 0.12, DurationMS: 3456, SessionID: "s1"},
+			want: Result{Verdict: domain.Fail, Text: "1. broken", CostUSD: 0.12, DurationMS: 3456, SessionID: "s1"},
 		},
 		{
 			name: "lowercase verdict with spaces",
 			out:  `{"type":"result","subtype":"success","structured_output":{"verdict":" pass ","review":"ok"}}`,
-			want: Result{Verdict: Pass, Text: "ok"},
+			want: Result{Verdict: domain.Pass, Text: "ok"},
 		},
 		{
 			name: "structured output wins over result",
 			out:  `{"type":"result","subtype":"success","result":{"verdict":"PASS","review":"r"},"structured_output":{"verdict":"FAIL","review":"s"}}`,
-			want: Result{Verdict: Fail, Text: "s"},
+			want: Result{Verdict: domain.Fail, Text: "s"},
 		},
 		{
 			name: "leading warning line",
 			out:  "warning: something\n" + `{"type":"result","subtype":"success","structured_output":{"verdict":"PASS","review":"ok"}}` + "\n",
-			want: Result{Verdict: Pass, Text: "ok"},
+			want: Result{Verdict: domain.Pass, Text: "ok"},
 		},
 		{
 			name:    "is_error",
@@ -54,17 +56,17 @@ func TestParseClaude(t *testing.T) {
 		{
 			name: "result object",
 			out:  `{"type":"result","subtype":"success","result":{"verdict":"fail","review":"from result"},` + meta + `}`,
-			want: Result{Verdict: Fail, Text: "from result", CostUSD: 0.12, DurationMS: 3456, SessionID: "s1"},
+			want: Result{Verdict: domain.Fail, Text: "from result", CostUSD: 0.12, DurationMS: 3456, SessionID: "s1"},
 		},
 		{
 			name: "result string with fenced json",
 			out:  `{"type":"result","subtype":"success","result":"Here it is:\n` + "```json" + `\n{\"verdict\": \"PASS\", \"review\": \"fenced\"}\n` + "```" + `\nbye"}`,
-			want: Result{Verdict: Pass, Text: "fenced"},
+			want: Result{Verdict: domain.Pass, Text: "fenced"},
 		},
 		{
 			name: "result string with bare json",
 			out:  `{"type":"result","subtype":"success","result":"{\"verdict\":\"FAIL\",\"review\":\"bare\"}"}`,
-			want: Result{Verdict: Fail, Text: "bare"},
+			want: Result{Verdict: domain.Fail, Text: "bare"},
 		},
 		{
 			name:    "missing verdict",
@@ -115,11 +117,11 @@ func TestParseCodex(t *testing.T) {
 		want    Result
 		wantErr string
 	}{
-		{name: "plain", msg: `{"verdict":"PASS","review":"ok"}`, want: Result{Verdict: Pass, Text: "ok"}},
-		{name: "whitespace", msg: "\n  {\"verdict\":\"FAIL\",\"review\":\"bad\"}\n\n", want: Result{Verdict: Fail, Text: "bad"}},
-		{name: "fenced", msg: "Verdict:\n```json\n{\"verdict\":\"fail\",\"review\":\"f\"}\n```\n", want: Result{Verdict: Fail, Text: "f"}},
-		{name: "fence without language", msg: "```\n{\"verdict\":\"Pass\",\"review\":\"p\"}\n```", want: Result{Verdict: Pass, Text: "p"}},
-		{name: "missing review", msg: `{"verdict":"PASS"}`, want: Result{Verdict: Pass}},
+		{name: "plain", msg: `{"verdict":"PASS","review":"ok"}`, want: Result{Verdict: domain.Pass, Text: "ok"}},
+		{name: "whitespace", msg: "\n  {\"verdict\":\"FAIL\",\"review\":\"bad\"}\n\n", want: Result{Verdict: domain.Fail, Text: "bad"}},
+		{name: "fenced", msg: "Verdict:\n```json\n{\"verdict\":\"fail\",\"review\":\"f\"}\n```\n", want: Result{Verdict: domain.Fail, Text: "f"}},
+		{name: "fence without language", msg: "```\n{\"verdict\":\"Pass\",\"review\":\"p\"}\n```", want: Result{Verdict: domain.Pass, Text: "p"}},
+		{name: "missing review", msg: `{"verdict":"PASS"}`, want: Result{Verdict: domain.Pass}},
 		{name: "garbage", msg: "not json at all", wantErr: "no verdict object"},
 		{name: "empty", msg: "", wantErr: "no verdict object"},
 		{name: "no verdict field", msg: `{"review":"x"}`, wantErr: "no verdict object"},

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"text/template"
+
+	"github.com/taskie-dev/taskie/internal/domain"
 )
 
 //go:embed prompts/*.md
@@ -15,18 +17,18 @@ var promptFS embed.FS
 
 // promptFiles maps each kind to its template; common.md holds the shared
 // header, ground rules and output instructions.
-var promptFiles = map[string]string{
-	Plan:    "plan.md",
-	Tasks:   "tasks.md",
-	Code:    "code.md",
-	AllCode: "allcode.md",
+var promptFiles = map[domain.Phase]string{
+	domain.PlanReview:    "plan.md",
+	domain.TasksReview:   "tasks.md",
+	domain.CodeReview:    "code.md",
+	domain.AllCodeReview: "allcode.md",
 }
 
 // prompts are parsed on first use: the hook starts on every stop.
 var prompts = sync.OnceValue(parsePrompts)
 
-func parsePrompts() map[string]*template.Template {
-	m := make(map[string]*template.Template, len(promptFiles))
+func parsePrompts() map[domain.Phase]*template.Template {
+	m := make(map[domain.Phase]*template.Template, len(promptFiles))
 	for kind, file := range promptFiles {
 		m[kind] = template.Must(template.New(file).Option("missingkey=error").
 			ParseFS(promptFS, "prompts/common.md", "prompts/"+file))
@@ -60,8 +62,8 @@ func Prompt(req Request) (string, error) {
 	if p := filepath.Join(req.PlanDir, "design.md"); exists(p) {
 		d.DesignFile = p
 	}
-	if req.Kind == Code {
-		d.TaskFile = filepath.Join(req.PlanDir, "task-"+req.Task+".md")
+	if req.Kind == domain.CodeReview {
+		d.TaskFile = filepath.Join(req.PlanDir, "task-"+req.Task.String()+".md")
 	}
 	for _, f := range req.TaskFiles {
 		d.TaskPaths = append(d.TaskPaths, filepath.Join(req.PlanDir, f))
@@ -75,12 +77,12 @@ func Prompt(req Request) (string, error) {
 
 func title(req Request) string {
 	switch req.Kind {
-	case Plan:
+	case domain.PlanReview:
 		return "Plan review"
-	case Tasks:
+	case domain.TasksReview:
 		return "Tasks review"
-	case Code:
-		return "Code review of task " + req.Task
+	case domain.CodeReview:
+		return "Code review of task " + req.Task.String()
 	default:
 		return "All-code review"
 	}

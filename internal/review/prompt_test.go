@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/taskie-dev/taskie/internal/domain"
 )
 
 func TestPrompt(t *testing.T) {
@@ -18,17 +20,19 @@ func TestPrompt(t *testing.T) {
 		TaskFiles: []string{"task-1.md", "task-7.md"},
 	}
 	tests := []struct {
-		kind, task, file string
-		want             []string
-		notWant          []string
+		kind    domain.Phase
+		task    domain.TaskID
+		file    string
+		want    []string
+		notWant []string
 	}{
-		{kind: Plan, file: "plan-review-2.md", want: []string{"plan.md", "Feasibility"}, notWant: []string{"task-1.md"}},
-		{kind: Tasks, file: "tasks-review-2.md", want: []string{"tasks.md", filepath.Join(planDir, "task-1.md"), filepath.Join(planDir, "task-7.md"), "Acceptance criteria"}},
-		{kind: Code, task: "3", file: "task-3-review-2.md", want: []string{filepath.Join(planDir, "task-3.md"), "git diff", "git log"}, notWant: []string{"task-7.md"}},
-		{kind: AllCode, file: "all-code-review-2.md", want: []string{filepath.Join(planDir, "task-1.md"), filepath.Join(planDir, "task-7.md"), "TODO"}},
+		{kind: domain.PlanReview, file: "plan-review-2.md", want: []string{"plan.md", "Feasibility"}, notWant: []string{"task-1.md"}},
+		{kind: domain.TasksReview, file: "tasks-review-2.md", want: []string{"tasks.md", filepath.Join(planDir, "task-1.md"), filepath.Join(planDir, "task-7.md"), "Acceptance criteria"}},
+		{kind: domain.CodeReview, task: 3, file: "task-3-review-2.md", want: []string{filepath.Join(planDir, "task-3.md"), "git diff", "git log"}, notWant: []string{"task-7.md"}},
+		{kind: domain.AllCodeReview, file: "all-code-review-2.md", want: []string{filepath.Join(planDir, "task-1.md"), filepath.Join(planDir, "task-7.md"), "TODO"}},
 	}
 	for _, tc := range tests {
-		t.Run(tc.kind, func(t *testing.T) {
+		t.Run(string(tc.kind), func(t *testing.T) {
 			req := base
 			req.Kind, req.Task = tc.kind, tc.task
 			req.ReviewFile = filepath.Join(planDir, tc.file)
@@ -63,7 +67,7 @@ func TestPromptDesign(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "design.md"), []byte("d"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	p, err := Prompt(Request{Kind: Plan, PlanDir: dir, ReviewFile: filepath.Join(dir, "plan-review-1.md")})
+	p, err := Prompt(Request{Kind: domain.PlanReview, PlanDir: dir, ReviewFile: filepath.Join(dir, "plan-review-1.md")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,8 +79,8 @@ func TestPromptDesign(t *testing.T) {
 func TestPromptErrors(t *testing.T) {
 	for name, req := range map[string]Request{
 		"unknown kind":      {Kind: "nope", PlanDir: "/p", ReviewFile: "/p/r-review-1.md"},
-		"code without task": {Kind: Code, PlanDir: "/p", ReviewFile: "/p/r-review-1.md"},
-		"no review file":    {Kind: Plan, PlanDir: "/p"},
+		"code without task": {Kind: domain.CodeReview, PlanDir: "/p", ReviewFile: "/p/r-review-1.md"},
+		"no review file":    {Kind: domain.PlanReview, PlanDir: "/p"},
 	} {
 		if _, err := Prompt(req); err == nil {
 			t.Errorf("%s: no error", name)

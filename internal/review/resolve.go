@@ -1,12 +1,16 @@
 package review
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/taskie-dev/taskie/internal/domain"
+)
 
 // Pick is the reviewer, model and reasoning effort for one review.
 type Pick struct {
-	Reviewer string // adapter name: "claude" or "codex"
-	Model    string // model for the reviewer; "" = the reviewer's default
-	Effort   string // codex only: "high" or "medium" when no model is chosen; else ""
+	Reviewer string       // adapter name: "claude" or "codex"
+	Model    domain.Model // model for the reviewer; "" = the reviewer's default
+	Effort   string       // codex only: "high" or "medium" when no model is chosen; else ""
 }
 
 // Resolve picks the reviewer and model for the review at position index of
@@ -21,18 +25,18 @@ type Pick struct {
 // instead, "high" at even positions and "medium" at odd ones. An empty
 // rotation is one default-model entry for the configured reviewer, with
 // the effort still alternating by index; an index past the end wraps.
-func Resolve(configured string, rotation []string, index int) Pick {
+func Resolve(configured string, rotation []domain.Model, index int) Pick {
 	if configured == "" {
 		configured = "claude"
 	}
 	index = max(index, 0)
 	entry := ""
 	if len(rotation) > 0 {
-		entry = strings.TrimSpace(rotation[index%len(rotation)])
+		entry = strings.TrimSpace(string(rotation[index%len(rotation)]))
 	}
-	p := Pick{Reviewer: configured, Model: entry}
+	p := Pick{Reviewer: configured, Model: domain.Model(entry)}
 	if name, model, ok := strings.Cut(entry, ":"); ok && isReviewer(name) {
-		p = Pick{Reviewer: strings.ToLower(name), Model: strings.TrimSpace(model)}
+		p = Pick{Reviewer: strings.ToLower(name), Model: domain.Model(strings.TrimSpace(model))}
 	} else if isReviewer(entry) {
 		p = Pick{Reviewer: strings.ToLower(entry)}
 	}
@@ -58,8 +62,8 @@ var claudeAliases = map[string]bool{"opus": true, "sonnet": true, "haiku": true,
 // IsClaudeModel reports whether model names a Claude model: an alias
 // (`opus`, `sonnet`, `haiku`, `opusplan`, with or without a `[1m]` context
 // suffix) or a full `claude-…` name. Such a model is never sent to codex.
-func IsClaudeModel(model string) bool {
-	m := strings.ToLower(strings.TrimSpace(model))
+func IsClaudeModel(model domain.Model) bool {
+	m := strings.ToLower(strings.TrimSpace(string(model)))
 	if base, _, ok := strings.Cut(m, "["); ok {
 		m = base
 	}

@@ -10,37 +10,39 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/taskie-dev/taskie/internal/domain"
 )
 
 func TestResolve(t *testing.T) {
 	tests := []struct {
 		name       string
 		configured string
-		rotation   []string
+		rotation   []domain.Model
 		index      int
 		want       Pick
 	}{
-		{name: "bare model, default reviewer", rotation: []string{"opus", "sonnet"}, index: 0, want: Pick{Reviewer: "claude", Model: "opus"}},
-		{name: "bare model, second", configured: "claude", rotation: []string{"opus", "sonnet"}, index: 1, want: Pick{Reviewer: "claude", Model: "sonnet"}},
-		{name: "index wraps", configured: "claude", rotation: []string{"opus", "sonnet"}, index: 2, want: Pick{Reviewer: "claude", Model: "opus"}},
-		{name: "negative index", configured: "claude", rotation: []string{"opus", "sonnet"}, index: -3, want: Pick{Reviewer: "claude", Model: "opus"}},
-		{name: "claude entry", configured: "codex", rotation: []string{"claude:opus"}, want: Pick{Reviewer: "claude", Model: "opus"}},
-		{name: "codex entry", configured: "claude", rotation: []string{"claude:opus", "codex:gpt-5.5"}, index: 1, want: Pick{Reviewer: "codex", Model: "gpt-5.5"}},
-		{name: "codex with real bare model", configured: "codex", rotation: []string{"gpt-5.5"}, want: Pick{Reviewer: "codex", Model: "gpt-5.5"}},
-		{name: "codex with alias, even", configured: "codex", rotation: []string{"opus", "sonnet"}, index: 0, want: Pick{Reviewer: "codex", Effort: "high"}},
-		{name: "codex with alias, odd", configured: "codex", rotation: []string{"opus", "sonnet"}, index: 1, want: Pick{Reviewer: "codex", Effort: "medium"}},
-		{name: "codex with alias, even again", configured: "codex", rotation: []string{"opus", "sonnet"}, index: 4, want: Pick{Reviewer: "codex", Effort: "high"}},
-		{name: "codex with full claude name", configured: "claude", rotation: []string{"codex:claude-opus-4-1"}, index: 3, want: Pick{Reviewer: "codex", Effort: "medium"}},
-		{name: "codex with haiku", configured: "claude", rotation: []string{"codex:haiku"}, want: Pick{Reviewer: "codex", Effort: "high"}},
-		{name: "codex, empty model", configured: "claude", rotation: []string{"codex:"}, index: 1, want: Pick{Reviewer: "codex", Effort: "medium"}},
-		{name: "bare reviewer name", configured: "claude", rotation: []string{"claude:opus", "codex"}, index: 1, want: Pick{Reviewer: "codex", Effort: "medium"}},
-		{name: "bare claude", configured: "codex", rotation: []string{"claude"}, want: Pick{Reviewer: "claude"}},
+		{name: "bare model, default reviewer", rotation: []domain.Model{"opus", "sonnet"}, index: 0, want: Pick{Reviewer: "claude", Model: "opus"}},
+		{name: "bare model, second", configured: "claude", rotation: []domain.Model{"opus", "sonnet"}, index: 1, want: Pick{Reviewer: "claude", Model: "sonnet"}},
+		{name: "index wraps", configured: "claude", rotation: []domain.Model{"opus", "sonnet"}, index: 2, want: Pick{Reviewer: "claude", Model: "opus"}},
+		{name: "negative index", configured: "claude", rotation: []domain.Model{"opus", "sonnet"}, index: -3, want: Pick{Reviewer: "claude", Model: "opus"}},
+		{name: "claude entry", configured: "codex", rotation: []domain.Model{"claude:opus"}, want: Pick{Reviewer: "claude", Model: "opus"}},
+		{name: "codex entry", configured: "claude", rotation: []domain.Model{"claude:opus", "codex:gpt-5.5"}, index: 1, want: Pick{Reviewer: "codex", Model: "gpt-5.5"}},
+		{name: "codex with real bare model", configured: "codex", rotation: []domain.Model{"gpt-5.5"}, want: Pick{Reviewer: "codex", Model: "gpt-5.5"}},
+		{name: "codex with alias, even", configured: "codex", rotation: []domain.Model{"opus", "sonnet"}, index: 0, want: Pick{Reviewer: "codex", Effort: "high"}},
+		{name: "codex with alias, odd", configured: "codex", rotation: []domain.Model{"opus", "sonnet"}, index: 1, want: Pick{Reviewer: "codex", Effort: "medium"}},
+		{name: "codex with alias, even again", configured: "codex", rotation: []domain.Model{"opus", "sonnet"}, index: 4, want: Pick{Reviewer: "codex", Effort: "high"}},
+		{name: "codex with full claude name", configured: "claude", rotation: []domain.Model{"codex:claude-opus-4-1"}, index: 3, want: Pick{Reviewer: "codex", Effort: "medium"}},
+		{name: "codex with haiku", configured: "claude", rotation: []domain.Model{"codex:haiku"}, want: Pick{Reviewer: "codex", Effort: "high"}},
+		{name: "codex, empty model", configured: "claude", rotation: []domain.Model{"codex:"}, index: 1, want: Pick{Reviewer: "codex", Effort: "medium"}},
+		{name: "bare reviewer name", configured: "claude", rotation: []domain.Model{"claude:opus", "codex"}, index: 1, want: Pick{Reviewer: "codex", Effort: "medium"}},
+		{name: "bare claude", configured: "codex", rotation: []domain.Model{"claude"}, want: Pick{Reviewer: "claude"}},
 		{name: "empty rotation, claude", configured: "claude", want: Pick{Reviewer: "claude"}},
 		{name: "empty rotation, codex", configured: "codex", index: 1, want: Pick{Reviewer: "codex", Effort: "medium"}},
-		{name: "model with a colon", configured: "codex", rotation: []string{"gpt-oss:20b"}, want: Pick{Reviewer: "codex", Model: "gpt-oss:20b"}},
-		{name: "reviewer and model with a colon", configured: "claude", rotation: []string{"codex:gpt-oss:20b"}, want: Pick{Reviewer: "codex", Model: "gpt-oss:20b"}},
-		{name: "spaces and case", configured: "claude", rotation: []string{"  Codex: gpt-5.5 "}, want: Pick{Reviewer: "codex", Model: "gpt-5.5"}},
-		{name: "claude entry keeps a non-claude model", configured: "codex", rotation: []string{"claude:claude-sonnet-4-5"}, want: Pick{Reviewer: "claude", Model: "claude-sonnet-4-5"}},
+		{name: "model with a colon", configured: "codex", rotation: []domain.Model{"gpt-oss:20b"}, want: Pick{Reviewer: "codex", Model: "gpt-oss:20b"}},
+		{name: "reviewer and model with a colon", configured: "claude", rotation: []domain.Model{"codex:gpt-oss:20b"}, want: Pick{Reviewer: "codex", Model: "gpt-oss:20b"}},
+		{name: "spaces and case", configured: "claude", rotation: []domain.Model{"  Codex: gpt-5.5 "}, want: Pick{Reviewer: "codex", Model: "gpt-5.5"}},
+		{name: "claude entry keeps a non-claude model", configured: "codex", rotation: []domain.Model{"claude:claude-sonnet-4-5"}, want: Pick{Reviewer: "claude", Model: "claude-sonnet-4-5"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -53,7 +55,7 @@ func TestResolve(t *testing.T) {
 }
 
 func TestIsClaudeModel(t *testing.T) {
-	for model, want := range map[string]bool{
+	for model, want := range map[domain.Model]bool{
 		"opus": true, "sonnet": true, "haiku": true, "opusplan": true, "Opus": true, "sonnet[1m]": true,
 		"claude-opus-4-1": true, "claude-sonnet-4-5-20250929": true,
 		"gpt-5.5": false, "gpt-5-codex": false, "o3": false, "": false, "gpt-oss:20b": false, "claude": false,
@@ -98,9 +100,11 @@ func TestCodexArgs(t *testing.T) {
 // options the real `codex exec` does not know, and checks what it saw.
 func TestCodexInvocation(t *testing.T) {
 	tests := []struct {
-		name, model, effort string
-		wantModel           string
-		wantEffort          string
+		name       string
+		model      domain.Model
+		effort     string
+		wantModel  string
+		wantEffort string
 	}{
 		{name: "default model, high", model: "opus", effort: "high", wantEffort: "high"},
 		{name: "default model, medium", model: "", effort: "medium", wantEffort: "medium"},

@@ -10,42 +10,24 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/taskie-dev/taskie/internal/domain"
 )
 
-// Review kinds, named after the review phases.
-const (
-	Plan    = "plan-review"
-	Tasks   = "tasks-review"
-	Code    = "code-review"
-	AllCode = "all-code-review"
-)
-
-// Verdicts.
-const (
-	Pass = "PASS"
-	Fail = "FAIL"
-)
-
-// DefaultTimeout stays below the 30-minute hook timeout so taskie can still
-// answer the hook after killing a stuck reviewer.
-const DefaultTimeout = 25 * time.Minute
-
-// DefaultTools are the tools a claude reviewer may use without asking.
-var DefaultTools = []string{"Read", "Grep", "Glob", "Bash", "Write"}
-
-// Request describes one review run.
+// Request describes one review run. The kinds of review are the four
+// review phases (domain.PlanReview, TasksReview, CodeReview, AllCodeReview).
 type Request struct {
-	Kind       string        // one of the kinds
+	Kind       domain.Phase  // the review phase
 	PlanID     string        // plan id
-	Task       string        // code-review: the task id
+	Task       domain.TaskID // code-review: the task id
 	Iteration  int           // 1-based review iteration
-	Model      string        // model passed to the reviewer
+	Model      domain.Model  // model passed to the reviewer
 	Root       string        // project root: the reviewer's working directory
 	PlanDir    string        // absolute plan directory
 	ReviewFile string        // absolute path of the review file the reviewer must write
 	TaskFiles  []string      // task files named in tasks.md (base names), for tasks-review and all-code-review
-	Timeout    time.Duration // 0 = DefaultTimeout
-	Tools      []string      // allowed tools for claude; nil = DefaultTools
+	Timeout    time.Duration // 0 = domain.DefaultReviewerTimeout
+	Tools      []string      // allowed tools for claude; nil = domain.DefaultAllowedTools
 	Command    []string      // reviewer executable + leading args; nil = adapter default
 	Effort     string        // codex: model_reasoning_effort ("high", "medium", …); "" = codex's default; claude ignores it
 
@@ -64,14 +46,14 @@ type Request struct {
 
 // Result is a successful review.
 type Result struct {
-	Verdict    string  // "PASS" or "FAIL"
-	Text       string  // review text from the structured output
-	CostUSD    float64 // claude: total_cost_usd
-	DurationMS int64   // claude: duration_ms; else measured wall time
-	SessionID  string  // claude: session_id
-	Model      string  // the requested model
-	WroteFile  bool    // true when taskie wrote ReviewFile itself from Text
-	Raw        []byte  // the reviewer's raw stdout+stderr (for the failure log)
+	Verdict    domain.Verdict // domain.Pass or domain.Fail
+	Text       string         // review text from the structured output
+	CostUSD    float64        // claude: total_cost_usd
+	DurationMS int64          // claude: duration_ms; else measured wall time
+	SessionID  string         // claude: session_id
+	Model      domain.Model   // the requested model
+	WroteFile  bool           // true when taskie wrote ReviewFile itself from Text
+	Raw        []byte         // the reviewer's raw stdout+stderr (for the failure log)
 }
 
 // Reviewer runs one review.
@@ -137,10 +119,10 @@ func failf(kind string, raw []byte, format string, args ...any) *Failure {
 // prompt and the file checks agree on one path.
 func normalize(req Request) Request {
 	if req.Timeout <= 0 {
-		req.Timeout = DefaultTimeout
+		req.Timeout = domain.DefaultReviewerTimeout
 	}
 	if req.Tools == nil {
-		req.Tools = DefaultTools
+		req.Tools = domain.DefaultAllowedTools()
 	}
 	abs := func(p string) string {
 		if p == "" || filepath.IsAbs(p) {
@@ -156,9 +138,9 @@ func normalize(req Request) Request {
 // check rejects requests that cannot produce a review.
 func check(req Request) error {
 	switch req.Kind {
-	case Plan, Tasks, AllCode:
-	case Code:
-		if req.Task == "" {
+	case domain.PlanReview, domain.TasksReview, domain.AllCodeReview:
+	case domain.CodeReview:
+		if req.Task == 0 {
 			return fmt.Errorf("code-review needs a task id")
 		}
 	default:

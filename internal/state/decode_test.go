@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
+
+	"github.com/taskie-dev/taskie/internal/domain"
 )
 
 var emptyEq = cmpopts.EquateEmpty()
@@ -28,8 +30,8 @@ func TestDecodeDefaults(t *testing.T) {
 	if diff := cmp.Diff(want, got, emptyEq); diff != "" {
 		t.Errorf("Decode({}) (-want +got):\n%s", diff)
 	}
-	if !got.IsEnabled() || got.Iteration() != 0 || got.Next() != "" || got.Task() != "" {
-		t.Errorf("accessors of a default state: enabled %v iteration %d next %q task %q",
+	if !got.IsEnabled() || got.Iteration() != 0 || got.Next() != "" || got.Task() != 0 {
+		t.Errorf("accessors of a default state: enabled %v iteration %d next %q task %d",
 			got.IsEnabled(), got.Iteration(), got.Next(), got.Task())
 	}
 }
@@ -45,8 +47,8 @@ func TestDecodeSpecExample(t *testing.T) {
   "consecutive_clean": 0,
   "tdd": false
 }`)
-	want := &State{MaxReviews: 8, CurrentTask: Str("3"), Phase: "code-review", PhaseIteration: Int(2),
-		NextPhase: Str("post-code-review"), ReviewModel: "opus"}
+	want := &State{MaxReviews: 8, CurrentTask: Opt[domain.TaskID](3), Phase: "code-review", PhaseIteration: Int(2),
+		NextPhase: Opt[domain.Phase]("post-code-review"), ReviewModel: "opus"}
 	if diff := cmp.Diff(want, got, emptyEq); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -58,8 +60,8 @@ func TestDecodeTolerance(t *testing.T) {
 		name, in string
 		want     func(*State)
 	}{
-		{"current_task as a number", `{"current_task": 3}`, func(s *State) { s.CurrentTask = Str("3") }},
-		{"current_task as a string", `{"current_task": "3"}`, func(s *State) { s.CurrentTask = Str("3") }},
+		{"current_task as a number", `{"current_task": 3}`, func(s *State) { s.CurrentTask = Opt[domain.TaskID](3) }},
+		{"current_task as a string", `{"current_task": "3"}`, func(s *State) { s.CurrentTask = Opt[domain.TaskID](3) }},
 		{"current_task null", `{"current_task": null}`, func(s *State) {}},
 		{"phase_iteration as a string", `{"phase_iteration": "2"}`, func(s *State) { s.PhaseIteration = Int(2) }},
 		{"phase_iteration padded string", `{"phase_iteration": " 4 "}`, func(s *State) { s.PhaseIteration = Int(4) }},
@@ -77,7 +79,7 @@ func TestDecodeTolerance(t *testing.T) {
 		{"enabled as a string", `{"enabled": "true"}`, func(s *State) { s.Enabled = &tr }},
 		{"enabled null", `{"enabled": null}`, func(s *State) {}},
 		{"next_phase null", `{"next_phase": null}`, func(s *State) {}},
-		{"next_phase", `{"next_phase": "plan-review"}`, func(s *State) { s.NextPhase = Str("plan-review") }},
+		{"next_phase", `{"next_phase": "plan-review"}`, func(s *State) { s.NextPhase = Opt[domain.Phase]("plan-review") }},
 		{"review_model null keeps the default", `{"review_model": null}`, func(s *State) {}},
 		{"review_model", `{"review_model": "sonnet"}`, func(s *State) { s.ReviewModel = "sonnet" }},
 		{"optional strings", `{"session_id": "s1", "worktree": "/w", "base_sha": "abc", "last_commit": 42}`, func(s *State) {
@@ -179,8 +181,8 @@ func compactRaw(r json.RawMessage) string {
 
 func TestEncodeFormat(t *testing.T) {
 	f := false
-	s := &State{MaxReviews: 3, CurrentTask: Str("12"), Phase: "post-code-review", PhaseIteration: Int(4),
-		NextPhase: Str("code-review"), ReviewModel: "sonnet", ConsecutiveClean: 1, TDD: true, Enabled: &f,
+	s := &State{MaxReviews: 3, CurrentTask: Opt[domain.TaskID](12), Phase: "post-code-review", PhaseIteration: Int(4),
+		NextPhase: Opt[domain.Phase]("code-review"), ReviewModel: "sonnet", ConsecutiveClean: 1, TDD: true, Enabled: &f,
 		SessionID: "sess-1", Worktree: "/wt", BaseSHA: "b1", LastCommit: "c2",
 		Extra: map[string]json.RawMessage{"b": json.RawMessage(`[ 1 ]`), "a": json.RawMessage(`"x"`)}}
 	want := `{
@@ -208,6 +210,43 @@ func TestEncodeFormat(t *testing.T) {
 	s.Extra["b"] = json.RawMessage(`[1]`)
 	if diff := cmp.Diff(s, back, emptyEq); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s", diff)
+	}
+}
+
+// current_task is a task id in memory and the string "3" in the file,
+// whether the file said "3" or 3; an empty string stays one.
+func TestCurrentTaskRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		in, file string
+		task     domain.TaskID
+	}{
+		{`{"current_task": "3"}`, `"3"`, 3},
+		{`{"current_task": 3}`, `"3"`, 3},
+		{`{"current_task": " 3 "}`, `"3"`, 3},
+		{`{"current_task": null}`, `null`, 0},
+		{`{"current_task": ""}`, `""`, 0},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			s := mustDecode(t, tc.in)
+			if s.Task() != tc.task {
+				t.Errorf("Task() = %d, want %d", s.Task(), tc.task)
+			}
+			enc := s.Encode()
+			if want := "\n  \"current_task\": " + tc.file + ",\n"; !strings.Contains(string(enc), want) {
+				t.Errorf("Encode wrote\n%s\nwant a line %q", enc, want)
+			}
+			back := mustDecode(t, string(enc))
+			if !bytes.Equal(back.Encode(), enc) {
+				t.Errorf("a second rewrite changed the file:\n%s", back.Encode())
+			}
+			replay, err := Apply(nil, Full(s))
+			if err != nil {
+				t.Fatalf("replaying the full delta: %v", err)
+			}
+			if !bytes.Equal(replay.Encode(), enc) {
+				t.Errorf("replaying the full delta wrote\n%s", replay.Encode())
+			}
+		})
 	}
 }
 
@@ -286,6 +325,10 @@ func TestFieldErrors(t *testing.T) {
 		{`{"phase_iteration": true}`, "phase_iteration", "expected an integer or null, got a boolean"},
 		{`{"current_task": {"id": 3}}`, "current_task", "expected a string or null, got an object"},
 		{`{"current_task": [3]}`, "current_task", "expected a string or null, got an array"},
+		{`{"current_task": "abc"}`, "current_task", `task id "abc" is not a positive integer`},
+		{`{"current_task": "0"}`, "current_task", `task id "0" is not a positive integer`},
+		{`{"current_task": -2}`, "current_task", `task id "-2" is not a positive integer`},
+		{`{"current_task": 1.5}`, "current_task", `task id "1.5" is not a positive integer`},
 		{`{"phase": false}`, "phase", "expected a string or null, got a boolean"},
 		{`{"next_phase": {}}`, "next_phase", "expected a string or null, got an object"},
 		{`{"review_model": ["opus"]}`, "review_model", "expected a string or null, got an array"},
@@ -314,23 +357,26 @@ func TestFieldErrors(t *testing.T) {
 
 func TestCloneIsDeep(t *testing.T) {
 	f := false
-	s := &State{CurrentTask: Str("1"), NextPhase: Str("code-review"), PhaseIteration: Int(2), Enabled: &f,
+	s := &State{CurrentTask: Opt[domain.TaskID](1), NextPhase: Opt[domain.Phase]("code-review"), PhaseIteration: Int(2), Enabled: &f,
 		Extra: map[string]json.RawMessage{"k": json.RawMessage(`1`)}}
 	c := s.Clone()
-	*c.CurrentTask, *c.NextPhase, *c.PhaseIteration, *c.Enabled = "9", "x", 7, true
+	*c.CurrentTask, *c.NextPhase, *c.PhaseIteration, *c.Enabled = 9, "x", 7, true
 	c.Extra["k"] = json.RawMessage(`2`)
 	c.Extra["new"] = json.RawMessage(`3`)
-	if s.Task() != "1" || s.Next() != "code-review" || s.Iteration() != 2 || s.IsEnabled() || string(s.Extra["k"]) != "1" || len(s.Extra) != 1 {
+	if s.Task() != 1 || s.Next() != "code-review" || s.Iteration() != 2 || s.IsEnabled() || string(s.Extra["k"]) != "1" || len(s.Extra) != 1 {
 		t.Errorf("changing the clone changed the original: %+v", s)
 	}
 }
 
-func TestStrAndInt(t *testing.T) {
-	if Str("") != nil {
-		t.Error(`Str("") is not nil`)
+func TestOptAndInt(t *testing.T) {
+	if Opt[domain.Phase]("") != nil || Opt[domain.TaskID](0) != nil {
+		t.Error("Opt of a zero value is not nil")
 	}
-	if p := Str("a"); p == nil || *p != "a" {
-		t.Error(`Str("a")`)
+	if p := Opt[domain.Phase]("a"); p == nil || *p != "a" {
+		t.Error(`Opt("a")`)
+	}
+	if p := Opt[domain.TaskID](3); p == nil || *p != 3 {
+		t.Error("Opt(3)")
 	}
 	if p := Int(0); p == nil || *p != 0 {
 		t.Error("Int(0)")

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"sort"
+
+	"github.com/taskie-dev/taskie/internal/domain"
 )
 
 // Field is one key of state.json with its compact JSON value.
@@ -21,7 +23,7 @@ func (s *State) Fields() []Field {
 		out = append(out, Field{k, val})
 	}
 	put("max_reviews", s.MaxReviews)
-	put("current_task", s.CurrentTask)
+	put("current_task", taskText(s.CurrentTask))
 	put("phase", s.Phase)
 	put("phase_iteration", s.PhaseIteration)
 	put("next_phase", s.NextPhase)
@@ -50,6 +52,16 @@ func (s *State) Fields() []Field {
 		out = append(out, Field{k, v})
 	}
 	return out
+}
+
+// taskText is current_task as the file holds it: the string "3", or null.
+// A pointer to 0 is a file that said "" and is written back so.
+func taskText(t *domain.TaskID) *string {
+	if t == nil {
+		return nil
+	}
+	v := t.String()
+	return &v
 }
 
 // Delta is a change of state.json as the event log records it: the fields

@@ -7,26 +7,26 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-		"strconv"
+	"strconv"
 	"strings"
+
+	"github.com/taskie-dev/taskie/internal/domain"
 )
 
 // FileName is the state file inside a plan directory.
 const FileName = "state.json"
 
-// DefaultMaxReviews caps review iterations per cycle when state.json says nothing.
-const DefaultMaxReviews = 8
-
 // State is the current state of one plan. Pointers mark fields that may be
 // null in the file; Extra keeps every field taskie does not know so that a
-// rewrite never drops it.
+// rewrite never drops it. The values are typed; the file's form of them
+// (current_task "3" or 3, nulls) is handled by Decode and Fields only.
 type State struct {
 	MaxReviews       int
-	CurrentTask      *string
-	Phase            string
+	CurrentTask      *domain.TaskID
+	Phase            domain.Phase
 	PhaseIteration   *int
-	NextPhase        *string
-	ReviewModel      string
+	NextPhase        *domain.Phase
+	ReviewModel      domain.Model
 	ConsecutiveClean int
 	TDD              bool
 	Enabled          *bool
@@ -40,7 +40,7 @@ type State struct {
 
 // New returns the state of a fresh plan.
 func New() *State {
-	return &State{MaxReviews: DefaultMaxReviews, Phase: "new-plan", ReviewModel: "opus"}
+	return &State{MaxReviews: domain.DefaultMaxReviews, Phase: domain.NewPlan, ReviewModel: domain.DefaultModels()[0]}
 }
 
 // IsEnabled reports whether automation is on (the default).
@@ -55,24 +55,26 @@ func (s *State) Iteration() int {
 }
 
 // Next returns next_phase, "" when null.
-func (s *State) Next() string {
+func (s *State) Next() domain.Phase {
 	if s.NextPhase == nil {
 		return ""
 	}
 	return *s.NextPhase
 }
 
-// Task returns current_task, "" when null.
-func (s *State) Task() string {
+// Task returns current_task, 0 when null (or "").
+func (s *State) Task() domain.TaskID {
 	if s.CurrentTask == nil {
-		return ""
+		return 0
 	}
 	return *s.CurrentTask
 }
 
-// Str returns a pointer to v, or nil for "" (a JSON null).
-func Str(v string) *string {
-	if v == "" {
+// Opt returns a pointer to v, or nil for the zero value (a JSON null): no
+// next_phase is "", no current_task 0.
+func Opt[T comparable](v T) *T {
+	var zero T
+	if v == zero {
 		return nil
 	}
 	return &v
@@ -85,7 +87,8 @@ func Int(v int) *int { return &v }
 func (s *State) Clone() *State {
 	c := *s
 	if s.CurrentTask != nil {
-		c.CurrentTask = Str(*s.CurrentTask)
+		v := *s.CurrentTask
+		c.CurrentTask = &v
 	}
 	if s.NextPhase != nil {
 		v := *s.NextPhase
@@ -212,20 +215,22 @@ func (s *State) setField(k string, v json.RawMessage) error {
 			s.MaxReviews = *n
 		}
 	case "current_task":
-		s.CurrentTask, err = looseString(v)
+		s.CurrentTask, err = looseTask(v)
 	case "phase":
 		var p *string
 		if p, err = looseString(v); err == nil && p != nil {
-			s.Phase = *p
+			s.Phase = domain.Phase(*p)
 		}
 	case "phase_iteration":
 		s.PhaseIteration, err = looseInt(v)
 	case "next_phase":
-		s.NextPhase, err = looseString(v)
+		var p *string
+		p, err = looseString(v)
+		s.NextPhase = (*domain.Phase)(p)
 	case "review_model":
 		var p *string
 		if p, err = looseString(v); err == nil && p != nil {
-			s.ReviewModel = *p
+			s.ReviewModel = domain.Model(*p)
 		}
 	case "consecutive_clean":
 		var n *int
@@ -284,6 +289,23 @@ func looseString(v json.RawMessage) (*string, error) {
 		return &str, nil
 	}
 	return nil, fmt.Errorf("expected a string or null, got %s", kind(t))
+}
+
+// looseTask accepts a task id as a string ("3") or a number (3), or null.
+// An empty string is no task as well, kept as a pointer to 0 so that a
+// rewrite writes "" back; anything else is an error.
+func looseTask(v json.RawMessage) (*domain.TaskID, error) {
+	p, err := looseString(v)
+	if err != nil || p == nil {
+		return nil, err
+	}
+	var id domain.TaskID
+	if *p != "" {
+		if id, err = domain.ParseTaskID(*p); err != nil {
+			return nil, err
+		}
+	}
+	return &id, nil
 }
 
 // looseInt accepts an integer, a string holding one, or null.
@@ -348,11 +370,17 @@ func kind(t []byte) string {
 func (s *State) Encode() []byte {
 	var b bytes.Buffer
 	b.WriteString("{\n")
+	// Keys are JSON strings: Go's %q writes "\x7f" or "\a", which JSON rejects.
+	key := json.NewEncoder(&b)
+	key.SetEscapeHTML(false)
 	for i, f := range s.Fields() {
 		if i > 0 {
 			b.WriteString(",\n")
 		}
-		fmt.Fprintf(&b, "  %q: %s", f.Key, f.Value)
+		b.WriteString("  ")
+		_ = key.Encode(f.Key)   // a string always encodes
+		b.Truncate(b.Len() - 1) // Encode ends with a newline
+		fmt.Fprintf(&b, ": %s", f.Value)
 	}
 	b.WriteString("\n}\n")
 	return b.Bytes()

@@ -8,12 +8,15 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/plan"
@@ -180,20 +183,24 @@ func (s *Snapshot) readState(f *Files, id string) {
 }
 
 // checkPhases refuses a state taskie does not understand, so that it is
-// never rewritten.
+// never rewritten. (A current_task that is no task id is refused by
+// state.Decode already.)
 func checkPhases(p string, s *state.State) error {
 	if !workflow.IsPhase(s.Phase) {
-		return &state.FieldError{Path: p, Field: "phase", Msg: fmt.Sprintf("unknown phase %q; phases are %s", s.Phase, strings.Join(workflow.Phases, ", "))}
+		return &state.FieldError{Path: p, Field: "phase", Msg: fmt.Sprintf("unknown phase %q; phases are %s", s.Phase, joinPhases(workflow.Phases))}
 	}
 	if n := s.Next(); n != "" && !workflow.IsNextPhase(n) {
 		return &state.FieldError{Path: p, Field: "next_phase", Msg: fmt.Sprintf("unknown next_phase %q", n)}
 	}
-	if t := s.Task(); t != "" {
-		if _, err := plan.ParseTaskID(t); err != nil {
-			return &state.FieldError{Path: p, Field: "current_task", Msg: err.Error()}
-		}
-	}
 	return nil
+}
+
+func joinPhases(ps []domain.Phase) string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = string(p)
+	}
+	return strings.Join(out, ", ")
 }
 
 func (s *Snapshot) readTasks(root *fsafe.Root, id string) {
@@ -281,8 +288,12 @@ func (f *Files) Append(id string, evs ...events.Event) error {
 		return err
 	}
 	defer l.Unlock()
+	now := f.Now()
 	for i := range evs {
 		evs[i].Plan = id
+		if evs[i].TS.IsZero() {
+			evs[i].TS = now
+		}
 	}
 	return f.appendEvents(id, evs)
 }
@@ -349,16 +360,16 @@ func (f *Files) apply(s *Snapshot, c Change) (*Snapshot, error) {
 			evs = append(evs, events.Event{Event: events.Checkpoint, Actor: "taskie", Reason: "state.json as found (changed outside taskie or by an older version)",
 				Set: full.Set, SHA: s.Version.State})
 		}
-		ev := events.Event{Event: c.kind(old, next), Task: c.Task, Actor: c.Actor, Reason: c.Reason, Meta: c.Meta,
+		ev := events.Event{Event: c.kind(old, next), Task: c.Task.String(), Actor: c.Actor, Reason: c.Reason, Meta: c.Meta,
 			Set: delta.Set, Unset: delta.Unset, Tasks: statuses, Archive: arch}
 		if old != nil {
-			ev.From = old.Phase
+			ev.From = string(old.Phase)
 		}
 		ev.Prev = s.Version.State
 		if next != nil {
-			ev.To = next.Phase
+			ev.To = string(next.Phase)
 			if ev.Task == "" {
-				ev.Task = next.Task()
+				ev.Task = next.Task().String()
 			}
 		}
 		ev.SHA = s.Version.State
@@ -389,6 +400,10 @@ func (f *Files) apply(s *Snapshot, c Change) (*Snapshot, error) {
 	}
 	for _, rel := range sortedKeys(c.Outside) {
 		if err := f.root.MkdirAll(path.Dir(rel), 0o755); err != nil {
+			return nil, err
+		}
+		// Under the plan lock: a temp file here is a killed writer's.
+		if _, err := f.root.CleanTemps(path.Dir(rel), 0); err != nil {
 			return nil, err
 		}
 		if err := f.root.WriteFile(rel, c.Outside[rel], true); err != nil {
@@ -430,7 +445,7 @@ func (c Change) kind(old, next *state.State) string {
 
 // applyStatuses returns tasks.md with the statuses set, and the statuses
 // that actually changed (nil when none did).
-func (s *Snapshot) applyStatuses(want map[int]string) ([]byte, map[string]string, error) {
+func (s *Snapshot) applyStatuses(want map[domain.TaskID]string) ([]byte, map[string]string, error) {
 	if len(want) == 0 || s.TasksRaw == nil {
 		return nil, nil, nil
 	}
@@ -439,23 +454,19 @@ func (s *Snapshot) applyStatuses(want map[int]string) ([]byte, map[string]string
 		return nil, nil, nil
 	}
 	var changed map[string]string
-	ids := make([]int, 0, len(want))
-	for id := range want {
-		ids = append(ids, id)
-	}
-	sort.Ints(ids)
+	ids := slices.Sorted(maps.Keys(want))
 	for _, id := range ids {
-		t, ok := ts.Find(id)
+		t, ok := ts.Find(int(id))
 		if !ok || t.StatusNorm() == want[id] {
 			continue
 		}
-		if err := ts.SetStatus(id, want[id]); err != nil {
+		if err := ts.SetStatus(int(id), want[id]); err != nil {
 			return nil, nil, err
 		}
 		if changed == nil {
 			changed = map[string]string{}
 		}
-		changed[strconv.Itoa(id)] = want[id]
+		changed[id.String()] = want[id]
 	}
 	if changed == nil {
 		return nil, nil, nil
@@ -553,15 +564,9 @@ func (f *Files) repair(s *Snapshot) error {
 	}
 	if tb {
 		ts, _ := plan.ParseTasks(s.TasksRaw)
-		if ts != nil {
-			for id, st := range last.Tasks {
-				n, _ := strconv.Atoi(id)
-				_ = ts.SetStatus(n, st)
-			}
-			if Hash(ts.Bytes()) == last.TSHA {
-				if err := f.root.WriteFile(Rel(s.Plan, "tasks.md"), ts.Bytes(), true); err != nil {
-					return err
-				}
+		if ts != nil && redoStatuses(ts, last.Tasks) && Hash(ts.Bytes()) == last.TSHA {
+			if err := f.root.WriteFile(Rel(s.Plan, "tasks.md"), ts.Bytes(), true); err != nil {
+				return err
 			}
 		}
 	}
@@ -576,6 +581,19 @@ func (f *Files) repair(s *Snapshot) error {
 		}
 	}
 	return nil
+}
+
+// redoStatuses sets the statuses a logged commit recorded; false when the
+// log names something that is no task id or no task of tasks.md, and so
+// cannot be redone.
+func redoStatuses(ts *plan.Tasks, statuses map[string]string) bool {
+	for k, st := range statuses {
+		id, err := domain.ParseTaskID(k)
+		if err != nil || ts.SetStatus(int(id), st) != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // startsCycle reports whether cur opens a fresh review cycle: a review is
@@ -597,10 +615,7 @@ func startsCycle(old, cur *state.State) bool {
 // them. Nothing is deleted. nil when there is nothing to move.
 func (s *Snapshot) archiveFor(cur *state.State, now time.Time) *events.Archive {
 	review := cur.Next()
-	task, _ := strconv.Atoi(cur.Task())
-	if review != workflow.CodeReview {
-		task = 0
-	}
+	task := seriesTask(review, cur.Task())
 	var names []string
 	for _, e := range s.Entries {
 		fn := plan.ParseFileName(e.Name)
@@ -611,9 +626,9 @@ func (s *Snapshot) archiveFor(cur *state.State, now time.Time) *events.Archive {
 	if len(names) == 0 {
 		return nil
 	}
-	series := review
+	series := string(review)
 	if task > 0 {
-		series = "task-" + strconv.Itoa(task) + "-" + review
+		series = "task-" + strconv.Itoa(task) + "-" + series
 	}
 	dir := path.Join(".taskie", "archive", s.Plan, series+"-"+now.UTC().Format("20060102T150405.000000000Z"))
 	return &events.Archive{Dir: dir, Files: names}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/workflow"
@@ -71,19 +72,19 @@ func (s *Snapshot) Files() []plan.FileName { return s.files }
 
 // ReviewExists reports whether review file n of a series exists (older
 // names included).
-func (s *Snapshot) ReviewExists(review string, task, n int) bool {
+func (s *Snapshot) ReviewExists(review domain.Phase, task domain.TaskID, n int) bool {
 	return s.has(plan.KindReview, review, task, n)
 }
 
 // PostExists reports whether post-review file n of a series exists.
-func (s *Snapshot) PostExists(review string, task, n int) bool {
+func (s *Snapshot) PostExists(review domain.Phase, task domain.TaskID, n int) bool {
 	return s.has(plan.KindPostReview, review, task, n)
 }
 
-func (s *Snapshot) has(kind plan.FileKind, review string, task, n int) bool {
-	task = seriesTask(review, task)
+func (s *Snapshot) has(kind plan.FileKind, review domain.Phase, task domain.TaskID, n int) bool {
+	t := seriesTask(review, task)
 	for _, fn := range s.files {
-		if fn.Kind == kind && fn.Base == BaseOf(review) && fn.Task == task && fn.N == n {
+		if fn.Kind == kind && fn.Base == BaseOf(review) && fn.Task == t && fn.N == n {
 			return true
 		}
 	}
@@ -91,32 +92,33 @@ func (s *Snapshot) has(kind plan.FileKind, review string, task, n int) bool {
 }
 
 // Latest returns the highest review iteration on disk for a series.
-func (s *Snapshot) Latest(review string, task int) int {
-	task = seriesTask(review, task)
+func (s *Snapshot) Latest(review domain.Phase, task domain.TaskID) int {
+	t := seriesTask(review, task)
 	best := 0
 	for _, fn := range s.files {
-		if fn.Kind == plan.KindReview && fn.Base == BaseOf(review) && fn.Task == task && fn.N > best {
+		if fn.Kind == plan.KindReview && fn.Base == BaseOf(review) && fn.Task == t && fn.N > best {
 			best = fn.N
 		}
 	}
 	return best
 }
 
-// seriesTask is the task a review series belongs to: only code reviews
-// are per task; the files of the other reviews carry none.
-func seriesTask(review string, task int) int {
-	if review != workflow.CodeReview {
+// seriesTask is the task a review series belongs to, as plan.FileName
+// numbers it: only code reviews are per task; the files of the other
+// reviews carry none (0).
+func seriesTask(review domain.Phase, task domain.TaskID) int {
+	if review != domain.CodeReview {
 		return 0
 	}
-	return task
+	return int(task)
 }
 
 // BaseOf maps a review phase to the file base plan.ParseFileName reports.
-func BaseOf(review string) string {
-	if review == workflow.CodeReview {
+func BaseOf(review domain.Phase) string {
+	if review == domain.CodeReview {
 		return "task"
 	}
-	return strings.TrimSuffix(review, "-review")
+	return strings.TrimSuffix(string(review), "-review")
 }
 
 // TaskFiles lists the task files named in tasks.md that exist.
@@ -140,28 +142,26 @@ func (s *Snapshot) TaskFacts() []workflow.TaskFact {
 	}
 	out := make([]workflow.TaskFact, len(s.Tasks.Tasks))
 	for i, t := range s.Tasks.Tasks {
-		out[i] = workflow.TaskFact{ID: t.ID, Status: t.StatusNorm()}
+		out[i] = workflow.TaskFact{ID: domain.TaskID(t.ID), Status: t.StatusNorm()}
 	}
 	return out
 }
 
 // PendingOther reports whether a pending task other than current remains.
-func (s *Snapshot) PendingOther(current string) bool {
+func (s *Snapshot) PendingOther(current domain.TaskID) bool {
 	if s.Tasks == nil {
 		return false
 	}
-	cur, _ := strconv.Atoi(current)
-	_, ok := s.Tasks.NextPending(cur)
+	_, ok := s.Tasks.NextPending(int(current))
 	return ok
 }
 
 // Subtasks returns the lower-case subtask statuses of task-T.md.
-func (s *Snapshot) Subtasks(task string) []string {
-	t, err := strconv.Atoi(task)
-	if err != nil || t <= 0 {
+func (s *Snapshot) Subtasks(task domain.TaskID) []string {
+	if task <= 0 {
 		return nil
 	}
-	data, err := s.ReadFile(plan.TaskFile(t))
+	data, err := s.ReadFile(plan.TaskFile(int(task)))
 	if err != nil {
 		return nil
 	}
@@ -172,26 +172,26 @@ func (s *Snapshot) Subtasks(task string) []string {
 	return out
 }
 
-// TaskID checks a user-given task id against tasks.md and returns it
-// canonical; the error names the task and the known ids.
-func (s *Snapshot) TaskID(arg string) (string, error) {
+// TaskID parses a user-given task id and checks it against tasks.md; the
+// error names the task and the known ids.
+func (s *Snapshot) TaskID(arg string) (domain.TaskID, error) {
 	var ids []string
 	if s.Tasks != nil {
 		for _, k := range s.Tasks.IDs() {
 			ids = append(ids, strconv.Itoa(k))
 		}
 	}
-	id, err := plan.ParseTaskID(arg)
+	id, err := domain.ParseTaskID(arg)
 	if err != nil {
-		return "", fmt.Errorf("%v; known tasks: %s", err, listOrNone(ids))
+		return 0, fmt.Errorf("%v; known tasks: %s", err, listOrNone(ids))
 	}
 	if s.Tasks == nil {
-		return "", fmt.Errorf("task %d: plan %s has no tasks.md yet", id, s.Plan)
+		return 0, fmt.Errorf("task %d: plan %s has no tasks.md yet", id, s.Plan)
 	}
-	if _, ok := s.Tasks.Find(id); !ok {
-		return "", fmt.Errorf("unknown task %d in plan %s; known tasks: %s", id, s.Plan, listOrNone(ids))
+	if _, ok := s.Tasks.Find(int(id)); !ok {
+		return 0, fmt.Errorf("unknown task %d in plan %s; known tasks: %s", id, s.Plan, listOrNone(ids))
 	}
-	return strconv.Itoa(id), nil
+	return id, nil
 }
 
 // RouteFacts gathers what `taskie continue` needs; st may be nil.

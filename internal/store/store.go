@@ -12,6 +12,7 @@ package store
 import (
 	"errors"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/state"
 )
@@ -53,14 +54,15 @@ type Change struct {
 	// Kind is the event kind of the state event (events.PhaseChange when
 	// empty and the phase moved, events.FieldSet otherwise).
 	Kind string
-	// Task is the task the change is about, for the state event.
-	Task string
+	// Task is the task the change is about, for the state event (0: the
+	// state's current_task).
+	Task domain.TaskID
 	// Meta is extra detail for the state event (the field a `set` named).
 	Meta map[string]any
 	// State is the new state.json.
 	State *state.State
 	// Statuses sets Status cells of tasks.md: task id → status.
-	Statuses map[int]string
+	Statuses map[domain.TaskID]string
 	// Files writes plan files (plan.md, task-T.md): name → content.
 	Files map[string][]byte
 	// Outside writes files elsewhere under .taskie (the progress archive):

@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/plan"
@@ -129,7 +130,7 @@ func withState(s *state.State, fn func(*state.State)) *state.State {
 // startTask2 is `taskie start 2 --auto`: a new code-review cycle.
 func startTask2(s *state.State) *state.State {
 	return withState(s, func(n *state.State) {
-		n.Phase, n.CurrentTask, n.NextPhase, n.PhaseIteration = "next-task", state.Str("2"), state.Str("code-review"), state.Int(0)
+		n.Phase, n.CurrentTask, n.NextPhase, n.PhaseIteration = "next-task", state.Opt[domain.TaskID](2), state.Opt[domain.Phase]("code-review"), state.Int(0)
 		n.ConsecutiveClean, n.ReviewModel = 0, "opus"
 	})
 }
@@ -337,7 +338,9 @@ func TestLoadUnknownPlan(t *testing.T) {
 func TestCommitLogsTheChange(t *testing.T) {
 	st, root := repo(t, map[string]string{"plan.md": "# p\n", "tasks.md": tasks3, "task-1.md": "# 1\n", "state.json": reviewSt})
 	s := load(t, st)
-	next := withState(s.State, func(n *state.State) { n.Phase, n.NextPhase = "post-code-review", state.Str("code-review") })
+	next := withState(s.State, func(n *state.State) {
+		n.Phase, n.NextPhase = "post-code-review", state.Opt[domain.Phase]("code-review")
+	})
 	note := events.Event{Event: events.Progress, Reason: "did things"}
 	got, err := st.Commit(id, s.Version, store.Change{Actor: "cli", Reason: "post-code-review done", State: next, Events: []events.Event{note}})
 	if err != nil {
@@ -398,8 +401,10 @@ func TestCommitLogsTheChange(t *testing.T) {
 func TestCommitAppendsBeforeWriting(t *testing.T) {
 	st, root := repo(t, map[string]string{"plan.md": "# p\n", "tasks.md": tasks3, "state.json": reviewSt, "/.taskie/blocker": "a file"})
 	s := load(t, st)
-	next := withState(s.State, func(n *state.State) { n.Phase, n.NextPhase = "post-code-review", state.Str("code-review") })
-	_, err := st.Commit(id, s.Version, store.Change{Actor: "cli", State: next, Statuses: map[int]string{2: "in-progress"},
+	next := withState(s.State, func(n *state.State) {
+		n.Phase, n.NextPhase = "post-code-review", state.Opt[domain.Phase]("code-review")
+	})
+	_, err := st.Commit(id, s.Version, store.Change{Actor: "cli", State: next, Statuses: map[domain.TaskID]string{2: "in-progress"},
 		Outside: map[string][]byte{".taskie/blocker/archive.md": []byte("x")}})
 	if err == nil {
 		t.Fatal("Commit writing under a regular file succeeded")
@@ -438,7 +443,7 @@ func TestFailedChangeWritesNothing(t *testing.T) {
 			name:  "fn fails after building a change",
 			state: reviewSt,
 			fn: func(s *store.Snapshot) (store.Change, error) {
-				return store.Change{State: startTask2(s.State), Statuses: map[int]string{2: "in-progress"}, Events: []events.Event{{Event: events.Progress}}}, boom
+				return store.Change{State: startTask2(s.State), Statuses: map[domain.TaskID]string{2: "in-progress"}, Events: []events.Event{{Event: events.Progress}}}, boom
 			},
 			err: boom,
 		},
@@ -446,7 +451,7 @@ func TestFailedChangeWritesNothing(t *testing.T) {
 			name:  "an unknown status",
 			state: reviewSt,
 			fn: func(s *store.Snapshot) (store.Change, error) {
-				return store.Change{State: startTask2(s.State), Statuses: map[int]string{2: "later"}}, nil
+				return store.Change{State: startTask2(s.State), Statuses: map[domain.TaskID]string{2: "later"}}, nil
 			},
 			msg: `unknown status "later"`,
 		},
@@ -454,7 +459,7 @@ func TestFailedChangeWritesNothing(t *testing.T) {
 			name:  "a state change on a malformed state.json",
 			state: `{"phase": `,
 			fn: func(s *store.Snapshot) (store.Change, error) {
-				return store.Change{State: state.New(), Statuses: map[int]string{2: "in-progress"}}, nil
+				return store.Change{State: state.New(), Statuses: map[domain.TaskID]string{2: "in-progress"}}, nil
 			},
 			msg: "state.json",
 		},
@@ -530,7 +535,7 @@ func TestCommitStaleVersion(t *testing.T) {
 			}
 			before := files(t, root)
 			_, err := st.Commit(id, v, store.Change{Actor: "hook", State: withState(s.State, func(n *state.State) { n.ConsecutiveClean = 2 }),
-				Statuses: map[int]string{1: "in-progress"}, Events: []events.Event{{Event: events.ReviewFinished}}})
+				Statuses: map[domain.TaskID]string{1: "in-progress"}, Events: []events.Event{{Event: events.ReviewFinished}}})
 			if !errors.Is(err, store.ErrMoved) {
 				t.Fatalf("Commit on a stale version = %v, want ErrMoved", err)
 			}
@@ -547,7 +552,7 @@ func TestStatusesAndStateInOneCommit(t *testing.T) {
 	st, root := repo(t, map[string]string{"plan.md": "# p\n", "tasks.md": tasks3, "task-1.md": "# 1\n", "task-2.md": "# 2\n",
 		"task-2-review-1.md": "old cycle", "state.json": reviewSt})
 	s := load(t, st)
-	start := store.Change{Actor: "cli", Reason: "start 2", State: startTask2(s.State), Statuses: map[int]string{1: "done", 2: "in-progress"}}
+	start := store.Change{Actor: "cli", Reason: "start 2", State: startTask2(s.State), Statuses: map[domain.TaskID]string{1: "done", 2: "in-progress"}}
 
 	l, ok, err := st.Root().TryLock(store.Rel(id, store.ReviewLockName))
 	if err != nil || !ok {
@@ -602,9 +607,9 @@ func TestStatusesAndStateInOneCommit(t *testing.T) {
 	// The lock released, a plain `taskie start` works too.
 	s = load(t, st)
 	n := withState(s.State, func(n *state.State) {
-		n.Phase, n.CurrentTask, n.NextPhase, n.PhaseIteration = "next-task", state.Str("3"), state.Str("code-review"), state.Int(0)
+		n.Phase, n.CurrentTask, n.NextPhase, n.PhaseIteration = "next-task", state.Opt[domain.TaskID](3), state.Opt[domain.Phase]("code-review"), state.Int(0)
 	})
-	if _, err := st.Commit(id, s.Version, store.Change{Actor: "cli", State: n, Statuses: map[int]string{3: "in-progress"}}); err != nil {
+	if _, err := st.Commit(id, s.Version, store.Change{Actor: "cli", State: n, Statuses: map[domain.TaskID]string{3: "in-progress"}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -622,11 +627,13 @@ func TestCrashRedo(t *testing.T) {
 		redo bool
 	}{
 		{name: "state change", redo: true, change: func(s *store.Snapshot) store.Change {
-			return store.Change{Actor: "hook", State: withState(s.State, func(n *state.State) { n.Phase, n.NextPhase = "post-code-review", state.Str("code-review") })}
+			return store.Change{Actor: "hook", State: withState(s.State, func(n *state.State) {
+				n.Phase, n.NextPhase = "post-code-review", state.Opt[domain.Phase]("code-review")
+			})}
 		}},
 		{name: "state and tasks change", redo: true, change: func(s *store.Snapshot) store.Change {
-			return store.Change{Actor: "hook", State: withState(s.State, func(n *state.State) { n.ConsecutiveClean = 2; n.NextPhase = state.Str("complete-task") }),
-				Statuses: map[int]string{1: "done", 3: "blocked"}}
+			return store.Change{Actor: "hook", State: withState(s.State, func(n *state.State) { n.ConsecutiveClean = 2; n.NextPhase = state.Opt[domain.Phase]("complete-task") }),
+				Statuses: map[domain.TaskID]string{1: "done", 3: "blocked"}}
 		}},
 		{name: "an unknown field removed", redo: true, change: func(s *store.Snapshot) store.Change {
 			return store.Change{Actor: "cli", State: withState(s.State, func(n *state.State) { delete(n.Extra, "colour") })}
@@ -811,7 +818,7 @@ func TestCommitKeepsPermissions(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := st.Update(id, func(s *store.Snapshot) (store.Change, error) {
-		return store.Change{Actor: "cli", State: withState(s.State, func(n *state.State) { n.MaxReviews = 9 }), Statuses: map[int]string{2: "in-progress"}}, nil
+		return store.Change{Actor: "cli", State: withState(s.State, func(n *state.State) { n.MaxReviews = 9 }), Statuses: map[domain.TaskID]string{2: "in-progress"}}, nil
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -1033,7 +1040,7 @@ func TestEmptyChanges(t *testing.T) {
 	st, root := repo(t, map[string]string{"plan.md": "# p\n", "tasks.md": tasks3, "state.json": reviewSt})
 	before := files(t, root)
 	s := load(t, st)
-	for _, c := range []store.Change{{}, {Actor: "cli", State: s.State.Clone()}, {Actor: "cli", Statuses: map[int]string{1: "done"}}} {
+	for _, c := range []store.Change{{}, {Actor: "cli", State: s.State.Clone()}, {Actor: "cli", Statuses: map[domain.TaskID]string{1: "done"}}} {
 		if _, err := st.Commit(id, s.Version, c); err != nil {
 			t.Fatal(err)
 		}

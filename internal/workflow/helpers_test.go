@@ -7,16 +7,17 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/state"
 )
 
-// mkState builds a state; iter < 0 means phase_iteration null, "" means
-// null for next and task.
-func mkState(phase, next, task string, iter int, model string, clean int) *state.State {
+// mkState builds a state; iter < 0 means phase_iteration null, "" and 0
+// mean null for next and task.
+func mkState(phase, next domain.Phase, task domain.TaskID, iter int, model domain.Model, clean int) *state.State {
 	s := state.New()
 	s.Phase = phase
-	s.NextPhase = state.Str(next)
-	s.CurrentTask = state.Str(task)
+	s.NextPhase = state.Opt(next)
+	s.CurrentTask = state.Opt(task)
 	if iter >= 0 {
 		s.PhaseIteration = state.Int(iter)
 	}
@@ -70,4 +71,4 @@ func factsWith(s *state.State, fn func(*StopFacts)) StopFacts {
 }
 
 // yes is a ReviewAhead/OrphanAhead that finds every file.
-func yes(string, int) bool { return true }
+func yes(domain.Phase, int) bool { return true }

@@ -6,30 +6,31 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/state"
 )
 
 // Record returns the state after "taskie done p": phase p is recorded as
 // finished and, in automated mode (next_phase set, or auto), next_phase
 // becomes what follows p. s is not modified.
-func Record(s *state.State, p string, auto bool, models []string) (*state.State, error) {
+func Record(s *state.State, p domain.Phase, auto bool, models []domain.Model) (*state.State, error) {
 	n := s.Clone()
-	if p == Complete && s.Next() == Complete {
-		n.Phase, n.NextPhase = Complete, nil
+	if p == domain.Complete && s.Next() == domain.Complete {
+		n.Phase, n.NextPhase = domain.Complete, nil
 		return n, nil
 	}
 	if err := CheckMove(s.Phase, p); err != nil {
 		return nil, err
 	}
-	if IsImplementing(p) && n.Task() == "" {
+	if IsImplementing(p) && n.Task() == 0 {
 		return nil, fmt.Errorf("no current task: run `taskie start <task>` first")
 	}
 	automated := auto || s.Next() != ""
 	n.Phase, n.NextPhase = p, nil
 	if automated {
-		n.NextPhase = state.Str(AutoNext(p))
+		n.NextPhase = state.Opt(AutoNext(p))
 	}
-	if automated && (p == NewPlan || p == CreateTasks) {
+	if automated && (p == domain.NewPlan || p == domain.CreateTasks) {
 		ResetCycle(n, models)
 	}
 	return n, nil
@@ -37,15 +38,15 @@ func Record(s *state.State, p string, auto bool, models []string) (*state.State,
 
 // Start returns the state after starting task t (SPEC §4): the implementing
 // phase, current_task and, in automated mode, a fresh code-review cycle.
-func Start(s *state.State, task string, auto bool, models []string) (*state.State, error) {
+func Start(s *state.State, task domain.TaskID, auto bool, models []domain.Model) (*state.State, error) {
 	p := ImplementPhase(s.TDD)
 	if err := CheckMove(s.Phase, p); err != nil {
 		return nil, err
 	}
 	n := s.Clone()
-	n.Phase, n.CurrentTask, n.NextPhase = p, state.Str(task), nil
+	n.Phase, n.CurrentTask, n.NextPhase = p, state.Opt(task), nil
 	if auto {
-		n.NextPhase = state.Str(CodeReview)
+		n.NextPhase = state.Opt(domain.CodeReview)
 	}
 	ResetCycle(n, models)
 	return n, nil
@@ -62,22 +63,27 @@ func Set(s *state.State, field, value string) (*state.State, error) {
 	null := value == "" || value == "null"
 	switch field {
 	case "phase":
-		if err := CheckMove(s.Phase, value); err != nil {
+		if err := CheckMove(s.Phase, domain.Phase(value)); err != nil {
 			return nil, err
 		}
-		n.Phase = value
+		n.Phase = domain.Phase(value)
 	case "next_phase":
-		if !null && !IsNextPhase(value) {
-			return nil, fmt.Errorf("unknown next_phase %q; use null or one of %s", value, quoteList(append(slices.Clone(Phases), CompleteTask, CompleteTaskTDD)))
+		if !null && !IsNextPhase(domain.Phase(value)) {
+			return nil, fmt.Errorf("unknown next_phase %q; use null or one of %s", value, quoteList(append(slices.Clone(Phases), domain.CompleteTask, domain.CompleteTaskTDD)))
 		}
-		n.NextPhase = orNull(null, value)
-	case "current_task":
+		n.NextPhase = nil
 		if !null {
-			if _, err := positive(field, value); err != nil {
-				return nil, err
-			}
+			n.NextPhase = state.Opt(domain.Phase(strings.TrimSpace(value)))
 		}
-		n.CurrentTask = orNull(null, value)
+	case "current_task":
+		n.CurrentTask = nil
+		if !null {
+			id, err := domain.ParseTaskID(value)
+			if err != nil {
+				return nil, fmt.Errorf("%s must be a positive integer, got %q", field, value)
+			}
+			n.CurrentTask = &id
+		}
 		if n.Task() != s.Task() && n.PhaseIteration != nil {
 			// §4: phase_iteration resets when current_task changes.
 			n.PhaseIteration, n.ConsecutiveClean = state.Int(0), 0
@@ -103,7 +109,7 @@ func Set(s *state.State, field, value string) (*state.State, error) {
 		if null {
 			return nil, fmt.Errorf("review_model cannot be empty")
 		}
-		n.ReviewModel = value
+		n.ReviewModel = domain.Model(value)
 	case "tdd", "enabled":
 		b, err := strconv.ParseBool(value)
 		if err != nil {
@@ -132,15 +138,8 @@ func nonNegative(field, v string) (int, error) {
 	return n, nil
 }
 
-func positive(field, v string) (int, error) {
-	n, err := strconv.Atoi(strings.TrimSpace(v))
-	if err != nil || n < 1 {
-		return 0, fmt.Errorf("%s must be a positive integer, got %q", field, v)
-	}
-	return n, nil
-}
-
 // Check returns every problem with a state's values (validation rule 8).
+// current_task needs no check: Decode refuses one that is no task id.
 func Check(s *state.State) []string {
 	var out []string
 	if !IsPhase(s.Phase) {
@@ -149,11 +148,6 @@ func Check(s *state.State) []string {
 	if n := s.Next(); n != "" && !IsNextPhase(n) {
 		out = append(out, fmt.Sprintf("unknown next_phase %q", n))
 	}
-	if t := s.Task(); t != "" {
-		if _, err := positive("current_task", t); err != nil {
-			out = append(out, err.Error())
-		}
-	}
 	if s.PhaseIteration != nil && *s.PhaseIteration < 0 {
 		out = append(out, fmt.Sprintf("phase_iteration must be ≥ 0, got %d", *s.PhaseIteration))
 	}
@@ -161,11 +155,4 @@ func Check(s *state.State) []string {
 		out = append(out, "review_model is empty")
 	}
 	return out
-}
-
-func orNull(null bool, v string) *string {
-	if null {
-		return nil
-	}
-	return state.Str(strings.TrimSpace(v))
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/state"
 )
 
@@ -11,108 +12,108 @@ func TestRecord(t *testing.T) {
 	tests := []struct {
 		name   string
 		s      *state.State
-		phase  string
+		phase  domain.Phase
 		auto   bool
-		models []string
+		models []domain.Model
 		want   *state.State
 		err    string // substring of the error; "" = no error
 	}{
 		{
 			name:  "standalone: next_phase stays null and the cycle is untouched",
-			s:     mkState(NewPlan, "", "", -1, "sonnet", 1),
-			phase: CreateTasks,
-			want:  mkState(CreateTasks, "", "", -1, "sonnet", 1),
+			s:     mkState(domain.NewPlan, "", 0, -1, "sonnet", 1),
+			phase: domain.CreateTasks,
+			want:  mkState(domain.CreateTasks, "", 0, -1, "sonnet", 1),
 		},
 		{
 			name:  "--auto on a standalone plan: tasks-review next, fresh cycle",
-			s:     mkState(NewPlan, "", "", -1, "sonnet", 1),
-			phase: CreateTasks,
+			s:     mkState(domain.NewPlan, "", 0, -1, "sonnet", 1),
+			phase: domain.CreateTasks,
 			auto:  true,
-			want:  mkState(CreateTasks, TasksReview, "", 0, "opus", 0),
+			want:  mkState(domain.CreateTasks, domain.TasksReview, 0, 0, "opus", 0),
 		},
 		{
 			name:  "automated new-plan: plan-review next, fresh cycle",
-			s:     mkState(NewPlan, PlanReview, "", 3, "sonnet", 1),
-			phase: NewPlan,
-			want:  mkState(NewPlan, PlanReview, "", 0, "opus", 0),
+			s:     mkState(domain.NewPlan, domain.PlanReview, 0, 3, "sonnet", 1),
+			phase: domain.NewPlan,
+			want:  mkState(domain.NewPlan, domain.PlanReview, 0, 0, "opus", 0),
 		},
 		{
 			name:   "automated create-tasks after a passed plan review: fresh cycle with the configured first model",
-			s:      mkState(PlanReview, CreateTasks, "", 4, "m2", 2),
-			phase:  CreateTasks,
-			models: []string{"m1", "m2"},
-			want:   mkState(CreateTasks, TasksReview, "", 0, "m1", 0),
+			s:      mkState(domain.PlanReview, domain.CreateTasks, 0, 4, "m2", 2),
+			phase:  domain.CreateTasks,
+			models: []domain.Model{"m1", "m2"},
+			want:   mkState(domain.CreateTasks, domain.TasksReview, 0, 0, "m1", 0),
 		},
 		{
 			name:  "post-code-review: the review again, same iteration and model",
-			s:     mkState(CodeReview, PostCodeReview, "2", 2, "opus", 1),
-			phase: PostCodeReview,
-			want:  mkState(PostCodeReview, CodeReview, "2", 2, "opus", 1),
+			s:     mkState(domain.CodeReview, domain.PostCodeReview, 2, 2, "opus", 1),
+			phase: domain.PostCodeReview,
+			want:  mkState(domain.PostCodeReview, domain.CodeReview, 2, 2, "opus", 1),
 		},
 		{
 			name:  "post-plan-review",
-			s:     mkState(PlanReview, PostPlanReview, "", 1, "sonnet", 0),
-			phase: PostPlanReview,
-			want:  mkState(PostPlanReview, PlanReview, "", 1, "sonnet", 0),
+			s:     mkState(domain.PlanReview, domain.PostPlanReview, 0, 1, "sonnet", 0),
+			phase: domain.PostPlanReview,
+			want:  mkState(domain.PostPlanReview, domain.PlanReview, 0, 1, "sonnet", 0),
 		},
 		{
 			name:  "post-tasks-review",
-			s:     mkState(TasksReview, PostTasksReview, "", 1, "sonnet", 0),
-			phase: PostTasksReview,
-			want:  mkState(PostTasksReview, TasksReview, "", 1, "sonnet", 0),
+			s:     mkState(domain.TasksReview, domain.PostTasksReview, 0, 1, "sonnet", 0),
+			phase: domain.PostTasksReview,
+			want:  mkState(domain.PostTasksReview, domain.TasksReview, 0, 1, "sonnet", 0),
 		},
 		{
 			name:  "post-all-code-review",
-			s:     mkState(AllCodeReview, PostAllCodeReview, "5", 3, "opus", 1),
-			phase: PostAllCodeReview,
-			want:  mkState(PostAllCodeReview, AllCodeReview, "5", 3, "opus", 1),
+			s:     mkState(domain.AllCodeReview, domain.PostAllCodeReview, 5, 3, "opus", 1),
+			phase: domain.PostAllCodeReview,
+			want:  mkState(domain.PostAllCodeReview, domain.AllCodeReview, 5, 3, "opus", 1),
 		},
 		{
 			name:  "implemented in automated mode: code-review next",
-			s:     mkState(NextTaskTDD, CodeReview, "2", 0, "opus", 0),
-			phase: NextTaskTDD,
-			want:  mkState(NextTaskTDD, CodeReview, "2", 0, "opus", 0),
+			s:     mkState(domain.NextTaskTDD, domain.CodeReview, 2, 0, "opus", 0),
+			phase: domain.NextTaskTDD,
+			want:  mkState(domain.NextTaskTDD, domain.CodeReview, 2, 0, "opus", 0),
 		},
 		{
 			name:  "continue-task in automated mode",
-			s:     mkState(PostCodeReview, CodeReview, "2", 1, "sonnet", 0),
-			phase: ContinueTask,
-			want:  mkState(ContinueTask, CodeReview, "2", 1, "sonnet", 0),
+			s:     mkState(domain.PostCodeReview, domain.CodeReview, 2, 1, "sonnet", 0),
+			phase: domain.ContinueTask,
+			want:  mkState(domain.ContinueTask, domain.CodeReview, 2, 1, "sonnet", 0),
 		},
 		{
 			name:  "complete after the all-code review passed",
-			s:     mkState(AllCodeReview, Complete, "5", 2, "opus", 2),
-			phase: Complete,
-			want:  mkState(Complete, "", "5", 2, "opus", 2),
+			s:     mkState(domain.AllCodeReview, domain.Complete, 5, 2, "opus", 2),
+			phase: domain.Complete,
+			want:  mkState(domain.Complete, "", 5, 2, "opus", 2),
 		},
 		{
 			name:  "complete after a post-all-code-review in automated mode: nothing follows",
-			s:     mkState(PostAllCodeReview, AllCodeReview, "5", 2, "opus", 0),
-			phase: Complete,
-			want:  mkState(Complete, "", "5", 2, "opus", 0),
+			s:     mkState(domain.PostAllCodeReview, domain.AllCodeReview, 5, 2, "opus", 0),
+			phase: domain.Complete,
+			want:  mkState(domain.Complete, "", 5, 2, "opus", 0),
 		},
 		{
 			name:  "illegal move lists the legal ones",
-			s:     mkState(NewPlan, PlanReview, "", 0, "opus", 0),
-			phase: NextTask,
+			s:     mkState(domain.NewPlan, domain.PlanReview, 0, 0, "opus", 0),
+			phase: domain.NextTask,
 			err:   `cannot move from "new-plan" to "next-task"; legal moves from "new-plan": "new-plan", "plan-review", "create-tasks"`,
 		},
 		{
 			name:  "complete is not reachable from implementing",
-			s:     mkState(NextTask, CodeReview, "1", 0, "opus", 0),
-			phase: Complete,
+			s:     mkState(domain.NextTask, domain.CodeReview, 1, 0, "opus", 0),
+			phase: domain.Complete,
 			err:   `legal moves from "next-task": "code-review", "continue-task", "next-task", "next-task-tdd"`,
 		},
 		{
 			name:  "an advance target is not a phase",
-			s:     mkState(CodeReview, CompleteTask, "1", 3, "opus", 2),
-			phase: CompleteTask,
+			s:     mkState(domain.CodeReview, domain.CompleteTask, 1, 3, "opus", 2),
+			phase: domain.CompleteTask,
 			err:   `unknown phase "complete-task"`,
 		},
 		{
 			name:  "implementing needs a current task",
-			s:     mkState(CreateTasks, "", "", -1, "opus", 0),
-			phase: NextTask,
+			s:     mkState(domain.CreateTasks, "", 0, -1, "opus", 0),
+			phase: domain.NextTask,
 			err:   "no current task: run `taskie start <task>` first",
 		},
 	}
@@ -143,62 +144,62 @@ func TestStart(t *testing.T) {
 	tests := []struct {
 		name   string
 		s      *state.State
-		task   string
+		task   domain.TaskID
 		auto   bool
-		models []string
+		models []domain.Model
 		want   *state.State
 		err    string
 	}{
 		{
 			name: "standalone after create-tasks",
-			s:    mkState(CreateTasks, "", "", -1, "sonnet", 1),
-			task: "1",
-			want: mkState(NextTask, "", "1", 0, "opus", 0),
+			s:    mkState(domain.CreateTasks, "", 0, -1, "sonnet", 1),
+			task: 1,
+			want: mkState(domain.NextTask, "", 1, 0, "opus", 0),
 		},
 		{
 			name: "tdd plan: next-task-tdd",
-			s:    tdd(mkState(PostTasksReview, "", "", 2, "opus", 0)),
-			task: "2",
-			want: tdd(mkState(NextTaskTDD, "", "2", 0, "opus", 0)),
+			s:    tdd(mkState(domain.PostTasksReview, "", 0, 2, "opus", 0)),
+			task: 2,
+			want: tdd(mkState(domain.NextTaskTDD, "", 2, 0, "opus", 0)),
 		},
 		{
 			name: "automated: code-review next with a fresh cycle",
-			s:    mkState(CodeReview, CompleteTask, "1", 5, "sonnet", 2),
-			task: "2",
+			s:    mkState(domain.CodeReview, domain.CompleteTask, 1, 5, "sonnet", 2),
+			task: 2,
 			auto: true,
-			want: mkState(NextTask, CodeReview, "2", 0, "opus", 0),
+			want: mkState(domain.NextTask, domain.CodeReview, 2, 0, "opus", 0),
 		},
 		{
 			name:   "automated tdd with a custom rotation",
-			s:      tdd(mkState(TasksReview, CompleteTaskTDD, "", 2, "y", 2)),
-			task:   "1",
+			s:      tdd(mkState(domain.TasksReview, domain.CompleteTaskTDD, 0, 2, "y", 2)),
+			task:   1,
 			auto:   true,
-			models: []string{"x", "y"},
-			want:   tdd(mkState(NextTaskTDD, CodeReview, "1", 0, "x", 0)),
+			models: []domain.Model{"x", "y"},
+			want:   tdd(mkState(domain.NextTaskTDD, domain.CodeReview, 1, 0, "x", 0)),
 		},
 		{
 			name: "restarting the implementing phase with another task",
-			s:    mkState(NextTask, CodeReview, "1", 2, "sonnet", 1),
-			task: "3",
+			s:    mkState(domain.NextTask, domain.CodeReview, 1, 2, "sonnet", 1),
+			task: 3,
 			auto: true,
-			want: mkState(NextTask, CodeReview, "3", 0, "opus", 0),
+			want: mkState(domain.NextTask, domain.CodeReview, 3, 0, "opus", 0),
 		},
 		{
 			name: "a task added after completion",
-			s:    mkState(Complete, "", "4", 2, "opus", 2),
-			task: "5",
-			want: mkState(NextTask, "", "5", 0, "opus", 0),
+			s:    mkState(domain.Complete, "", 4, 2, "opus", 2),
+			task: 5,
+			want: mkState(domain.NextTask, "", 5, 0, "opus", 0),
 		},
 		{
 			name: "before the tasks exist",
-			s:    mkState(NewPlan, "", "", -1, "opus", 0),
-			task: "1",
+			s:    mkState(domain.NewPlan, "", 0, -1, "opus", 0),
+			task: 1,
 			err:  `cannot move from "new-plan" to "next-task"; legal moves from "new-plan": "new-plan", "plan-review", "create-tasks"`,
 		},
 		{
 			name: "in the middle of a plan review",
-			s:    tdd(mkState(PlanReview, PostPlanReview, "", 1, "opus", 0)),
-			task: "1",
+			s:    tdd(mkState(domain.PlanReview, domain.PostPlanReview, 0, 1, "opus", 0)),
+			task: 1,
 			err:  `cannot move from "plan-review" to "next-task-tdd"`,
 		},
 	}
@@ -228,8 +229,8 @@ func TestStart(t *testing.T) {
 // target in next_phase must not let `taskie start` jump from a phase that
 // cannot start a task.
 func TestStartWithAdvanceTargetStillChecksTheMove(t *testing.T) {
-	s := mkState(NewPlan, CompleteTask, "", -1, "opus", 0)
-	got, err := Start(s, "1", true, nil)
+	s := mkState(domain.NewPlan, domain.CompleteTask, 0, -1, "opus", 0)
+	got, err := Start(s, 1, true, nil)
 	if err == nil {
 		t.Fatalf("Start from new-plan with next_phase complete-task = %+v, want an illegal-move error", got)
 	}
@@ -240,7 +241,7 @@ func TestStartWithAdvanceTargetStillChecksTheMove(t *testing.T) {
 
 func TestSet(t *testing.T) {
 	base := func() *state.State {
-		return with(mkState(NextTask, CodeReview, "1", 2, "opus", 1), func(s *state.State) { s.SessionID = "sess" })
+		return with(mkState(domain.NextTask, domain.CodeReview, 1, 2, "opus", 1), func(s *state.State) { s.SessionID = "sess" })
 	}
 	f, tr := false, true
 	tests := []struct {
@@ -248,22 +249,22 @@ func TestSet(t *testing.T) {
 		want         func(*state.State) // applied to base(); nil = error expected
 		err          string
 	}{
-		{field: "phase", value: CodeReview, want: func(s *state.State) { s.Phase = CodeReview }},
-		{field: "phase", value: NextTask, want: func(s *state.State) {}},
-		{field: "phase", value: PlanReview, err: `cannot move from "next-task" to "plan-review"; legal moves from "next-task": "code-review", "continue-task", "next-task", "next-task-tdd"`},
+		{field: "phase", value: "code-review", want: func(s *state.State) { s.Phase = domain.CodeReview }},
+		{field: "phase", value: "next-task", want: func(s *state.State) {}},
+		{field: "phase", value: "plan-review", err: `cannot move from "next-task" to "plan-review"; legal moves from "next-task": "code-review", "continue-task", "next-task", "next-task-tdd"`},
 		{field: "phase", value: "bogus", err: `unknown phase "bogus"; phases are "new-plan"`},
 		{field: "phase", value: "null", err: `unknown phase "null"`},
-		{field: "phase", value: CompleteTask, err: `unknown phase "complete-task"`},
-		{field: "next_phase", value: PostCodeReview, want: func(s *state.State) { s.NextPhase = state.Str(PostCodeReview) }},
-		{field: "next_phase", value: CompleteTaskTDD, want: func(s *state.State) { s.NextPhase = state.Str(CompleteTaskTDD) }},
+		{field: "phase", value: "complete-task", err: `unknown phase "complete-task"`},
+		{field: "next_phase", value: "post-code-review", want: func(s *state.State) { s.NextPhase = state.Opt(domain.PostCodeReview) }},
+		{field: "next_phase", value: "complete-task-tdd", want: func(s *state.State) { s.NextPhase = state.Opt(domain.CompleteTaskTDD) }},
 		{field: "next_phase", value: "null", want: func(s *state.State) { s.NextPhase = nil }},
 		{field: "next_phase", value: "", want: func(s *state.State) { s.NextPhase = nil }},
 		{field: "next_phase", value: "later", err: `unknown next_phase "later"; use null or one of "new-plan", `},
 		{field: "current_task", value: "7", want: func(s *state.State) {
-			s.CurrentTask, s.PhaseIteration, s.ConsecutiveClean = state.Str("7"), state.Int(0), 0
+			s.CurrentTask, s.PhaseIteration, s.ConsecutiveClean = state.Opt[domain.TaskID](7), state.Int(0), 0
 		}},
 		{field: "current_task", value: " 8 ", want: func(s *state.State) {
-			s.CurrentTask, s.PhaseIteration, s.ConsecutiveClean = state.Str("8"), state.Int(0), 0
+			s.CurrentTask, s.PhaseIteration, s.ConsecutiveClean = state.Opt[domain.TaskID](8), state.Int(0), 0
 		}},
 		{field: "current_task", value: "null", want: func(s *state.State) { s.CurrentTask, s.PhaseIteration, s.ConsecutiveClean = nil, state.Int(0), 0 }},
 		{field: "current_task", value: "0", err: `current_task must be a positive integer, got "0"`},
@@ -292,7 +293,7 @@ func TestSet(t *testing.T) {
 		{field: "session_id", value: "abc-123", want: func(s *state.State) { s.SessionID = "abc-123" }},
 		{field: "session_id", value: "null", want: func(s *state.State) { s.SessionID = "" }},
 		{field: "worktree", value: "/tmp/x", err: `cannot set "worktree"; settable fields: phase, next_phase, current_task, max_reviews, phase_iteration, review_model, consecutive_clean, tdd, enabled, session_id`},
-		{field: "Phase", value: NextTask, err: `cannot set "Phase"`},
+		{field: "Phase", value: "next-task", err: `cannot set "Phase"`},
 		{field: "counter", value: "1", err: `cannot set "counter"`},
 	}
 	for _, tc := range tests {
@@ -328,7 +329,7 @@ func TestSettableFields(t *testing.T) {
 
 // SPEC §4: "phase_iteration resets when current_task changes".
 func TestSetCurrentTaskResetsIteration(t *testing.T) {
-	s := mkState(PostCodeReview, CodeReview, "1", 3, "sonnet", 1)
+	s := mkState(domain.PostCodeReview, domain.CodeReview, 1, 3, "sonnet", 1)
 	same, err := Set(s, "current_task", "1")
 	if err != nil {
 		t.Fatal(err)
@@ -352,18 +353,17 @@ func TestCheck(t *testing.T) {
 		want []string
 	}{
 		{"fresh plan", state.New(), nil},
-		{"automated code review", mkState(PostCodeReview, CodeReview, "3", 2, "sonnet", 1), nil},
-		{"advance target in next_phase", mkState(CodeReview, CompleteTaskTDD, "3", 2, "opus", 2), nil},
-		{"unknown phase", mkState("coding", "", "", -1, "opus", 0), []string{`unknown phase "coding"`}},
-		{"empty phase", mkState("", "", "", -1, "opus", 0), []string{`unknown phase ""`}},
-		{"advance target as phase", mkState(CompleteTask, "", "", -1, "opus", 0), []string{`unknown phase "complete-task"`}},
-		{"unknown next_phase", mkState(NextTask, "review", "1", 0, "opus", 0), []string{`unknown next_phase "review"`}},
-		{"current_task not a number", mkState(NextTask, "", "abc", 0, "opus", 0), []string{`current_task must be a positive integer, got "abc"`}},
-		{"current_task zero", mkState(NextTask, "", "0", 0, "opus", 0), []string{`current_task must be a positive integer, got "0"`}},
-		{"null iteration", mkState(CodeReview, PostCodeReview, "1", -1, "opus", 0), nil},
-		{"empty model", mkState(NewPlan, "", "", -1, "", 0), []string{"review_model is empty"}},
-		{"everything wrong", with(mkState("x", "y", "z", -1, "", 0), func(s *state.State) { s.PhaseIteration = state.Int(-2) }),
-			[]string{`unknown phase "x"`, `unknown next_phase "y"`, `current_task must be a positive integer, got "z"`, "phase_iteration must be ≥ 0, got -2", "review_model is empty"}},
+		{"automated code review", mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "sonnet", 1), nil},
+		{"advance target in next_phase", mkState(domain.CodeReview, domain.CompleteTaskTDD, 3, 2, "opus", 2), nil},
+		{"unknown phase", mkState("coding", "", 0, -1, "opus", 0), []string{`unknown phase "coding"`}},
+		{"empty phase", mkState("", "", 0, -1, "opus", 0), []string{`unknown phase ""`}},
+		{"advance target as phase", mkState(domain.CompleteTask, "", 0, -1, "opus", 0), []string{`unknown phase "complete-task"`}},
+		{"unknown next_phase", mkState(domain.NextTask, "review", 1, 0, "opus", 0), []string{`unknown next_phase "review"`}},
+		// A current_task that is no task id never gets here: Decode refuses it.
+		{"null iteration", mkState(domain.CodeReview, domain.PostCodeReview, 1, -1, "opus", 0), nil},
+		{"empty model", mkState(domain.NewPlan, "", 0, -1, "", 0), []string{"review_model is empty"}},
+		{"everything wrong", with(mkState("x", "y", 0, -1, "", 0), func(s *state.State) { s.PhaseIteration = state.Int(-2) }),
+			[]string{`unknown phase "x"`, `unknown next_phase "y"`, "phase_iteration must be ≥ 0, got -2", "review_model is empty"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -2,15 +2,18 @@ package workflow
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/state"
 )
 
-// Route actions that are not agent actions.
+// Route actions that are not phases. A Route's Action is a string because
+// it holds either a phase (or advance target) the agent runs as
+// /taskie:<phase>, one of these, or "add-task".
 const (
 	EndTurn = "end-turn" // a review is due: end the turn and the Stop hook runs it
+	AddTask = "add-task" // the agent adds a task (/taskie:add-task)
 	Nothing = "none"     // the plan is complete
 	Resume  = "resume"   // automation is paused
 	Wait    = "wait"     // a review is running right now
@@ -18,7 +21,7 @@ const (
 
 // TaskFact is one row of tasks.md.
 type TaskFact struct {
-	ID     int
+	ID     domain.TaskID
 	Status string // lower-case
 }
 
@@ -32,19 +35,19 @@ type RouteFacts struct {
 	Subtasks []string
 	// ReviewExists and PostExists tell whether iteration n of a review (for
 	// task t when it is a code review) has its review / post-review file.
-	ReviewExists, PostExists func(review string, task, n int) bool
+	ReviewExists, PostExists func(review domain.Phase, task domain.TaskID, n int) bool
 	// Latest returns the highest review iteration on disk (0 = none).
-	Latest func(review string, task int) int
+	Latest func(review domain.Phase, task domain.TaskID) int
 }
 
 // Route is the answer of `taskie continue`.
 type Route struct {
-	Action  string   `json:"action"`
-	Task    string   `json:"task,omitempty"`
-	Why     string   `json:"why"`
-	Command string   `json:"command,omitempty"` // taskie command to run first
-	Guess   bool     `json:"guess,omitempty"`   // reconstructed from files, no state.json
-	Options []string `json:"options,omitempty"` // ambiguous: the actions that fit
+	Action  string        `json:"action"`                // a phase, an advance target or a constant above
+	Task    domain.TaskID `json:"task,string,omitempty"` // written "3", as in state.json
+	Why     string        `json:"why"`
+	Command string        `json:"command,omitempty"` // taskie command to run first
+	Guess   bool          `json:"guess,omitempty"`   // reconstructed from files, no state.json
+	Options []string      `json:"options,omitempty"` // ambiguous: the actions that fit
 	// Repair is a state to record first (crash recovery); nil = none.
 	Repair *state.State `json:"-"`
 	// For a post-review: the review to address and the file to write,
@@ -57,8 +60,8 @@ type Route struct {
 func (r Route) Text() string {
 	var b strings.Builder
 	action := r.Action
-	if r.Task != "" {
-		action += " (task " + r.Task + ")"
+	if r.Task != 0 {
+		action += " (task " + r.Task.String() + ")"
 	}
 	fmt.Fprintf(&b, "next: %s\n", action)
 	fmt.Fprintf(&b, "why:  %s\n", r.Why)
@@ -74,25 +77,25 @@ func (r Route) Text() string {
 	if r.PostFile != "" {
 		fmt.Fprintf(&b, "post-review file: %s\n", r.PostFile)
 	}
-	if len(r.Options) <= 1 && (IsPhase(r.Action) || IsAdvanceTarget(r.Action) || r.Action == "add-task") {
+	if a := domain.Phase(r.Action); len(r.Options) <= 1 && (IsPhase(a) || IsAdvanceTarget(a) || r.Action == AddTask) {
 		fmt.Fprintf(&b, "action: /taskie:%s\n", r.Action)
 	}
 	return b.String()
 }
 
 // Decide routing for a plan (SPEC §8).
-func Continue(f RouteFacts, models []string) Route {
+func Continue(f RouteFacts, models []domain.Model) Route {
 	s := f.State
 	switch {
 	case s == nil:
 		return guess(f)
 	case !s.IsEnabled():
 		return Route{Action: Resume, Command: "taskie resume", Why: "automation is paused for this plan"}
-	case s.Next() == Complete:
+	case s.Next() == domain.Complete:
 		n := s.Clone()
-		n.Phase, n.NextPhase = Complete, nil
+		n.Phase, n.NextPhase = domain.Complete, nil
 		return Route{Action: Nothing, Repair: n, Why: "the all-code review passed: the plan is complete (recorded)"}
-	case s.Phase == Complete && s.Next() == "":
+	case s.Phase == domain.Complete && s.Next() == "":
 		return Route{Action: Nothing, Why: "the plan is complete; add a task with /taskie:add-task to go on"}
 	case IsPostReview(s.Next()):
 		return postReviewDue(f, s)
@@ -101,47 +104,42 @@ func Continue(f RouteFacts, models []string) Route {
 	case IsAdvanceTarget(s.Next()):
 		return nextTask(f, s)
 	case s.Next() != "":
-		return Route{Action: s.Next(), Task: s.Task(), Why: fmt.Sprintf("next_phase is %s", s.Next())}
+		return Route{Action: string(s.Next()), Task: s.Task(), Why: fmt.Sprintf("next_phase is %s", s.Next())}
 	}
 	return standalone(f, s)
-}
-
-func taskNum(s *state.State) int {
-	t, _ := strconv.Atoi(s.Task())
-	return t
 }
 
 // postReviewDue: the hook blocked and the agent owes a post-review.
 func postReviewDue(f RouteFacts, s *state.State) Route {
 	post, review, n := s.Next(), ReviewOf(s.Next()), s.Iteration()
-	if f.PostExists(review, taskNum(s), n) {
+	if f.PostExists(review, s.Task(), n) {
 		r := s.Clone()
-		r.Phase, r.NextPhase = post, state.Str(review)
+		r.Phase, r.NextPhase = post, state.Opt(review)
 		return Route{Action: EndTurn, Task: s.Task(), Repair: r,
 			Why: fmt.Sprintf("the %s for iteration %d is written but was not recorded (taskie continue records it); end your turn and the Stop hook runs %s iteration %d", post, n, review, n+1)}
 	}
-	return Route{Action: post, Task: s.Task(), Command: "taskie done " + post,
+	return Route{Action: string(post), Task: s.Task(), Command: "taskie done " + string(post),
 		Why: fmt.Sprintf("%s iteration %d found problems or needs one more clean review; address it, write the post-review file, then run the command", review, n)}
 }
 
 // reviewDue: next_phase is a review; either it is due or a crash left its
 // files ahead of state.json.
-func reviewDue(f RouteFacts, s *state.State, models []string) Route {
-	review, t, n := s.Next(), taskNum(s), s.Iteration()+1
+func reviewDue(f RouteFacts, s *state.State, models []domain.Model) Route {
+	review, t, n := s.Next(), s.Task(), s.Iteration()+1
 	if f.ReviewExists(review, t, n) {
 		r := s.Clone()
 		r.PhaseIteration, r.ConsecutiveClean, r.ReviewModel = state.Int(n), 0, NextModel(models, s.ReviewModel)
 		if f.PostExists(review, t, n) {
-			r.Phase, r.NextPhase = PostReview(review), state.Str(review)
+			r.Phase, r.NextPhase = PostReview(review), state.Opt(review)
 			return Route{Action: EndTurn, Task: s.Task(), Repair: r,
 				Why: fmt.Sprintf("%s iteration %d and its post-review exist but state.json was not updated (taskie continue records it; the verdict is lost); end your turn and the Stop hook runs iteration %d", review, n, n+1)}
 		}
-		r.Phase, r.NextPhase = review, state.Str(PostReview(review))
-		return Route{Action: PostReview(review), Task: s.Task(), Repair: r, Command: "taskie done " + PostReview(review),
+		r.Phase, r.NextPhase = review, state.Opt(PostReview(review))
+		return Route{Action: string(PostReview(review)), Task: s.Task(), Repair: r, Command: "taskie done " + string(PostReview(review)),
 			Why: fmt.Sprintf("%s iteration %d was written but state.json was not updated (taskie continue records it; the verdict is lost); do the post-review", review, n)}
 	}
 	if IsImplementing(s.Phase) && unfinished(f.Subtasks) {
-		return Route{Action: ContinueTask, Task: s.Task(), Command: "taskie done " + s.Phase,
+		return Route{Action: string(domain.ContinueTask), Task: s.Task(), Command: "taskie done " + string(s.Phase),
 			Why: fmt.Sprintf("task %s has unfinished subtasks; finish them, then run the command and end your turn for the code review", s.Task())}
 	}
 	return Route{Action: EndTurn, Task: s.Task(),
@@ -157,7 +155,7 @@ func unfinished(subtasks []string) bool {
 	return false
 }
 
-func firstPending(tasks []TaskFact, exclude int) (int, bool) {
+func firstPending(tasks []TaskFact, exclude domain.TaskID) (domain.TaskID, bool) {
 	for _, t := range tasks {
 		if t.Status == "pending" && t.ID != exclude {
 			return t.ID, true
@@ -167,25 +165,24 @@ func firstPending(tasks []TaskFact, exclude int) (int, bool) {
 }
 
 func nextTask(f RouteFacts, s *state.State) Route {
-	id, ok := firstPending(f.Tasks, taskNum(s))
+	id, ok := firstPending(f.Tasks, s.Task())
 	if !ok {
-		return Route{Action: AllCodeReview, Options: []string{AllCodeReview, "add-task"},
+		return Route{Action: string(domain.AllCodeReview), Options: []string{string(domain.AllCodeReview), AddTask},
 			Why: fmt.Sprintf("next_phase is %s but no pending task remains; run the all-code review or add a task", s.Next())}
 	}
-	ts := strconv.Itoa(id)
-	return Route{Action: s.Next(), Task: ts, Command: "taskie start " + ts + " --auto",
-		Why: fmt.Sprintf("the previous review cycle passed; task %s is the next pending task", ts)}
+	return Route{Action: string(s.Next()), Task: id, Command: "taskie start " + id.String() + " --auto",
+		Why: fmt.Sprintf("the previous review cycle passed; task %s is the next pending task", id)}
 }
 
 // standalone: next_phase is null, so only the phase and files say what's next.
 func standalone(f RouteFacts, s *state.State) Route {
 	p := s.Phase
 	if IsImplementing(p) && unfinished(f.Subtasks) {
-		return Route{Action: ContinueTask, Task: s.Task(), Why: fmt.Sprintf("task %s has unfinished subtasks", s.Task())}
+		return Route{Action: string(domain.ContinueTask), Task: s.Task(), Why: fmt.Sprintf("task %s has unfinished subtasks", s.Task())}
 	}
 	if IsReview(p) {
-		if n := f.Latest(p, taskNum(s)); n > 0 && !f.PostExists(p, taskNum(s), n) {
-			return Route{Action: PostReview(p), Task: s.Task(), Why: fmt.Sprintf("%s iteration %d has no post-review yet", p, n)}
+		if n := f.Latest(p, s.Task()); n > 0 && !f.PostExists(p, s.Task(), n) {
+			return Route{Action: string(PostReview(p)), Task: s.Task(), Why: fmt.Sprintf("%s iteration %d has no post-review yet", p, n)}
 		}
 	}
 	opts := optionsAfter(p, s.TDD)
@@ -194,18 +191,27 @@ func standalone(f RouteFacts, s *state.State) Route {
 }
 
 // optionsAfter lists the actions that can follow a phase.
-func optionsAfter(p string, tdd bool) []string {
+func optionsAfter(p domain.Phase, tdd bool) []string {
 	switch Stage(p) {
 	case "Planning", "Plan review":
-		return []string{PlanReview, CreateTasks}
+		return actions(domain.PlanReview, domain.CreateTasks)
 	case "Task creation", "Task review":
-		return []string{TasksReview, TaskTarget(tdd)}
+		return actions(domain.TasksReview, TaskTarget(tdd))
 	case "Implementation":
-		return []string{CodeReview, ContinueTask, TaskTarget(tdd)}
+		return actions(domain.CodeReview, domain.ContinueTask, TaskTarget(tdd))
 	case "Final review":
-		return []string{AllCodeReview, "add-task"}
+		return []string{string(domain.AllCodeReview), AddTask}
 	}
-	return []string{"add-task"}
+	return []string{AddTask}
+}
+
+// actions lists phases as route actions.
+func actions(ps ...domain.Phase) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = string(p)
+	}
+	return out
 }
 
 // guess reconstructs the next action from the files alone.
@@ -218,34 +224,32 @@ func guess(f RouteFacts) Route {
 
 func guessFiles(f RouteFacts) Route {
 	if !f.HasPlan {
-		return Route{Action: NewPlan, Why: "plan.md does not exist"}
+		return Route{Action: string(domain.NewPlan), Why: "plan.md does not exist"}
 	}
 	if !f.HasTasks {
-		if n := f.Latest(PlanReview, 0); n > 0 && !f.PostExists(PlanReview, 0, n) {
-			return Route{Action: PostPlanReview, Why: fmt.Sprintf("plan review %d has no post-review", n)}
+		if n := f.Latest(domain.PlanReview, 0); n > 0 && !f.PostExists(domain.PlanReview, 0, n) {
+			return Route{Action: string(domain.PostPlanReview), Why: fmt.Sprintf("plan review %d has no post-review", n)}
 		}
-		return Route{Action: PlanReview, Options: []string{PlanReview, CreateTasks}, Why: "plan.md exists but tasks.md does not"}
+		return Route{Action: string(domain.PlanReview), Options: actions(domain.PlanReview, domain.CreateTasks), Why: "plan.md exists but tasks.md does not"}
 	}
-	if n := f.Latest(TasksReview, 0); n > 0 && !f.PostExists(TasksReview, 0, n) {
-		return Route{Action: PostTasksReview, Why: fmt.Sprintf("tasks review %d has no post-review", n)}
+	if n := f.Latest(domain.TasksReview, 0); n > 0 && !f.PostExists(domain.TasksReview, 0, n) {
+		return Route{Action: string(domain.PostTasksReview), Why: fmt.Sprintf("tasks review %d has no post-review", n)}
 	}
 	for _, t := range f.Tasks {
 		if t.Status != "in-progress" {
 			continue
 		}
-		ts := strconv.Itoa(t.ID)
-		if n := f.Latest(CodeReview, t.ID); n > 0 && !f.PostExists(CodeReview, t.ID, n) {
-			return Route{Action: PostCodeReview, Task: ts, Why: fmt.Sprintf("task %s review %d has no post-review", ts, n)}
+		if n := f.Latest(domain.CodeReview, t.ID); n > 0 && !f.PostExists(domain.CodeReview, t.ID, n) {
+			return Route{Action: string(domain.PostCodeReview), Task: t.ID, Why: fmt.Sprintf("task %s review %d has no post-review", t.ID, n)}
 		}
-		return Route{Action: ContinueTask, Task: ts, Command: "taskie start " + ts, Why: fmt.Sprintf("task %s is in progress", ts)}
+		return Route{Action: string(domain.ContinueTask), Task: t.ID, Command: "taskie start " + t.ID.String(), Why: fmt.Sprintf("task %s is in progress", t.ID)}
 	}
 	if id, ok := firstPending(f.Tasks, 0); ok {
-		ts := strconv.Itoa(id)
-		return Route{Action: CompleteTask, Task: ts, Options: []string{CompleteTask, TasksReview},
-			Why: fmt.Sprintf("task %s is the first pending task", ts)}
+		return Route{Action: string(domain.CompleteTask), Task: id, Options: actions(domain.CompleteTask, domain.TasksReview),
+			Why: fmt.Sprintf("task %s is the first pending task", id)}
 	}
-	if n := f.Latest(AllCodeReview, 0); n > 0 && !f.PostExists(AllCodeReview, 0, n) {
-		return Route{Action: PostAllCodeReview, Why: fmt.Sprintf("all-code review %d has no post-review", n)}
+	if n := f.Latest(domain.AllCodeReview, 0); n > 0 && !f.PostExists(domain.AllCodeReview, 0, n) {
+		return Route{Action: string(domain.PostAllCodeReview), Why: fmt.Sprintf("all-code review %d has no post-review", n)}
 	}
-	return Route{Action: AllCodeReview, Options: []string{AllCodeReview, "add-task"}, Why: "no task is pending or in progress"}
+	return Route{Action: string(domain.AllCodeReview), Options: []string{string(domain.AllCodeReview), AddTask}, Why: "no task is pending or in progress"}
 }

@@ -1,24 +1,26 @@
 package workflow
 
 import (
+	"encoding/json"
 	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/state"
 )
 
 // reviewFile names a review (post=false) or post-review file as §2 does.
-func reviewFile(review string, task, n int, post bool) string {
+func reviewFile(review domain.Phase, task domain.TaskID, n int, post bool) string {
 	kind := "review"
 	if post {
 		kind = "post-review"
 	}
-	base := map[string]string{PlanReview: "plan", TasksReview: "tasks", AllCodeReview: "all-code"}[review]
-	if review == CodeReview {
-		base = "task-" + strconv.Itoa(task)
+	base := map[domain.Phase]string{domain.PlanReview: "plan", domain.TasksReview: "tasks", domain.AllCodeReview: "all-code"}[review]
+	if review == domain.CodeReview {
+		base = "task-" + task.String()
 	}
 	return base + "-" + kind + "-" + strconv.Itoa(n) + ".md"
 }
@@ -33,13 +35,13 @@ func (pf planFiles) facts(s *state.State, tasks []TaskFact, subtasks []string) R
 		HasTasks: pf["tasks.md"],
 		Tasks:    tasks,
 		Subtasks: subtasks,
-		ReviewExists: func(review string, task, n int) bool {
+		ReviewExists: func(review domain.Phase, task domain.TaskID, n int) bool {
 			return pf[reviewFile(review, task, n, false)]
 		},
-		PostExists: func(review string, task, n int) bool {
+		PostExists: func(review domain.Phase, task domain.TaskID, n int) bool {
 			return pf[reviewFile(review, task, n, true)]
 		},
-		Latest: func(review string, task int) int {
+		Latest: func(review domain.Phase, task domain.TaskID) int {
 			best := 0
 			for n := 1; n < 50; n++ {
 				if pf[reviewFile(review, task, n, false)] {
@@ -62,7 +64,7 @@ func files(names ...string) planFiles {
 func tasks(spec ...string) []TaskFact {
 	var out []TaskFact
 	for i, st := range spec {
-		out = append(out, TaskFact{ID: i + 1, Status: st})
+		out = append(out, TaskFact{ID: domain.TaskID(i + 1), Status: st})
 	}
 	return out
 }
@@ -78,25 +80,25 @@ func TestContinueWithoutState(t *testing.T) {
 		want  Route
 	}{
 		{"empty plan", files(), nil,
-			Route{Action: NewPlan, Guess: true, Why: pre + "plan.md does not exist"}},
+			Route{Action: string(domain.NewPlan), Guess: true, Why: pre + "plan.md does not exist"}},
 		{"plan only", files("plan.md"), nil,
-			Route{Action: PlanReview, Guess: true, Options: []string{PlanReview, CreateTasks}, Why: pre + "plan.md exists but tasks.md does not"}},
+			Route{Action: string(domain.PlanReview), Guess: true, Options: []string{string(domain.PlanReview), string(domain.CreateTasks)}, Why: pre + "plan.md exists but tasks.md does not"}},
 		{"plan review without post-review", files("plan.md", "plan-review-1.md", "plan-post-review-1.md", "plan-review-2.md"), nil,
-			Route{Action: PostPlanReview, Guess: true, Why: pre + "plan review 2 has no post-review"}},
+			Route{Action: string(domain.PostPlanReview), Guess: true, Why: pre + "plan review 2 has no post-review"}},
 		{"plan review with its post-review", files("plan.md", "plan-review-1.md", "plan-post-review-1.md"), nil,
-			Route{Action: PlanReview, Guess: true, Options: []string{PlanReview, CreateTasks}, Why: pre + "plan.md exists but tasks.md does not"}},
+			Route{Action: string(domain.PlanReview), Guess: true, Options: []string{string(domain.PlanReview), string(domain.CreateTasks)}, Why: pre + "plan.md exists but tasks.md does not"}},
 		{"tasks review without post-review", files("plan.md", "tasks.md", "tasks-review-1.md"), tasks("pending"),
-			Route{Action: PostTasksReview, Guess: true, Why: pre + "tasks review 1 has no post-review"}},
+			Route{Action: string(domain.PostTasksReview), Guess: true, Why: pre + "tasks review 1 has no post-review"}},
 		{"code review of the task in progress without post-review", files("plan.md", "tasks.md", "task-2-review-1.md", "task-2-post-review-1.md", "task-2-review-2.md"), tasks("done", "in-progress", "pending"),
-			Route{Action: PostCodeReview, Task: "2", Guess: true, Why: pre + "task 2 review 2 has no post-review"}},
+			Route{Action: string(domain.PostCodeReview), Task: 2, Guess: true, Why: pre + "task 2 review 2 has no post-review"}},
 		{"task in progress", files("plan.md", "tasks.md", "task-2-review-1.md", "task-2-post-review-1.md"), tasks("done", "in-progress", "pending"),
-			Route{Action: ContinueTask, Task: "2", Command: "taskie start 2", Guess: true, Why: pre + "task 2 is in progress"}},
+			Route{Action: string(domain.ContinueTask), Task: 2, Command: "taskie start 2", Guess: true, Why: pre + "task 2 is in progress"}},
 		{"first pending task", files("plan.md", "tasks.md"), tasks("done", "cancelled", "pending", "pending"),
-			Route{Action: CompleteTask, Task: "3", Guess: true, Options: []string{CompleteTask, TasksReview}, Why: pre + "task 3 is the first pending task"}},
+			Route{Action: string(domain.CompleteTask), Task: 3, Guess: true, Options: []string{string(domain.CompleteTask), string(domain.TasksReview)}, Why: pre + "task 3 is the first pending task"}},
 		{"all done, all-code review without post-review", files("plan.md", "tasks.md", "all-code-review-1.md"), tasks("done", "done"),
-			Route{Action: PostAllCodeReview, Guess: true, Why: pre + "all-code review 1 has no post-review"}},
+			Route{Action: string(domain.PostAllCodeReview), Guess: true, Why: pre + "all-code review 1 has no post-review"}},
 		{"all done", files("plan.md", "tasks.md", "all-code-review-1.md", "all-code-post-review-1.md"), tasks("done", "cancelled"),
-			Route{Action: AllCodeReview, Guess: true, Options: []string{AllCodeReview, "add-task"}, Why: pre + "no task is pending or in progress"}},
+			Route{Action: string(domain.AllCodeReview), Guess: true, Options: []string{string(domain.AllCodeReview), "add-task"}, Why: pre + "no task is pending or in progress"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -138,173 +140,173 @@ func TestContinue(t *testing.T) {
 	}{
 		{
 			name:  "paused",
-			s:     paused(mkState(PostCodeReview, CodeReview, "1", 1, "sonnet", 0)),
+			s:     paused(mkState(domain.PostCodeReview, domain.CodeReview, 1, 1, "sonnet", 0)),
 			files: base,
 			want:  Route{Action: Resume, Command: "taskie resume", Why: "automation is paused for this plan"},
 		},
 		{
 			name:   "next_phase complete: record it",
-			s:      mkState(AllCodeReview, Complete, "3", 2, "opus", 2),
+			s:      mkState(domain.AllCodeReview, domain.Complete, 3, 2, "opus", 2),
 			files:  base,
 			want:   Route{Action: Nothing, Why: "the all-code review passed: the plan is complete (recorded)"},
-			repair: mkState(Complete, "", "3", 2, "opus", 2),
+			repair: mkState(domain.Complete, "", 3, 2, "opus", 2),
 		},
 		{
 			name:  "complete",
-			s:     mkState(Complete, "", "3", 2, "opus", 2),
+			s:     mkState(domain.Complete, "", 3, 2, "opus", 2),
 			files: base,
 			want:  Route{Action: Nothing, Why: "the plan is complete; add a task with /taskie:add-task to go on"},
 		},
 		{
 			name:  "post-review owed, file not written",
-			s:     mkState(CodeReview, PostCodeReview, "1", 2, "opus", 0),
+			s:     mkState(domain.CodeReview, domain.PostCodeReview, 1, 2, "opus", 0),
 			files: plus("task-1-review-1.md", "task-1-post-review-1.md", "task-1-review-2.md"),
-			want: Route{Action: PostCodeReview, Task: "1", Command: "taskie done post-code-review",
+			want: Route{Action: string(domain.PostCodeReview), Task: 1, Command: "taskie done post-code-review",
 				Why: "code-review iteration 2 found problems or needs one more clean review; address it, write the post-review file, then run the command"},
 		},
 		{
 			name:  "post-review written but not recorded: repair",
-			s:     mkState(CodeReview, PostCodeReview, "1", 2, "opus", 0),
+			s:     mkState(domain.CodeReview, domain.PostCodeReview, 1, 2, "opus", 0),
 			files: plus("task-1-review-1.md", "task-1-post-review-1.md", "task-1-review-2.md", "task-1-post-review-2.md"),
-			want: Route{Action: EndTurn, Task: "1",
+			want: Route{Action: EndTurn, Task: 1,
 				Why: "the post-code-review for iteration 2 is written but was not recorded (taskie continue records it); end your turn and the Stop hook runs code-review iteration 3"},
-			repair: mkState(PostCodeReview, CodeReview, "1", 2, "opus", 0),
+			repair: mkState(domain.PostCodeReview, domain.CodeReview, 1, 2, "opus", 0),
 		},
 		{
 			name:  "plan post-review written but not recorded: repair",
-			s:     mkState(PlanReview, PostPlanReview, "", 1, "sonnet", 1),
+			s:     mkState(domain.PlanReview, domain.PostPlanReview, 0, 1, "sonnet", 1),
 			files: files("plan.md", "plan-review-1.md", "plan-post-review-1.md"),
 			want: Route{Action: EndTurn,
 				Why: "the post-plan-review for iteration 1 is written but was not recorded (taskie continue records it); end your turn and the Stop hook runs plan-review iteration 2"},
-			repair: mkState(PostPlanReview, PlanReview, "", 1, "sonnet", 1),
+			repair: mkState(domain.PostPlanReview, domain.PlanReview, 0, 1, "sonnet", 1),
 		},
 		{
 			name:  "review due",
-			s:     mkState(PostCodeReview, CodeReview, "1", 1, "sonnet", 0),
+			s:     mkState(domain.PostCodeReview, domain.CodeReview, 1, 1, "sonnet", 0),
 			files: plus("task-1-review-1.md", "task-1-post-review-1.md"),
-			want:  Route{Action: EndTurn, Task: "1", Why: "code-review iteration 2 is due: end your turn and the Stop hook runs it"},
+			want:  Route{Action: EndTurn, Task: 1, Why: "code-review iteration 2 is due: end your turn and the Stop hook runs it"},
 		},
 		{
 			name:  "first plan review due",
-			s:     mkState(NewPlan, PlanReview, "", 0, "opus", 0),
+			s:     mkState(domain.NewPlan, domain.PlanReview, 0, 0, "opus", 0),
 			files: files("plan.md"),
 			want:  Route{Action: EndTurn, Why: "plan-review iteration 1 is due: end your turn and the Stop hook runs it"},
 		},
 		{
 			name:  "crash after the review file was written: repair and do the post-review",
-			s:     mkState(NextTask, CodeReview, "1", 0, "opus", 0),
+			s:     mkState(domain.NextTask, domain.CodeReview, 1, 0, "opus", 0),
 			files: plus("task-1-review-1.md"),
-			want: Route{Action: PostCodeReview, Task: "1", Command: "taskie done post-code-review",
+			want: Route{Action: string(domain.PostCodeReview), Task: 1, Command: "taskie done post-code-review",
 				Why: "code-review iteration 1 was written but state.json was not updated (taskie continue records it; the verdict is lost); do the post-review"},
-			repair: mkState(CodeReview, PostCodeReview, "1", 1, "sonnet", 0),
+			repair: mkState(domain.CodeReview, domain.PostCodeReview, 1, 1, "sonnet", 0),
 		},
 		{
 			name:  "crash in a later iteration of a tasks review",
-			s:     mkState(PostTasksReview, TasksReview, "", 2, "sonnet", 1),
+			s:     mkState(domain.PostTasksReview, domain.TasksReview, 0, 2, "sonnet", 1),
 			files: plus("tasks-review-1.md", "tasks-post-review-1.md", "tasks-review-2.md", "tasks-post-review-2.md", "tasks-review-3.md"),
-			want: Route{Action: PostTasksReview, Command: "taskie done post-tasks-review",
+			want: Route{Action: string(domain.PostTasksReview), Command: "taskie done post-tasks-review",
 				Why: "tasks-review iteration 3 was written but state.json was not updated (taskie continue records it; the verdict is lost); do the post-review"},
-			repair: mkState(TasksReview, PostTasksReview, "", 3, "opus", 0),
+			repair: mkState(domain.TasksReview, domain.PostTasksReview, 0, 3, "opus", 0),
 		},
 		{
 			name:  "crash after the review and the post-review were written",
-			s:     mkState(PostCodeReview, CodeReview, "1", 1, "sonnet", 1),
+			s:     mkState(domain.PostCodeReview, domain.CodeReview, 1, 1, "sonnet", 1),
 			files: plus("task-1-review-1.md", "task-1-post-review-1.md", "task-1-review-2.md", "task-1-post-review-2.md"),
-			want: Route{Action: EndTurn, Task: "1",
+			want: Route{Action: EndTurn, Task: 1,
 				Why: "code-review iteration 2 and its post-review exist but state.json was not updated (taskie continue records it; the verdict is lost); end your turn and the Stop hook runs iteration 3"},
-			repair: mkState(PostCodeReview, CodeReview, "1", 2, "opus", 0),
+			repair: mkState(domain.PostCodeReview, domain.CodeReview, 1, 2, "opus", 0),
 		},
 		{
 			name:     "implementing with unfinished subtasks",
-			s:        tdd(mkState(NextTaskTDD, CodeReview, "2", 0, "opus", 0)),
+			s:        tdd(mkState(domain.NextTaskTDD, domain.CodeReview, 2, 0, "opus", 0)),
 			files:    base,
 			subtasks: []string{"done", "in-progress", "pending"},
-			want: Route{Action: ContinueTask, Task: "2", Command: "taskie done next-task-tdd",
+			want: Route{Action: string(domain.ContinueTask), Task: 2, Command: "taskie done next-task-tdd",
 				Why: "task 2 has unfinished subtasks; finish them, then run the command and end your turn for the code review"},
 		},
 		{
 			name:     "implementing with every subtask finished: review due",
-			s:        mkState(ContinueTask, CodeReview, "2", 1, "sonnet", 0),
+			s:        mkState(domain.ContinueTask, domain.CodeReview, 2, 1, "sonnet", 0),
 			files:    plus("task-2-review-1.md", "task-2-post-review-1.md"),
 			subtasks: []string{"done", "completed", "cancelled"},
-			want:     Route{Action: EndTurn, Task: "2", Why: "code-review iteration 2 is due: end your turn and the Stop hook runs it"},
+			want:     Route{Action: EndTurn, Task: 2, Why: "code-review iteration 2 is due: end your turn and the Stop hook runs it"},
 		},
 		{
 			name:  "advance target: next pending task",
-			s:     mkState(CodeReview, CompleteTask, "1", 3, "opus", 2),
+			s:     mkState(domain.CodeReview, domain.CompleteTask, 1, 3, "opus", 2),
 			files: base,
 			tasks: tasks("in-progress", "done", "pending"),
-			want: Route{Action: CompleteTask, Task: "3", Command: "taskie start 3 --auto",
+			want: Route{Action: string(domain.CompleteTask), Task: 3, Command: "taskie start 3 --auto",
 				Why: "the previous review cycle passed; task 3 is the next pending task"},
 		},
 		{
 			name:  "advance target skips the current task even if still pending",
-			s:     tdd(mkState(TasksReview, CompleteTaskTDD, "1", 2, "opus", 2)),
+			s:     tdd(mkState(domain.TasksReview, domain.CompleteTaskTDD, 1, 2, "opus", 2)),
 			files: base,
 			tasks: tasks("pending", "pending"),
-			want: Route{Action: CompleteTaskTDD, Task: "2", Command: "taskie start 2 --auto",
+			want: Route{Action: string(domain.CompleteTaskTDD), Task: 2, Command: "taskie start 2 --auto",
 				Why: "the previous review cycle passed; task 2 is the next pending task"},
 		},
 		{
 			name:  "advance target with no pending task",
-			s:     mkState(CodeReview, CompleteTask, "2", 3, "opus", 2),
+			s:     mkState(domain.CodeReview, domain.CompleteTask, 2, 3, "opus", 2),
 			files: base,
 			tasks: tasks("done", "in-progress", "cancelled"),
-			want: Route{Action: AllCodeReview, Options: []string{AllCodeReview, "add-task"},
+			want: Route{Action: string(domain.AllCodeReview), Options: []string{string(domain.AllCodeReview), "add-task"},
 				Why: "next_phase is complete-task but no pending task remains; run the all-code review or add a task"},
 		},
 		{
 			name:  "next_phase create-tasks",
-			s:     mkState(PlanReview, CreateTasks, "", 2, "opus", 2),
+			s:     mkState(domain.PlanReview, domain.CreateTasks, 0, 2, "opus", 2),
 			files: files("plan.md"),
-			want:  Route{Action: CreateTasks, Why: "next_phase is create-tasks"},
+			want:  Route{Action: string(domain.CreateTasks), Why: "next_phase is create-tasks"},
 		},
 		{
 			name:  "standalone after create-tasks: options",
-			s:     mkState(CreateTasks, "", "", -1, "opus", 0),
+			s:     mkState(domain.CreateTasks, "", 0, -1, "opus", 0),
 			files: base,
-			want: Route{Action: TasksReview, Options: []string{TasksReview, CompleteTask},
+			want: Route{Action: string(domain.TasksReview), Options: []string{string(domain.TasksReview), string(domain.CompleteTask)},
 				Why: "standalone mode (next_phase is null) after create-tasks: more than one action fits; pick one"},
 		},
 		{
 			name:  "standalone tdd after a post-tasks-review",
-			s:     tdd(mkState(PostTasksReview, "", "", 1, "opus", 0)),
+			s:     tdd(mkState(domain.PostTasksReview, "", 0, 1, "opus", 0)),
 			files: plus("tasks-review-1.md", "tasks-post-review-1.md"),
-			want: Route{Action: TasksReview, Options: []string{TasksReview, CompleteTaskTDD},
+			want: Route{Action: string(domain.TasksReview), Options: []string{string(domain.TasksReview), string(domain.CompleteTaskTDD)},
 				Why: "standalone mode (next_phase is null) after post-tasks-review: more than one action fits; pick one"},
 		},
 		{
 			name:  "standalone new plan",
-			s:     mkState(NewPlan, "", "", -1, "opus", 0),
+			s:     mkState(domain.NewPlan, "", 0, -1, "opus", 0),
 			files: files("plan.md"),
-			want: Route{Action: PlanReview, Options: []string{PlanReview, CreateTasks},
+			want: Route{Action: string(domain.PlanReview), Options: []string{string(domain.PlanReview), string(domain.CreateTasks)},
 				Why: "standalone mode (next_phase is null) after new-plan: more than one action fits; pick one"},
 		},
 		{
 			name:  "standalone implementing",
-			s:     mkState(NextTask, "", "1", 0, "opus", 0),
+			s:     mkState(domain.NextTask, "", 1, 0, "opus", 0),
 			files: base,
-			want: Route{Action: CodeReview, Task: "1", Options: []string{CodeReview, ContinueTask, CompleteTask},
+			want: Route{Action: string(domain.CodeReview), Task: 1, Options: []string{string(domain.CodeReview), string(domain.ContinueTask), string(domain.CompleteTask)},
 				Why: "standalone mode (next_phase is null) after next-task: more than one action fits; pick one"},
 		},
 		{
 			name:     "standalone implementing with unfinished subtasks",
-			s:        mkState(NextTask, "", "1", 0, "opus", 0),
+			s:        mkState(domain.NextTask, "", 1, 0, "opus", 0),
 			files:    base,
 			subtasks: []string{"pending"},
-			want:     Route{Action: ContinueTask, Task: "1", Why: "task 1 has unfinished subtasks"},
+			want:     Route{Action: string(domain.ContinueTask), Task: 1, Why: "task 1 has unfinished subtasks"},
 		},
 		{
 			name:  "standalone code review without its post-review",
-			s:     mkState(CodeReview, "", "1", 2, "opus", 0),
+			s:     mkState(domain.CodeReview, "", 1, 2, "opus", 0),
 			files: plus("task-1-review-1.md", "task-1-post-review-1.md", "task-1-review-2.md"),
-			want:  Route{Action: PostCodeReview, Task: "1", Why: "code-review iteration 2 has no post-review yet"},
+			want:  Route{Action: string(domain.PostCodeReview), Task: 1, Why: "code-review iteration 2 has no post-review yet"},
 		},
 		{
 			name:  "standalone final review",
-			s:     mkState(PostAllCodeReview, "", "3", 1, "opus", 0),
+			s:     mkState(domain.PostAllCodeReview, "", 3, 1, "opus", 0),
 			files: plus("all-code-review-1.md", "all-code-post-review-1.md"),
-			want: Route{Action: AllCodeReview, Task: "3", Options: []string{AllCodeReview, "add-task"},
+			want: Route{Action: string(domain.AllCodeReview), Task: 3, Options: []string{string(domain.AllCodeReview), "add-task"},
 				Why: "standalone mode (next_phase is null) after post-all-code-review: more than one action fits; pick one"},
 		},
 	}
@@ -328,7 +330,46 @@ func TestContinue(t *testing.T) {
 
 // The crash repair uses the configured model rotation.
 func TestContinueRepairUsesModels(t *testing.T) {
-	s := mkState(NewPlan, PlanReview, "", 0, "m1", 0)
-	got := Continue(files("plan.md", "plan-review-1.md").facts(s, nil, nil), []string{"m1", "m2"})
-	diffState(t, "repair", mkState(PlanReview, PostPlanReview, "", 1, "m2", 0), got.Repair)
+	s := mkState(domain.NewPlan, domain.PlanReview, 0, 0, "m1", 0)
+	got := Continue(files("plan.md", "plan-review-1.md").facts(s, nil, nil), []domain.Model{"m1", "m2"})
+	diffState(t, "repair", mkState(domain.PlanReview, domain.PostPlanReview, 0, 1, "m2", 0), got.Repair)
+}
+
+// `taskie continue --json` writes the task as state.json does: "3", and
+// leaves it out when there is none.
+func TestRouteJSONTask(t *testing.T) {
+	for _, tc := range []struct {
+		r    Route
+		want string
+	}{
+		{Route{Action: string(domain.ContinueTask), Task: 3, Why: "w"}, `{"action":"continue-task","task":"3","why":"w"}`},
+		{Route{Action: EndTurn, Why: "w"}, `{"action":"end-turn","why":"w"}`},
+	} {
+		b, err := json.Marshal(tc.r)
+		if err != nil || string(b) != tc.want {
+			t.Errorf("Marshal(%+v) = %s, %v; want %s", tc.r, b, err, tc.want)
+		}
+	}
+}
+
+// A Mark is kept in the session memory; its task is written "3" as before
+// the task id was typed, and a file of an older taskie still reads.
+func TestMarkJSON(t *testing.T) {
+	b, err := json.Marshal(Mark{Phase: domain.CodeReview, Task: 3, Iteration: 2})
+	if want := `{"Phase":"code-review","Task":"3","Iteration":2}`; err != nil || string(b) != want {
+		t.Errorf("Marshal = %s, %v; want %s", b, err, want)
+	}
+	for in, want := range map[string]Mark{
+		`{"Phase":"code-review","Task":"3","Iteration":2}`: {Phase: domain.CodeReview, Task: 3, Iteration: 2},
+		`{"Phase":"plan-review","Iteration":1}`:            {Phase: domain.PlanReview, Iteration: 1},
+		// Written by an older taskie for a plan-wide review: the value is
+		// refused (json reports it) but the rest of the mark is read.
+		`{"Phase":"plan-review","Task":"","Iteration":1}`: {Phase: domain.PlanReview, Iteration: 1},
+	} {
+		var got Mark
+		_ = json.Unmarshal([]byte(in), &got)
+		if got != want {
+			t.Errorf("Unmarshal(%s) = %+v, want %+v", in, got, want)
+		}
+	}
 }

@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/state"
 )
 
@@ -8,8 +9,9 @@ import (
 // that the next stop can tell whether the agent did the post-review since:
 // while phase, task and iteration are unchanged, it did not.
 type Mark struct {
-	Phase, Task string
-	Iteration   int
+	Phase     domain.Phase
+	Task      domain.TaskID `json:"Task,string,omitempty"` // "3" in session memory, as before
+	Iteration int
 }
 
 // MarkOf returns the fingerprint of a state.
@@ -61,10 +63,10 @@ type StopFacts struct {
 	Route func(*state.State) Route
 	// ReviewAhead reports whether the review file of iteration n of a
 	// review already exists; nil = none does.
-	ReviewAhead func(review string, n int) bool
+	ReviewAhead func(review domain.Phase, n int) bool
 	// OrphanAhead reports that such a file was left by a reviewer whose
 	// hook died (its review started and never finished): never adopt it.
-	OrphanAhead func(review string, n int) bool
+	OrphanAhead func(review domain.Phase, n int) bool
 
 	TaskFileExists bool // task-{current_task}.md exists
 	AnyTaskFile    bool // a task file named in tasks.md exists
@@ -73,7 +75,7 @@ type StopFacts struct {
 	LastReviewBlock *Mark // this session's last review block on this plan
 	BlocksInRow     int
 	BlockCap        int // 0 = no cap
-	Models          []string
+	Models          []domain.Model
 	Autopilot       bool
 
 	Lock LockState
@@ -138,9 +140,10 @@ type StopDecision struct {
 	// block (a reminder or a recovered review's block).
 	Mark *Mark
 	// The review to run, or the one a message is about.
-	Review, Task string
-	Iteration    int
-	Model        string
+	Review    domain.Phase
+	Task      domain.TaskID
+	Iteration int
+	Model     domain.Model
 }
 
 // Decide returns the Stop hook's decision for one plan (SPEC §5 steps 1,
@@ -183,7 +186,7 @@ func Decide(f StopFacts) StopDecision {
 	if review := s.Phase; IsReview(review) && n == PostReview(review) && f.PostReviewExists {
 		// The agent wrote the post-review without recording it.
 		save = s.Clone()
-		save.Phase, save.NextPhase = PostReview(review), state.Str(review)
+		save.Phase, save.NextPhase = PostReview(review), state.Opt(review)
 		s, why = save, "post-review file found: recorded"
 	}
 	if StaleCycle(s) {
@@ -242,7 +245,7 @@ func StaleCycle(s *state.State) bool {
 	if !IsReview(r) || p == r || p == PostReview(r) || (s.Iteration() == 0 && s.ConsecutiveClean == 0) {
 		return false
 	}
-	return IsReview(p) || IsPostReview(p) || p == Complete
+	return IsReview(p) || IsPostReview(p) || p == domain.Complete
 }
 
 func decide(f StopFacts, s *state.State) StopDecision {
@@ -270,12 +273,12 @@ func decide(f StopFacts, s *state.State) StopDecision {
 	}
 	if s.MaxReviews == 0 {
 		n := s.Clone()
-		n.Phase, n.NextPhase, n.PhaseIteration = review, state.Str(AdvanceTarget(review, s.TDD, f.PendingOther)), state.Int(0)
-		if n.Next() == AllCodeReview {
-			n.Phase = CodeReview
+		n.Phase, n.NextPhase, n.PhaseIteration = review, state.Opt(AdvanceTarget(review, s.TDD, f.PendingOther)), state.Int(0)
+		if n.Next() == domain.AllCodeReview {
+			n.Phase = domain.CodeReview
 			ResetCycle(n, f.Models)
 		}
-		return StopDecision{Save: n, SaveReason: "max_reviews is 0: " + review + " skipped", Reason: RReviewsOff, Review: review}
+		return StopDecision{Save: n, SaveReason: "max_reviews is 0: " + string(review) + " skipped", Reason: RReviewsOff, Review: review}
 	}
 	if it := s.Iteration(); it < 0 || it > s.MaxReviews {
 		return StopDecision{Reason: RIterationRange, Review: review, Iteration: it}
@@ -285,14 +288,14 @@ func decide(f StopFacts, s *state.State) StopDecision {
 		return StopDecision{Reason: RMaxReviews, Review: review, Iteration: s.MaxReviews}
 	}
 	switch review {
-	case CodeReview:
-		if s.Task() == "" {
+	case domain.CodeReview:
+		if s.Task() == 0 {
 			return StopDecision{Reason: RNoTask, Review: review}
 		}
 		if !f.TaskFileExists {
 			return StopDecision{Reason: RNoTaskFile, Review: review, Task: s.Task()}
 		}
-	case TasksReview, AllCodeReview:
+	case domain.TasksReview, domain.AllCodeReview:
 		if !f.AnyTaskFile {
 			return StopDecision{Reason: RNoTaskFiles, Review: review}
 		}
@@ -316,58 +319,50 @@ func joinLines(xs []string) string {
 }
 
 // AdvanceTarget returns next_phase when a review cycle passes (SPEC §4).
-func AdvanceTarget(review string, tdd, pendingOther bool) string {
+func AdvanceTarget(review domain.Phase, tdd, pendingOther bool) domain.Phase {
 	switch review {
-	case PlanReview:
-		return CreateTasks
-	case TasksReview:
+	case domain.PlanReview:
+		return domain.CreateTasks
+	case domain.TasksReview:
 		return TaskTarget(tdd)
-	case CodeReview:
+	case domain.CodeReview:
 		if pendingOther {
 			return TaskTarget(tdd)
 		}
-		return AllCodeReview
-	case AllCodeReview:
-		return Complete
+		return domain.AllCodeReview
+	case domain.AllCodeReview:
+		return domain.Complete
 	}
 	return ""
 }
 
-// Verdicts.
-const (
-	Pass = "PASS"
-	Fail = "FAIL"
-)
-
-// CleanToPass is how many consecutive PASS verdicts end a cycle.
-const CleanToPass = 2
-
 // Outcome says what a review did to the plan.
 type Outcome struct {
 	Advanced bool
-	Target   string // next_phase after an advance
-	Clean    int    // consecutive_clean after the review
+	Target   domain.Phase // next_phase after an advance
+	Clean    int          // consecutive_clean after the review
 }
 
 // Apply records a finished review (verdict PASS, FAIL or "" for unreadable)
-// and returns the new state; s is not modified.
-func Apply(s *state.State, d StopDecision, verdict string, pendingOther bool, models []string) (*state.State, Outcome) {
+// and returns the new state; s is not modified. domain.CleanToPass
+// consecutive PASS verdicts end the cycle.
+func Apply(s *state.State, d StopDecision, verdict domain.Verdict, pendingOther bool, models []domain.Model) (*state.State, Outcome) {
 	n := s.Clone()
 	clean := 0
-	if verdict == Pass {
+	if verdict == domain.Pass {
 		clean = s.ConsecutiveClean + 1
 	}
 	n.Phase = d.Review
 	n.PhaseIteration = state.Int(d.Iteration)
 	n.ConsecutiveClean = clean
 	n.ReviewModel = NextModel(models, d.Model)
-	if clean < CleanToPass {
-		n.NextPhase = state.Str(PostReview(d.Review))
+	if clean < domain.CleanToPass {
+		n.NextPhase = state.Opt(PostReview(d.Review))
 		return n, Outcome{Clean: clean}
 	}
 	target := AdvanceTarget(d.Review, s.TDD, pendingOther)
-	n.NextPhase = state.Str(target)
-	if target == AllCodeReview {
+	n.NextPhase = state.Opt(target)
+	if target == domain.AllCodeReview {
 		ResetCycle(n, models)
 	}
 	return n, Outcome{Advanced: true, Target: target, Clean: clean}
@@ -380,7 +375,7 @@ type ReviewResult struct {
 	// Outcome of the cycle.
 	Outcome Outcome
 	// MarkDone is the task whose cycle passed: tasks.md says done.
-	MarkDone string
+	MarkDone domain.TaskID
 	// Block: not advancing (the post-review is due), or autopilot at an
 	// advance boundary. Otherwise allow with the advance message.
 	Block bool
@@ -393,7 +388,7 @@ type ReviewResult struct {
 
 // AfterReview decides what a finished review does (SPEC §5 steps 13–14).
 // owner, when not "", becomes the plan's session_id.
-func AfterReview(s *state.State, d StopDecision, verdict string, pendingOther bool, models []string, autopilot bool, owner string) ReviewResult {
+func AfterReview(s *state.State, d StopDecision, verdict domain.Verdict, pendingOther bool, models []domain.Model, autopilot bool, owner string) ReviewResult {
 	next, out := Apply(s, d, verdict, pendingOther, models)
 	if owner != "" {
 		next.SessionID = owner
@@ -401,7 +396,7 @@ func AfterReview(s *state.State, d StopDecision, verdict string, pendingOther bo
 	r := ReviewResult{Save: next, Outcome: out}
 	if !s.IsEnabled() {
 		r.Paused = true
-		if out.Advanced && d.Review == CodeReview {
+		if out.Advanced && d.Review == domain.CodeReview {
 			r.MarkDone = d.Task
 		}
 		return r
@@ -411,7 +406,7 @@ func AfterReview(s *state.State, d StopDecision, verdict string, pendingOther bo
 		r.Block, r.Mark = true, &m
 		return r
 	}
-	if d.Review == CodeReview {
+	if d.Review == domain.CodeReview {
 		r.MarkDone = d.Task
 	}
 	r.Block = autopilot
@@ -426,7 +421,7 @@ func VerdictStillApplies(from, cur *state.State) bool {
 }
 
 // ResetCycle starts a fresh review cycle.
-func ResetCycle(s *state.State, models []string) {
+func ResetCycle(s *state.State, models []domain.Model) {
 	s.PhaseIteration = state.Int(0)
 	s.ConsecutiveClean = 0
 	s.ReviewModel = FirstModel(models)

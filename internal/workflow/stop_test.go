@@ -8,33 +8,34 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/state"
 )
 
 func TestAdvanceTargetEveryCase(t *testing.T) {
 	tests := []struct {
-		review       string
+		review       domain.Phase
 		tdd, pending bool
-		want         string
+		want         domain.Phase
 	}{
-		{PlanReview, false, false, CreateTasks},
-		{PlanReview, false, true, CreateTasks},
-		{PlanReview, true, false, CreateTasks},
-		{PlanReview, true, true, CreateTasks},
-		{TasksReview, false, false, CompleteTask},
-		{TasksReview, false, true, CompleteTask},
-		{TasksReview, true, false, CompleteTaskTDD},
-		{TasksReview, true, true, CompleteTaskTDD},
-		{CodeReview, false, false, AllCodeReview},
-		{CodeReview, false, true, CompleteTask},
-		{CodeReview, true, false, AllCodeReview},
-		{CodeReview, true, true, CompleteTaskTDD},
-		{AllCodeReview, false, false, Complete},
-		{AllCodeReview, false, true, Complete},
-		{AllCodeReview, true, false, Complete},
-		{AllCodeReview, true, true, Complete},
-		{PostCodeReview, false, true, ""},
-		{NextTask, false, true, ""},
+		{domain.PlanReview, false, false, domain.CreateTasks},
+		{domain.PlanReview, false, true, domain.CreateTasks},
+		{domain.PlanReview, true, false, domain.CreateTasks},
+		{domain.PlanReview, true, true, domain.CreateTasks},
+		{domain.TasksReview, false, false, domain.CompleteTask},
+		{domain.TasksReview, false, true, domain.CompleteTask},
+		{domain.TasksReview, true, false, domain.CompleteTaskTDD},
+		{domain.TasksReview, true, true, domain.CompleteTaskTDD},
+		{domain.CodeReview, false, false, domain.AllCodeReview},
+		{domain.CodeReview, false, true, domain.CompleteTask},
+		{domain.CodeReview, true, false, domain.AllCodeReview},
+		{domain.CodeReview, true, true, domain.CompleteTaskTDD},
+		{domain.AllCodeReview, false, false, domain.Complete},
+		{domain.AllCodeReview, false, true, domain.Complete},
+		{domain.AllCodeReview, true, false, domain.Complete},
+		{domain.AllCodeReview, true, true, domain.Complete},
+		{domain.PostCodeReview, false, true, ""},
+		{domain.NextTask, false, true, ""},
 		{"", false, false, ""},
 	}
 	for _, tc := range tests {
@@ -51,15 +52,15 @@ func TestAdvanceTargetEveryCase(t *testing.T) {
 // AfterReview, and the agent's post-review recorded with Record, with
 // stop_hook_active set after every block.
 func TestCodeReviewCycleFailPassFailPassPass(t *testing.T) {
-	s0 := mkState(CreateTasks, "", "", -1, "sonnet", 1)
-	s, err := Start(s0, "1", true, nil)
+	s0 := mkState(domain.CreateTasks, "", 0, -1, "sonnet", 1)
+	s, err := Start(s0, 1, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	verdicts := []string{Fail, Pass, Fail, Pass, Pass}
-	wantModels := []string{"opus", "sonnet", "opus", "sonnet", "opus"}
+	verdicts := []domain.Verdict{domain.Fail, domain.Pass, domain.Fail, domain.Pass, domain.Pass}
+	wantModels := []domain.Model{"opus", "sonnet", "opus", "sonnet", "opus"}
 	wantClean := []int{0, 1, 0, 1, 2}
-	var models []string
+	var models []domain.Model
 	var last *Mark
 	for i, v := range verdicts {
 		iter := i + 1
@@ -75,7 +76,7 @@ func TestCodeReviewCycleFailPassFailPassPass(t *testing.T) {
 		if d.Action != RunReview || d.Reason != RReviewDue || d.Save != nil {
 			t.Fatalf("review %d: Decide = %+v, want a review run and nothing saved", iter, d)
 		}
-		if d.Review != CodeReview || d.Task != "1" || d.Iteration != iter {
+		if d.Review != domain.CodeReview || d.Task != 1 || d.Iteration != iter {
 			t.Fatalf("review %d: Decide = %s task %s iteration %d", iter, d.Review, d.Task, d.Iteration)
 		}
 		models = append(models, d.Model)
@@ -88,21 +89,21 @@ func TestCodeReviewCycleFailPassFailPassPass(t *testing.T) {
 		if diff := cmp.Diff(out, rr.Outcome); diff != "" {
 			t.Errorf("review %d: AfterReview outcome (-Apply +AfterReview):\n%s", iter, diff)
 		}
-		if n.Phase != CodeReview || n.Iteration() != iter || n.ConsecutiveClean != wantClean[i] || out.Clean != wantClean[i] {
+		if n.Phase != domain.CodeReview || n.Iteration() != iter || n.ConsecutiveClean != wantClean[i] || out.Clean != wantClean[i] {
 			t.Errorf("review %d (%s): phase %s iteration %d clean %d (outcome %d), want code-review %d clean %d",
 				iter, v, n.Phase, n.Iteration(), n.ConsecutiveClean, out.Clean, iter, wantClean[i])
 		}
 		if iter < len(verdicts) {
-			if out.Advanced || n.Next() != PostCodeReview {
+			if out.Advanced || n.Next() != domain.PostCodeReview {
 				t.Fatalf("review %d advanced (%+v) or next_phase %q is not post-code-review", iter, out, n.Next())
 			}
 			// The hook blocks here and remembers the state it blocked on.
-			if !rr.Block || rr.Mark == nil || *rr.Mark != MarkOf(n) || rr.MarkDone != "" {
+			if !rr.Block || rr.Mark == nil || *rr.Mark != MarkOf(n) || rr.MarkDone != 0 {
 				t.Fatalf("review %d: AfterReview = %+v, want a block remembering %+v", iter, rr, MarkOf(n))
 			}
 			last = rr.Mark
 			// A stop without the post-review does not run another review.
-			again := Decide(StopFacts{State: with(n, func(x *state.State) { x.NextPhase = state.Str(CodeReview) }),
+			again := Decide(StopFacts{State: with(n, func(x *state.State) { x.NextPhase = state.Opt(domain.CodeReview) }),
 				Active: true, LastReviewBlock: last, TaskFileExists: true, PendingOther: true, Lock: LockHeld})
 			if again.Action != Allow || again.Reason != RNoProgress {
 				t.Errorf("review %d: a stop without progress = %+v, want allow (no progress)", iter, again)
@@ -112,27 +113,27 @@ func TestCodeReviewCycleFailPassFailPassPass(t *testing.T) {
 			if owed.Action != Allow || owed.Reason != RPostOwed {
 				t.Errorf("review %d: a stop owing the post-review = %+v, want allow (post-review owed)", iter, owed)
 			}
-			s, err = Record(n, PostCodeReview, false, nil)
+			s, err = Record(n, domain.PostCodeReview, false, nil)
 			if err != nil {
 				t.Fatalf("review %d: recording the post-review: %v", iter, err)
 			}
-			if s.Phase != PostCodeReview || s.Next() != CodeReview || s.Iteration() != iter {
+			if s.Phase != domain.PostCodeReview || s.Next() != domain.CodeReview || s.Iteration() != iter {
 				t.Fatalf("review %d: after the post-review phase %s next %s iteration %d", iter, s.Phase, s.Next(), s.Iteration())
 			}
 			continue
 		}
-		want := Outcome{Advanced: true, Target: CompleteTask, Clean: 2}
+		want := Outcome{Advanced: true, Target: domain.CompleteTask, Clean: 2}
 		if diff := cmp.Diff(want, out); diff != "" {
 			t.Errorf("outcome of the 5th review (-want +got):\n%s", diff)
 		}
-		if n.Next() != CompleteTask {
+		if n.Next() != domain.CompleteTask {
 			t.Errorf("next_phase after the 5th review = %q, want complete-task", n.Next())
 		}
-		if rr.Block || rr.Mark != nil || rr.MarkDone != "1" {
+		if rr.Block || rr.Mark != nil || rr.MarkDone != 1 {
 			t.Errorf("the passing review: AfterReview = %+v, want allow and task 1 marked done", rr)
 		}
 		// The next stop has nothing to review.
-		if d := Decide(okFacts(n)); d.Action != Allow || d.Reason != RNotReview || d.Review != CompleteTask {
+		if d := Decide(okFacts(n)); d.Action != Allow || d.Reason != RNotReview || d.Review != domain.CompleteTask {
 			t.Errorf("after the cycle: Decide = %+v, want allow (complete-task is next)", d)
 		}
 	}
@@ -146,94 +147,94 @@ func TestApply(t *testing.T) {
 		name    string
 		s       *state.State
 		d       StopDecision
-		verdict string
+		verdict domain.Verdict
 		pending bool
-		models  []string
+		models  []domain.Model
 		want    *state.State
 		out     Outcome
 	}{
 		{
 			name: "last task passes: all-code-review with a fresh cycle",
-			s:    mkState(PostCodeReview, CodeReview, "4", 3, "sonnet", 1),
-			d:    StopDecision{Action: RunReview, Review: CodeReview, Task: "4", Iteration: 4, Model: "sonnet"},
+			s:    mkState(domain.PostCodeReview, domain.CodeReview, 4, 3, "sonnet", 1),
+			d:    StopDecision{Action: RunReview, Review: domain.CodeReview, Task: 4, Iteration: 4, Model: "sonnet"},
 			// no pending task other than 4
-			verdict: Pass,
-			want:    mkState(CodeReview, AllCodeReview, "4", 0, "opus", 0),
-			out:     Outcome{Advanced: true, Target: AllCodeReview, Clean: 2},
+			verdict: domain.Pass,
+			want:    mkState(domain.CodeReview, domain.AllCodeReview, 4, 0, "opus", 0),
+			out:     Outcome{Advanced: true, Target: domain.AllCodeReview, Clean: 2},
 		},
 		{
 			name:    "last task passes with a custom rotation: fresh cycle starts at its first model",
-			s:       mkState(PostCodeReview, CodeReview, "4", 1, "m2", 1),
-			d:       StopDecision{Action: RunReview, Review: CodeReview, Task: "4", Iteration: 2, Model: "m2"},
-			verdict: Pass,
-			models:  []string{"m1", "m2", "m3"},
-			want:    mkState(CodeReview, AllCodeReview, "4", 0, "m1", 0),
-			out:     Outcome{Advanced: true, Target: AllCodeReview, Clean: 2},
+			s:       mkState(domain.PostCodeReview, domain.CodeReview, 4, 1, "m2", 1),
+			d:       StopDecision{Action: RunReview, Review: domain.CodeReview, Task: 4, Iteration: 2, Model: "m2"},
+			verdict: domain.Pass,
+			models:  []domain.Model{"m1", "m2", "m3"},
+			want:    mkState(domain.CodeReview, domain.AllCodeReview, 4, 0, "m1", 0),
+			out:     Outcome{Advanced: true, Target: domain.AllCodeReview, Clean: 2},
 		},
 		{
 			name:    "all-code-review passes: complete",
-			s:       mkState(PostAllCodeReview, AllCodeReview, "4", 2, "sonnet", 1),
-			d:       StopDecision{Action: RunReview, Review: AllCodeReview, Task: "4", Iteration: 3, Model: "sonnet"},
-			verdict: Pass,
-			want:    mkState(AllCodeReview, Complete, "4", 3, "opus", 2),
-			out:     Outcome{Advanced: true, Target: Complete, Clean: 2},
+			s:       mkState(domain.PostAllCodeReview, domain.AllCodeReview, 4, 2, "sonnet", 1),
+			d:       StopDecision{Action: RunReview, Review: domain.AllCodeReview, Task: 4, Iteration: 3, Model: "sonnet"},
+			verdict: domain.Pass,
+			want:    mkState(domain.AllCodeReview, domain.Complete, 4, 3, "opus", 2),
+			out:     Outcome{Advanced: true, Target: domain.Complete, Clean: 2},
 		},
 		{
 			name:    "plan-review passes: create-tasks",
-			s:       mkState(PostPlanReview, PlanReview, "", 1, "sonnet", 1),
-			d:       StopDecision{Action: RunReview, Review: PlanReview, Iteration: 2, Model: "sonnet"},
-			verdict: Pass,
-			want:    mkState(PlanReview, CreateTasks, "", 2, "opus", 2),
-			out:     Outcome{Advanced: true, Target: CreateTasks, Clean: 2},
+			s:       mkState(domain.PostPlanReview, domain.PlanReview, 0, 1, "sonnet", 1),
+			d:       StopDecision{Action: RunReview, Review: domain.PlanReview, Iteration: 2, Model: "sonnet"},
+			verdict: domain.Pass,
+			want:    mkState(domain.PlanReview, domain.CreateTasks, 0, 2, "opus", 2),
+			out:     Outcome{Advanced: true, Target: domain.CreateTasks, Clean: 2},
 		},
 		{
 			name:    "tasks-review passes on a tdd plan: complete-task-tdd",
-			s:       with(mkState(PostTasksReview, TasksReview, "", 1, "sonnet", 1), func(s *state.State) { s.TDD = true }),
-			d:       StopDecision{Action: RunReview, Review: TasksReview, Iteration: 2, Model: "sonnet"},
-			verdict: Pass,
+			s:       with(mkState(domain.PostTasksReview, domain.TasksReview, 0, 1, "sonnet", 1), func(s *state.State) { s.TDD = true }),
+			d:       StopDecision{Action: RunReview, Review: domain.TasksReview, Iteration: 2, Model: "sonnet"},
+			verdict: domain.Pass,
 			pending: true,
-			want:    with(mkState(TasksReview, CompleteTaskTDD, "", 2, "opus", 2), func(s *state.State) { s.TDD = true }),
-			out:     Outcome{Advanced: true, Target: CompleteTaskTDD, Clean: 2},
+			want:    with(mkState(domain.TasksReview, domain.CompleteTaskTDD, 0, 2, "opus", 2), func(s *state.State) { s.TDD = true }),
+			out:     Outcome{Advanced: true, Target: domain.CompleteTaskTDD, Clean: 2},
 		},
 		{
 			name:    "tasks-review passes: complete-task",
-			s:       mkState(PostTasksReview, TasksReview, "", 1, "sonnet", 1),
-			d:       StopDecision{Action: RunReview, Review: TasksReview, Iteration: 2, Model: "sonnet"},
-			verdict: Pass,
-			want:    mkState(TasksReview, CompleteTask, "", 2, "opus", 2),
-			out:     Outcome{Advanced: true, Target: CompleteTask, Clean: 2},
+			s:       mkState(domain.PostTasksReview, domain.TasksReview, 0, 1, "sonnet", 1),
+			d:       StopDecision{Action: RunReview, Review: domain.TasksReview, Iteration: 2, Model: "sonnet"},
+			verdict: domain.Pass,
+			want:    mkState(domain.TasksReview, domain.CompleteTask, 0, 2, "opus", 2),
+			out:     Outcome{Advanced: true, Target: domain.CompleteTask, Clean: 2},
 		},
 		{
 			name:    "first PASS: one more clean review needed",
-			s:       mkState(NewPlan, PlanReview, "", 0, "opus", 0),
-			d:       StopDecision{Action: RunReview, Review: PlanReview, Iteration: 1, Model: "opus"},
-			verdict: Pass,
-			want:    mkState(PlanReview, PostPlanReview, "", 1, "sonnet", 1),
+			s:       mkState(domain.NewPlan, domain.PlanReview, 0, 0, "opus", 0),
+			d:       StopDecision{Action: RunReview, Review: domain.PlanReview, Iteration: 1, Model: "opus"},
+			verdict: domain.Pass,
+			want:    mkState(domain.PlanReview, domain.PostPlanReview, 0, 1, "sonnet", 1),
 			out:     Outcome{Clean: 1},
 		},
 		{
 			name:    "unreadable verdict counts as FAIL",
-			s:       mkState(PostTasksReview, TasksReview, "", 1, "sonnet", 1),
-			d:       StopDecision{Action: RunReview, Review: TasksReview, Iteration: 2, Model: "sonnet"},
+			s:       mkState(domain.PostTasksReview, domain.TasksReview, 0, 1, "sonnet", 1),
+			d:       StopDecision{Action: RunReview, Review: domain.TasksReview, Iteration: 2, Model: "sonnet"},
 			verdict: "",
-			want:    mkState(TasksReview, PostTasksReview, "", 2, "opus", 0),
+			want:    mkState(domain.TasksReview, domain.PostTasksReview, 0, 2, "opus", 0),
 			out:     Outcome{Clean: 0},
 		},
 		{
 			name:    "FAIL after a PASS resets consecutive_clean",
-			s:       mkState(PostAllCodeReview, AllCodeReview, "2", 5, "sonnet", 1),
-			d:       StopDecision{Action: RunReview, Review: AllCodeReview, Iteration: 6, Model: "sonnet"},
-			verdict: Fail,
-			want:    mkState(AllCodeReview, PostAllCodeReview, "2", 6, "opus", 0),
+			s:       mkState(domain.PostAllCodeReview, domain.AllCodeReview, 2, 5, "sonnet", 1),
+			d:       StopDecision{Action: RunReview, Review: domain.AllCodeReview, Iteration: 6, Model: "sonnet"},
+			verdict: domain.Fail,
+			want:    mkState(domain.AllCodeReview, domain.PostAllCodeReview, 2, 6, "opus", 0),
 			out:     Outcome{Clean: 0},
 		},
 		{
 			name:    "unknown fields survive",
-			s:       with(mkState(NextTask, CodeReview, "1", 0, "opus", 0), func(s *state.State) { s.Extra["x"] = []byte(`{"a":1}`) }),
-			d:       StopDecision{Action: RunReview, Review: CodeReview, Task: "1", Iteration: 1, Model: "opus"},
-			verdict: Fail,
+			s:       with(mkState(domain.NextTask, domain.CodeReview, 1, 0, "opus", 0), func(s *state.State) { s.Extra["x"] = []byte(`{"a":1}`) }),
+			d:       StopDecision{Action: RunReview, Review: domain.CodeReview, Task: 1, Iteration: 1, Model: "opus"},
+			verdict: domain.Fail,
 			pending: true,
-			want:    with(mkState(CodeReview, PostCodeReview, "1", 1, "sonnet", 0), func(s *state.State) { s.Extra["x"] = []byte(`{"a":1}`) }),
+			want:    with(mkState(domain.CodeReview, domain.PostCodeReview, 1, 1, "sonnet", 0), func(s *state.State) { s.Extra["x"] = []byte(`{"a":1}`) }),
 			out:     Outcome{Clean: 0},
 		},
 	}
@@ -277,11 +278,11 @@ func iteration(s *state.State, it int) *state.State {
 }
 
 func TestDecide(t *testing.T) {
-	postDone := mkState(PostCodeReview, CodeReview, "3", 2, "opus", 1)
-	owed := mkState(CodeReview, PostCodeReview, "3", 2, "sonnet", 0)
+	postDone := mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 1)
+	owed := mkState(domain.CodeReview, domain.PostCodeReview, 3, 2, "sonnet", 0)
 	violations := []string{"plan.md: plan.md is missing (rule 1)", "tasks.md:3: unknown status \"later\" (rule 5)"}
 	fp := violations[0] + "\n" + violations[1]
-	due3 := StopDecision{Action: RunReview, Reason: RReviewDue, Review: CodeReview, Task: "3", Iteration: 3, Model: "opus"}
+	due3 := StopDecision{Action: RunReview, Reason: RReviewDue, Review: domain.CodeReview, Task: 3, Iteration: 3, Model: "opus"}
 	tests := []struct {
 		name string
 		f    StopFacts
@@ -294,7 +295,7 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name: "paused beats a done post-review",
-			f:    factsWith(paused(mkState(CodeReview, PostCodeReview, "3", 2, "opus", 0)), func(f *StopFacts) { f.PostReviewExists = true }),
+			f:    factsWith(paused(mkState(domain.CodeReview, domain.PostCodeReview, 3, 2, "opus", 0)), func(f *StopFacts) { f.PostReviewExists = true }),
 			want: StopDecision{Reason: RPaused},
 		},
 		{
@@ -355,15 +356,15 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name: "untrusted config: no review, no lock, nothing saved",
-			f: factsWith(mkState(CodeReview, PostCodeReview, "3", 2, "opus", 0), func(f *StopFacts) {
+			f: factsWith(mkState(domain.CodeReview, domain.PostCodeReview, 3, 2, "opus", 0), func(f *StopFacts) {
 				f.Untrusted, f.PostReviewExists, f.Lock = "untrusted", true, LockUnknown
 			}),
 			want: StopDecision{Action: TakeLock, Reason: RLock},
 		},
 		{
 			name: "untrusted config, nothing due: untrust does not matter",
-			f:    factsWith(mkState(CodeReview, CompleteTask, "3", 4, "opus", 2), func(f *StopFacts) { f.Untrusted = "untrusted" }),
-			want: StopDecision{Reason: RNotReview, Review: CompleteTask},
+			f:    factsWith(mkState(domain.CodeReview, domain.CompleteTask, 3, 4, "opus", 2), func(f *StopFacts) { f.Untrusted = "untrusted" }),
+			want: StopDecision{Reason: RNotReview, Review: domain.CompleteTask},
 		},
 		{
 			name: "review lock not taken yet: take it",
@@ -372,27 +373,27 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name: "review lock not taken yet: nothing is saved before it is",
-			f: factsWith(mkState(CodeReview, PostCodeReview, "3", 2, "opus", 0), func(f *StopFacts) {
+			f: factsWith(mkState(domain.CodeReview, domain.PostCodeReview, 3, 2, "opus", 0), func(f *StopFacts) {
 				f.PostReviewExists, f.Lock = true, LockUnknown
 			}),
 			want: StopDecision{Action: TakeLock, Reason: RLock},
 		},
 		{
 			name: "nothing due: no lock needed",
-			f:    factsWith(mkState(NextTask, "", "3", 0, "opus", 0), func(f *StopFacts) { f.Lock = LockUnknown }),
+			f:    factsWith(mkState(domain.NextTask, "", 3, 0, "opus", 0), func(f *StopFacts) { f.Lock = LockUnknown }),
 			want: StopDecision{Reason: RNotReview},
 		},
 		{
 			name: "another stop holds the review lock",
 			f:    factsWith(postDone, func(f *StopFacts) { f.Lock = LockBusy }),
-			want: StopDecision{Reason: RReviewRunning, Review: CodeReview},
+			want: StopDecision{Reason: RReviewRunning, Review: domain.CodeReview},
 		},
 		{
 			name: "another stop holds the review lock: a done post-review is not recorded",
-			f: factsWith(mkState(CodeReview, PostCodeReview, "3", 2, "opus", 0), func(f *StopFacts) {
+			f: factsWith(mkState(domain.CodeReview, domain.PostCodeReview, 3, 2, "opus", 0), func(f *StopFacts) {
 				f.PostReviewExists, f.Lock = true, LockBusy
 			}),
-			want: StopDecision{Reason: RReviewRunning, Review: PostCodeReview},
+			want: StopDecision{Reason: RReviewRunning, Review: domain.PostCodeReview},
 		},
 		{
 			name: "another stop holds the review lock: a review file ahead is not adopted",
@@ -400,84 +401,84 @@ func TestDecide(t *testing.T) {
 				f.Lock, f.ReviewAhead = LockBusy, yes
 				f.Route = func(*state.State) Route { panic("Route consulted while another stop reviews") }
 			}),
-			want: StopDecision{Reason: RReviewRunning, Review: CodeReview},
+			want: StopDecision{Reason: RReviewRunning, Review: domain.CodeReview},
 		},
 		{
 			name: "next_phase null",
-			f:    okFacts(mkState(NextTask, "", "3", 0, "opus", 0)),
+			f:    okFacts(mkState(domain.NextTask, "", 3, 0, "opus", 0)),
 			want: StopDecision{Reason: RNotReview},
 		},
 		{
 			name: "post-review owed, this session got the block: allow with a reminder",
-			f:    factsWith(owed, func(f *StopFacts) { f.LastReviewBlock = &Mark{Phase: CodeReview, Task: "3", Iteration: 2} }),
-			want: StopDecision{Reason: RPostOwed, Review: PostCodeReview, Iteration: 2},
+			f:    factsWith(owed, func(f *StopFacts) { f.LastReviewBlock = &Mark{Phase: domain.CodeReview, Task: 3, Iteration: 2} }),
+			want: StopDecision{Reason: RPostOwed, Review: domain.PostCodeReview, Iteration: 2},
 		},
 		{
 			name: "post-review owed, this session never got the block: block again",
 			f:    okFacts(owed),
-			want: StopDecision{Action: Block, Reason: RPostOwedRemind, Mark: &Mark{Phase: CodeReview, Task: "3", Iteration: 2},
-				Review: CodeReview, Task: "3", Iteration: 2},
+			want: StopDecision{Action: Block, Reason: RPostOwedRemind, Mark: &Mark{Phase: domain.CodeReview, Task: 3, Iteration: 2},
+				Review: domain.CodeReview, Task: 3, Iteration: 2},
 		},
 		{
 			name: "post-review owed, another cycle's block remembered: block again",
-			f:    factsWith(owed, func(f *StopFacts) { f.LastReviewBlock = &Mark{Phase: CodeReview, Task: "3", Iteration: 1} }),
-			want: StopDecision{Action: Block, Reason: RPostOwedRemind, Mark: &Mark{Phase: CodeReview, Task: "3", Iteration: 2},
-				Review: CodeReview, Task: "3", Iteration: 2},
+			f:    factsWith(owed, func(f *StopFacts) { f.LastReviewBlock = &Mark{Phase: domain.CodeReview, Task: 3, Iteration: 1} }),
+			want: StopDecision{Action: Block, Reason: RPostOwedRemind, Mark: &Mark{Phase: domain.CodeReview, Task: 3, Iteration: 2},
+				Review: domain.CodeReview, Task: 3, Iteration: 2},
 		},
 		{
 			name: "post-review owed within a chain of blocks: never a reminder loop",
 			f:    factsWith(owed, func(f *StopFacts) { f.Active = true }),
-			want: StopDecision{Reason: RPostOwed, Review: PostCodeReview, Iteration: 2},
+			want: StopDecision{Reason: RPostOwed, Review: domain.PostCodeReview, Iteration: 2},
 		},
 		{
 			name: "review set by hand outside its cycle: fresh counters",
-			f:    okFacts(mkState(Complete, AllCodeReview, "3", 2, "sonnet", 2)),
-			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: AllCodeReview, Task: "3", Iteration: 1, Model: "opus",
-				Save: mkState(Complete, AllCodeReview, "3", 0, "opus", 0)},
+			f:    okFacts(mkState(domain.Complete, domain.AllCodeReview, 3, 2, "sonnet", 2)),
+			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: domain.AllCodeReview, Task: 3, Iteration: 1, Model: "opus",
+				Save: mkState(domain.Complete, domain.AllCodeReview, 3, 0, "opus", 0)},
 		},
 		{
 			name: "illegal next_phase: no review, nothing saved",
-			f:    okFacts(mkState(NewPlan, CodeReview, "3", 0, "opus", 0)),
-			want: StopDecision{Reason: RIllegalNext, Review: CodeReview},
+			f:    okFacts(mkState(domain.NewPlan, domain.CodeReview, 3, 0, "opus", 0)),
+			want: StopDecision{Reason: RIllegalNext, Review: domain.CodeReview},
 		},
 		{
 			name: "advance target pending",
-			f:    okFacts(mkState(CodeReview, CompleteTask, "3", 4, "opus", 2)),
-			want: StopDecision{Reason: RNotReview, Review: CompleteTask},
+			f:    okFacts(mkState(domain.CodeReview, domain.CompleteTask, 3, 4, "opus", 2)),
+			want: StopDecision{Reason: RNotReview, Review: domain.CompleteTask},
 		},
 		{
 			name: "tdd advance target pending",
-			f:    okFacts(mkState(TasksReview, CompleteTaskTDD, "", 2, "opus", 2)),
-			want: StopDecision{Reason: RNotReview, Review: CompleteTaskTDD},
+			f:    okFacts(mkState(domain.TasksReview, domain.CompleteTaskTDD, 0, 2, "opus", 2)),
+			want: StopDecision{Reason: RNotReview, Review: domain.CompleteTaskTDD},
 		},
 		{
 			name: "create-tasks pending",
-			f:    okFacts(mkState(PlanReview, CreateTasks, "", 2, "opus", 2)),
-			want: StopDecision{Reason: RNotReview, Review: CreateTasks},
+			f:    okFacts(mkState(domain.PlanReview, domain.CreateTasks, 0, 2, "opus", 2)),
+			want: StopDecision{Reason: RNotReview, Review: domain.CreateTasks},
 		},
 		{
 			name: "complete pending",
-			f:    okFacts(mkState(AllCodeReview, Complete, "3", 2, "opus", 2)),
-			want: StopDecision{Reason: RNotReview, Review: Complete},
+			f:    okFacts(mkState(domain.AllCodeReview, domain.Complete, 3, 2, "opus", 2)),
+			want: StopDecision{Reason: RNotReview, Review: domain.Complete},
 		},
 		{
 			name: "no progress since the last review block while stop_hook_active",
-			f: factsWith(mkState(CodeReview, CodeReview, "3", 2, "opus", 0), func(f *StopFacts) {
-				f.Active, f.LastReviewBlock = true, &Mark{Phase: CodeReview, Task: "3", Iteration: 2}
+			f: factsWith(mkState(domain.CodeReview, domain.CodeReview, 3, 2, "opus", 0), func(f *StopFacts) {
+				f.Active, f.LastReviewBlock = true, &Mark{Phase: domain.CodeReview, Task: 3, Iteration: 2}
 			}),
-			want: StopDecision{Reason: RNoProgress, Review: CodeReview},
+			want: StopDecision{Reason: RNoProgress, Review: domain.CodeReview},
 		},
 		{
 			name: "same mark but stop_hook_active false: review runs",
-			f: factsWith(mkState(CodeReview, CodeReview, "3", 2, "opus", 0), func(f *StopFacts) {
-				f.LastReviewBlock = &Mark{Phase: CodeReview, Task: "3", Iteration: 2}
+			f: factsWith(mkState(domain.CodeReview, domain.CodeReview, 3, 2, "opus", 0), func(f *StopFacts) {
+				f.LastReviewBlock = &Mark{Phase: domain.CodeReview, Task: 3, Iteration: 2}
 			}),
 			want: due3,
 		},
 		{
 			name: "stop_hook_active after progress: review runs",
 			f: factsWith(postDone, func(f *StopFacts) {
-				f.Active, f.LastReviewBlock = true, &Mark{Phase: CodeReview, Task: "3", Iteration: 2}
+				f.Active, f.LastReviewBlock = true, &Mark{Phase: domain.CodeReview, Task: 3, Iteration: 2}
 			}),
 			want: due3,
 		},
@@ -503,96 +504,96 @@ func TestDecide(t *testing.T) {
 		},
 		{
 			name: "max review limit reached (code-review, pending tasks)",
-			f:    okFacts(with(mkState(PostCodeReview, CodeReview, "3", 8, "opus", 0), func(s *state.State) { s.MaxReviews = 8 })),
-			want: StopDecision{Reason: RMaxReviews, Review: CodeReview, Iteration: 8},
+			f:    okFacts(with(mkState(domain.PostCodeReview, domain.CodeReview, 3, 8, "opus", 0), func(s *state.State) { s.MaxReviews = 8 })),
+			want: StopDecision{Reason: RMaxReviews, Review: domain.CodeReview, Iteration: 8},
 		},
 		{
 			name: "max review limit reached (code-review, last task)",
-			f: factsWith(with(mkState(PostCodeReview, CodeReview, "3", 3, "opus", 0), func(s *state.State) { s.MaxReviews = 3 }),
+			f: factsWith(with(mkState(domain.PostCodeReview, domain.CodeReview, 3, 3, "opus", 0), func(s *state.State) { s.MaxReviews = 3 }),
 				func(f *StopFacts) { f.PendingOther = false }),
-			want: StopDecision{Reason: RMaxReviews, Review: CodeReview, Iteration: 3},
+			want: StopDecision{Reason: RMaxReviews, Review: domain.CodeReview, Iteration: 3},
 		},
 		{
 			name: "max review limit reached (plan-review)",
-			f:    okFacts(with(mkState(PostPlanReview, PlanReview, "", 2, "opus", 1), func(s *state.State) { s.MaxReviews = 2 })),
-			want: StopDecision{Reason: RMaxReviews, Review: PlanReview, Iteration: 2},
+			f:    okFacts(with(mkState(domain.PostPlanReview, domain.PlanReview, 0, 2, "opus", 1), func(s *state.State) { s.MaxReviews = 2 })),
+			want: StopDecision{Reason: RMaxReviews, Review: domain.PlanReview, Iteration: 2},
 		},
 		{
 			name: "max review limit reached (all-code-review)",
-			f:    okFacts(with(mkState(PostAllCodeReview, AllCodeReview, "3", 1, "opus", 0), func(s *state.State) { s.MaxReviews = 1 })),
-			want: StopDecision{Reason: RMaxReviews, Review: AllCodeReview, Iteration: 1},
+			f:    okFacts(with(mkState(domain.PostAllCodeReview, domain.AllCodeReview, 3, 1, "opus", 0), func(s *state.State) { s.MaxReviews = 1 })),
+			want: StopDecision{Reason: RMaxReviews, Review: domain.AllCodeReview, Iteration: 1},
 		},
 		{
 			name: "last review allowed by the limit",
-			f:    okFacts(with(mkState(PostCodeReview, CodeReview, "3", 7, "sonnet", 0), func(s *state.State) { s.MaxReviews = 8 })),
-			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: CodeReview, Task: "3", Iteration: 8, Model: "sonnet"},
+			f:    okFacts(with(mkState(domain.PostCodeReview, domain.CodeReview, 3, 7, "sonnet", 0), func(s *state.State) { s.MaxReviews = 8 })),
+			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: domain.CodeReview, Task: 3, Iteration: 8, Model: "sonnet"},
 		},
 		{
 			name: "phase_iteration negative: illegal state, no review",
 			f:    okFacts(iteration(postDone, -5)),
-			want: StopDecision{Reason: RIterationRange, Review: CodeReview, Iteration: -5},
+			want: StopDecision{Reason: RIterationRange, Review: domain.CodeReview, Iteration: -5},
 		},
 		{
 			name: "phase_iteration -1 after implementing: illegal state, no review",
-			f:    okFacts(iteration(mkState(NextTask, CodeReview, "3", 0, "opus", 0), -1)),
-			want: StopDecision{Reason: RIterationRange, Review: CodeReview, Iteration: -1},
+			f:    okFacts(iteration(mkState(domain.NextTask, domain.CodeReview, 3, 0, "opus", 0), -1)),
+			want: StopDecision{Reason: RIterationRange, Review: domain.CodeReview, Iteration: -1},
 		},
 		{
 			name: "phase_iteration huge: illegal state, no review",
 			f:    okFacts(iteration(postDone, 1<<62)),
-			want: StopDecision{Reason: RIterationRange, Review: CodeReview, Iteration: 1 << 62},
+			want: StopDecision{Reason: RIterationRange, Review: domain.CodeReview, Iteration: 1 << 62},
 		},
 		{
 			name: "phase_iteration at the largest int: no overflow into a review",
 			f:    okFacts(iteration(postDone, math.MaxInt)),
-			want: StopDecision{Reason: RIterationRange, Review: CodeReview, Iteration: math.MaxInt},
+			want: StopDecision{Reason: RIterationRange, Review: domain.CodeReview, Iteration: math.MaxInt},
 		},
 		{
 			name: "phase_iteration above max_reviews: illegal state, no review",
 			f:    okFacts(with(iteration(postDone, 9), func(s *state.State) { s.MaxReviews = 8 })),
-			want: StopDecision{Reason: RIterationRange, Review: CodeReview, Iteration: 9},
+			want: StopDecision{Reason: RIterationRange, Review: domain.CodeReview, Iteration: 9},
 		},
 		{
 			name: "phase_iteration out of range beats a block cap it does not reach",
-			f:    factsWith(iteration(mkState(PostPlanReview, PlanReview, "", 0, "opus", 0), 100), func(f *StopFacts) { f.BlocksInRow = 3 }),
-			want: StopDecision{Reason: RIterationRange, Review: PlanReview, Iteration: 100},
+			f:    factsWith(iteration(mkState(domain.PostPlanReview, domain.PlanReview, 0, 0, "opus", 0), 100), func(f *StopFacts) { f.BlocksInRow = 3 }),
+			want: StopDecision{Reason: RIterationRange, Review: domain.PlanReview, Iteration: 100},
 		},
 		{
 			name: "code-review without current_task",
-			f:    okFacts(mkState(NextTask, CodeReview, "", 0, "opus", 0)),
-			want: StopDecision{Reason: RNoTask, Review: CodeReview},
+			f:    okFacts(mkState(domain.NextTask, domain.CodeReview, 0, 0, "opus", 0)),
+			want: StopDecision{Reason: RNoTask, Review: domain.CodeReview},
 		},
 		{
 			name: "code-review without the task file",
-			f:    factsWith(mkState(NextTask, CodeReview, "3", 0, "opus", 0), func(f *StopFacts) { f.TaskFileExists = false }),
-			want: StopDecision{Reason: RNoTaskFile, Review: CodeReview, Task: "3"},
+			f:    factsWith(mkState(domain.NextTask, domain.CodeReview, 3, 0, "opus", 0), func(f *StopFacts) { f.TaskFileExists = false }),
+			want: StopDecision{Reason: RNoTaskFile, Review: domain.CodeReview, Task: 3},
 		},
 		{
 			name: "tasks-review without task files",
-			f:    factsWith(mkState(CreateTasks, TasksReview, "", 0, "opus", 0), func(f *StopFacts) { f.AnyTaskFile = false }),
-			want: StopDecision{Reason: RNoTaskFiles, Review: TasksReview},
+			f:    factsWith(mkState(domain.CreateTasks, domain.TasksReview, 0, 0, "opus", 0), func(f *StopFacts) { f.AnyTaskFile = false }),
+			want: StopDecision{Reason: RNoTaskFiles, Review: domain.TasksReview},
 		},
 		{
 			name: "all-code-review without task files",
-			f:    factsWith(mkState(CodeReview, AllCodeReview, "3", 0, "opus", 0), func(f *StopFacts) { f.AnyTaskFile = false }),
-			want: StopDecision{Reason: RNoTaskFiles, Review: AllCodeReview},
+			f:    factsWith(mkState(domain.CodeReview, domain.AllCodeReview, 3, 0, "opus", 0), func(f *StopFacts) { f.AnyTaskFile = false }),
+			want: StopDecision{Reason: RNoTaskFiles, Review: domain.AllCodeReview},
 		},
 		{
 			name: "plan-review needs no task file",
-			f: factsWith(mkState(NewPlan, PlanReview, "", 0, "opus", 0), func(f *StopFacts) {
+			f: factsWith(mkState(domain.NewPlan, domain.PlanReview, 0, 0, "opus", 0), func(f *StopFacts) {
 				f.AnyTaskFile, f.TaskFileExists = false, false
 			}),
-			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: PlanReview, Iteration: 1, Model: "opus"},
+			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: domain.PlanReview, Iteration: 1, Model: "opus"},
 		},
 		{
 			name: "phase_iteration null counts as 0",
-			f:    okFacts(mkState(CreateTasks, TasksReview, "", -1, "opus", 0)),
-			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: TasksReview, Iteration: 1, Model: "opus"},
+			f:    okFacts(mkState(domain.CreateTasks, domain.TasksReview, 0, -1, "opus", 0)),
+			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: domain.TasksReview, Iteration: 1, Model: "opus"},
 		},
 		{
 			name: "empty review_model takes the first model of the rotation",
-			f:    factsWith(mkState(PostAllCodeReview, AllCodeReview, "3", 1, "", 0), func(f *StopFacts) { f.Models = []string{"m1", "m2"} }),
-			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: AllCodeReview, Task: "3", Iteration: 2, Model: "m1"},
+			f:    factsWith(mkState(domain.PostAllCodeReview, domain.AllCodeReview, 3, 1, "", 0), func(f *StopFacts) { f.Models = []domain.Model{"m1", "m2"} }),
+			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: domain.AllCodeReview, Task: 3, Iteration: 2, Model: "m1"},
 		},
 	}
 	for _, tc := range tests {
@@ -608,9 +609,9 @@ func TestDecide(t *testing.T) {
 // decisions that block or run something have an action other than Allow.
 func TestDecideAlwaysGivesAReason(t *testing.T) {
 	for _, p := range Phases {
-		for _, n := range append(append([]string{""}, Phases...), CompleteTask, CompleteTaskTDD) {
+		for _, n := range append(append([]domain.Phase{""}, Phases...), domain.CompleteTask, domain.CompleteTaskTDD) {
 			for _, lock := range []LockState{LockUnknown, LockHeld, LockBusy} {
-				s := mkState(p, n, "1", 1, "opus", 0)
+				s := mkState(p, n, 1, 1, "opus", 0)
 				d := Decide(factsWith(s, func(f *StopFacts) { f.Lock = lock }))
 				if d.Reason == "" {
 					t.Errorf("%s → %s (lock %d): decision %+v has no reason", p, n, lock, d)
@@ -637,7 +638,7 @@ func TestDecideRecoversAReviewAhead(t *testing.T) {
 			return Continue(pf.facts(s, tasks("done", "done", "in-progress"), nil), nil)
 		}
 	}
-	postDone := mkState(PostCodeReview, CodeReview, "3", 2, "opus", 1)
+	postDone := mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 1)
 	tests := []struct {
 		name string
 		f    StopFacts
@@ -648,67 +649,67 @@ func TestDecideRecoversAReviewAhead(t *testing.T) {
 			f: factsWith(postDone, func(f *StopFacts) {
 				f.ReviewAhead, f.Route = yes, route("task-3-review-3.md")
 			}),
-			want: StopDecision{Action: Block, Reason: RRecoveredBlock, Save: mkState(CodeReview, PostCodeReview, "3", 3, "sonnet", 0),
-				Mark: &Mark{Phase: CodeReview, Task: "3", Iteration: 3}, Review: CodeReview, Task: "3", Iteration: 3, Model: "opus"},
+			want: StopDecision{Action: Block, Reason: RRecoveredBlock, Save: mkState(domain.CodeReview, domain.PostCodeReview, 3, 3, "sonnet", 0),
+				Mark: &Mark{Phase: domain.CodeReview, Task: 3, Iteration: 3}, Review: domain.CodeReview, Task: 3, Iteration: 3, Model: "opus"},
 		},
 		{
 			name: "review file ahead within a chain of blocks: still recorded",
 			f: factsWith(postDone, func(f *StopFacts) {
 				f.ReviewAhead, f.Route, f.Active = yes, route("task-3-review-3.md"), true
-				f.LastReviewBlock = &Mark{Phase: CodeReview, Task: "3", Iteration: 2}
+				f.LastReviewBlock = &Mark{Phase: domain.CodeReview, Task: 3, Iteration: 2}
 			}),
-			want: StopDecision{Action: Block, Reason: RRecoveredBlock, Save: mkState(CodeReview, PostCodeReview, "3", 3, "sonnet", 0),
-				Mark: &Mark{Phase: CodeReview, Task: "3", Iteration: 3}, Review: CodeReview, Task: "3", Iteration: 3, Model: "opus"},
+			want: StopDecision{Action: Block, Reason: RRecoveredBlock, Save: mkState(domain.CodeReview, domain.PostCodeReview, 3, 3, "sonnet", 0),
+				Mark: &Mark{Phase: domain.CodeReview, Task: 3, Iteration: 3}, Review: domain.CodeReview, Task: 3, Iteration: 3, Model: "opus"},
 		},
 		{
 			name: "review and post-review ahead: recorded, and the next review runs",
 			f: factsWith(postDone, func(f *StopFacts) {
 				f.ReviewAhead, f.Route = yes, route("task-3-review-3.md", "task-3-post-review-3.md")
 			}),
-			want: StopDecision{Action: RunReview, Reason: RReviewDue, Save: mkState(PostCodeReview, CodeReview, "3", 3, "sonnet", 0),
-				Review: CodeReview, Task: "3", Iteration: 4, Model: "sonnet"},
+			want: StopDecision{Action: RunReview, Reason: RReviewDue, Save: mkState(domain.PostCodeReview, domain.CodeReview, 3, 3, "sonnet", 0),
+				Review: domain.CodeReview, Task: 3, Iteration: 4, Model: "sonnet"},
 		},
 		{
 			name: "post-review found unrecorded, then the next review file ahead: both recorded",
-			f: factsWith(mkState(CodeReview, PostCodeReview, "3", 2, "opus", 0), func(f *StopFacts) {
+			f: factsWith(mkState(domain.CodeReview, domain.PostCodeReview, 3, 2, "opus", 0), func(f *StopFacts) {
 				f.PostReviewExists, f.ReviewAhead, f.Route = true, yes, route("task-3-review-3.md")
 			}),
-			want: StopDecision{Action: Block, Reason: RRecoveredBlock, Save: mkState(CodeReview, PostCodeReview, "3", 3, "sonnet", 0),
-				Mark: &Mark{Phase: CodeReview, Task: "3", Iteration: 3}, Review: CodeReview, Task: "3", Iteration: 3, Model: "opus"},
+			want: StopDecision{Action: Block, Reason: RRecoveredBlock, Save: mkState(domain.CodeReview, domain.PostCodeReview, 3, 3, "sonnet", 0),
+				Mark: &Mark{Phase: domain.CodeReview, Task: 3, Iteration: 3}, Review: domain.CodeReview, Task: 3, Iteration: 3, Model: "opus"},
 		},
 		{
 			name: "plan-review file ahead",
-			f: factsWith(mkState(NewPlan, PlanReview, "", 0, "opus", 0), func(f *StopFacts) {
+			f: factsWith(mkState(domain.NewPlan, domain.PlanReview, 0, 0, "opus", 0), func(f *StopFacts) {
 				f.ReviewAhead, f.Route = yes, route("plan-review-1.md")
 			}),
-			want: StopDecision{Action: Block, Reason: RRecoveredBlock, Save: mkState(PlanReview, PostPlanReview, "", 1, "sonnet", 0),
-				Mark: &Mark{Phase: PlanReview, Iteration: 1}, Review: PlanReview, Iteration: 1, Model: "opus"},
+			want: StopDecision{Action: Block, Reason: RRecoveredBlock, Save: mkState(domain.PlanReview, domain.PostPlanReview, 0, 1, "sonnet", 0),
+				Mark: &Mark{Phase: domain.PlanReview, Iteration: 1}, Review: domain.PlanReview, Iteration: 1, Model: "opus"},
 		},
 		{
 			name: "orphan ahead (its reviewer never finished): not adopted, the review runs again",
 			f: factsWith(postDone, func(f *StopFacts) {
 				f.ReviewAhead, f.OrphanAhead, f.Route = yes, yes, route("task-3-review-3.md")
 			}),
-			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: CodeReview, Task: "3", Iteration: 3, Model: "opus"},
+			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: domain.CodeReview, Task: 3, Iteration: 3, Model: "opus"},
 		},
 		{
 			name: "no route to consult: the review runs",
 			f:    factsWith(postDone, func(f *StopFacts) { f.ReviewAhead = yes }),
-			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: CodeReview, Task: "3", Iteration: 3, Model: "opus"},
+			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: domain.CodeReview, Task: 3, Iteration: 3, Model: "opus"},
 		},
 		{
 			name: "route without a repair: the review runs",
 			f: factsWith(postDone, func(f *StopFacts) {
 				f.ReviewAhead, f.Route = yes, func(*state.State) Route { return Route{Action: EndTurn} }
 			}),
-			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: CodeReview, Task: "3", Iteration: 3, Model: "opus"},
+			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: domain.CodeReview, Task: 3, Iteration: 3, Model: "opus"},
 		},
 		{
 			name: "no review file ahead: the route is not consulted",
 			f: factsWith(postDone, func(f *StopFacts) {
 				f.Route = func(*state.State) Route { panic("Route consulted without a review file ahead") }
 			}),
-			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: CodeReview, Task: "3", Iteration: 3, Model: "opus"},
+			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: domain.CodeReview, Task: 3, Iteration: 3, Model: "opus"},
 		},
 	}
 	for _, tc := range tests {
@@ -729,54 +730,54 @@ func TestDecideRecoveryKnownDefects(t *testing.T) {
 	// next_phase set by hand to a review that cannot follow the phase
 	// (new-plan → code-review): without a file ahead the hook refuses
 	// (RIllegalNext); with one, it must not record new-plan → code-review.
-	s := mkState(NewPlan, CodeReview, "1", 1, "opus", 0)
+	s := mkState(domain.NewPlan, domain.CodeReview, 1, 1, "opus", 0)
 	pf := files("plan.md", "tasks.md", "task-1.md", "task-1-review-2.md")
 	f := factsWith(s, func(f *StopFacts) {
 		f.ReviewAhead = yes
 		f.Route = func(s *state.State) Route { return Continue(pf.facts(s, tasks("in-progress"), nil), nil) }
 	})
-	checkDecision(t, StopDecision{Reason: RIllegalNext, Review: CodeReview}, Decide(f))
+	checkDecision(t, StopDecision{Reason: RIllegalNext, Review: domain.CodeReview}, Decide(f))
 
 	// A stale cycle (a review set by hand after completion) starts fresh:
 	// recoverAhead's own StaleCycle guard says it is never recovered, but
 	// Decide hands it the already reset state, so the route is asked about
 	// iteration 1 and adopts the previous cycle's all-code-review-1.md.
-	s = mkState(Complete, AllCodeReview, "", 2, "sonnet", 2)
+	s = mkState(domain.Complete, domain.AllCodeReview, 0, 2, "sonnet", 2)
 	pf = files("plan.md", "tasks.md", "task-1.md", "all-code-review-1.md", "all-code-review-2.md", "all-code-review-3.md")
 	f = factsWith(s, func(f *StopFacts) {
 		f.ReviewAhead = yes // all-code-review-3.md: iteration 2 + 1
 		f.Route = func(s *state.State) Route { return Continue(pf.facts(s, tasks("done"), nil), nil) }
 	})
-	checkDecision(t, StopDecision{Action: RunReview, Reason: RReviewDue, Review: AllCodeReview, Iteration: 1, Model: "opus",
-		Save: mkState(Complete, AllCodeReview, "", 0, "opus", 0)}, Decide(f))
+	checkDecision(t, StopDecision{Action: RunReview, Reason: RReviewDue, Review: domain.AllCodeReview, Iteration: 1, Model: "opus",
+		Save: mkState(domain.Complete, domain.AllCodeReview, 0, 0, "opus", 0)}, Decide(f))
 }
 
 // The agent wrote the post-review file but did not record it: the hook
 // records it (Save) and, since that is progress, runs the next review.
 func TestDecideAutoDetectsDonePostReview(t *testing.T) {
-	s := mkState(CodeReview, PostCodeReview, "3", 2, "opus", 1)
+	s := mkState(domain.CodeReview, domain.PostCodeReview, 3, 2, "opus", 1)
 	f := factsWith(s, func(f *StopFacts) {
 		f.PostReviewExists = true
-		f.Active, f.LastReviewBlock = true, &Mark{Phase: CodeReview, Task: "3", Iteration: 2}
+		f.Active, f.LastReviewBlock = true, &Mark{Phase: domain.CodeReview, Task: 3, Iteration: 2}
 	})
 	var d StopDecision
 	unchanged(t, s, func() { d = Decide(f) })
-	checkDecision(t, StopDecision{Action: RunReview, Reason: RReviewDue, Review: CodeReview, Task: "3", Iteration: 3, Model: "opus",
-		Save: mkState(PostCodeReview, CodeReview, "3", 2, "opus", 1)}, d)
+	checkDecision(t, StopDecision{Action: RunReview, Reason: RReviewDue, Review: domain.CodeReview, Task: 3, Iteration: 3, Model: "opus",
+		Save: mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 1)}, d)
 
 	// The post-review file of a different review does not count.
-	other := mkState(PlanReview, PostCodeReview, "3", 2, "opus", 1)
+	other := mkState(domain.PlanReview, domain.PostCodeReview, 3, 2, "opus", 1)
 	f = factsWith(other, func(f *StopFacts) { f.PostReviewExists = true })
 	if d := Decide(f); d.Save != nil || d.Action != Allow {
 		t.Errorf("mismatched review/post-review: Decide = %+v, want allow without saving", d)
 	}
 
 	// Auto-detection then a reached limit: the detection is still saved.
-	s = with(mkState(TasksReview, PostTasksReview, "", 3, "opus", 0), func(s *state.State) { s.MaxReviews = 3 })
+	s = with(mkState(domain.TasksReview, domain.PostTasksReview, 0, 3, "opus", 0), func(s *state.State) { s.MaxReviews = 3 })
 	f = factsWith(s, func(f *StopFacts) { f.PostReviewExists = true })
 	d = Decide(f)
-	checkDecision(t, StopDecision{Reason: RMaxReviews, Review: TasksReview, Iteration: 3,
-		Save: with(mkState(PostTasksReview, TasksReview, "", 3, "opus", 0), func(s *state.State) { s.MaxReviews = 3 })}, d)
+	checkDecision(t, StopDecision{Reason: RMaxReviews, Review: domain.TasksReview, Iteration: 3,
+		Save: with(mkState(domain.PostTasksReview, domain.TasksReview, 0, 3, "opus", 0), func(s *state.State) { s.MaxReviews = 3 })}, d)
 }
 
 func TestDecideMaxReviewsZero(t *testing.T) {
@@ -787,20 +788,20 @@ func TestDecideMaxReviewsZero(t *testing.T) {
 		pending bool
 		want    *state.State
 	}{
-		{"plan-review", zero(mkState(NewPlan, PlanReview, "", 0, "opus", 0)), false,
-			zero(mkState(PlanReview, CreateTasks, "", 0, "opus", 0))},
-		{"tasks-review", zero(mkState(CreateTasks, TasksReview, "", 0, "opus", 0)), true,
-			zero(mkState(TasksReview, CompleteTask, "", 0, "opus", 0))},
-		{"tasks-review tdd", with(zero(mkState(CreateTasks, TasksReview, "", 0, "opus", 0)), func(s *state.State) { s.TDD = true }), true,
-			with(zero(mkState(TasksReview, CompleteTaskTDD, "", 0, "opus", 0)), func(s *state.State) { s.TDD = true })},
-		{"code-review with pending tasks", zero(mkState(NextTask, CodeReview, "2", 0, "opus", 0)), true,
-			zero(mkState(CodeReview, CompleteTask, "2", 0, "opus", 0))},
-		{"code-review on the last task", zero(mkState(NextTask, CodeReview, "2", 0, "opus", 0)), false,
-			zero(mkState(CodeReview, AllCodeReview, "2", 0, "opus", 0))},
-		{"all-code-review", zero(mkState(CodeReview, AllCodeReview, "2", 0, "opus", 0)), false,
-			zero(mkState(AllCodeReview, Complete, "2", 0, "opus", 0))},
-		{"out-of-range phase_iteration does not matter when reviews are off", zero(iteration(mkState(PostPlanReview, PlanReview, "", 0, "opus", 0), -3)), false,
-			zero(iteration(mkState(PlanReview, CreateTasks, "", 0, "opus", 0), 0))},
+		{"plan-review", zero(mkState(domain.NewPlan, domain.PlanReview, 0, 0, "opus", 0)), false,
+			zero(mkState(domain.PlanReview, domain.CreateTasks, 0, 0, "opus", 0))},
+		{"tasks-review", zero(mkState(domain.CreateTasks, domain.TasksReview, 0, 0, "opus", 0)), true,
+			zero(mkState(domain.TasksReview, domain.CompleteTask, 0, 0, "opus", 0))},
+		{"tasks-review tdd", with(zero(mkState(domain.CreateTasks, domain.TasksReview, 0, 0, "opus", 0)), func(s *state.State) { s.TDD = true }), true,
+			with(zero(mkState(domain.TasksReview, domain.CompleteTaskTDD, 0, 0, "opus", 0)), func(s *state.State) { s.TDD = true })},
+		{"code-review with pending tasks", zero(mkState(domain.NextTask, domain.CodeReview, 2, 0, "opus", 0)), true,
+			zero(mkState(domain.CodeReview, domain.CompleteTask, 2, 0, "opus", 0))},
+		{"code-review on the last task", zero(mkState(domain.NextTask, domain.CodeReview, 2, 0, "opus", 0)), false,
+			zero(mkState(domain.CodeReview, domain.AllCodeReview, 2, 0, "opus", 0))},
+		{"all-code-review", zero(mkState(domain.CodeReview, domain.AllCodeReview, 2, 0, "opus", 0)), false,
+			zero(mkState(domain.AllCodeReview, domain.Complete, 2, 0, "opus", 0))},
+		{"out-of-range phase_iteration does not matter when reviews are off", zero(iteration(mkState(domain.PostPlanReview, domain.PlanReview, 0, 0, "opus", 0), -3)), false,
+			zero(iteration(mkState(domain.PlanReview, domain.CreateTasks, 0, 0, "opus", 0), 0))},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -819,9 +820,9 @@ func TestDecideMaxReviewsZero(t *testing.T) {
 // (first model, consecutive_clean 0). Skipping the code review with
 // max_reviews 0 reaches the same advance target and must do the same.
 func TestDecideMaxReviewsZeroLastTaskStartsFreshCycle(t *testing.T) {
-	s := with(mkState(PostCodeReview, CodeReview, "2", 3, "sonnet", 1), func(s *state.State) { s.MaxReviews = 0 })
+	s := with(mkState(domain.PostCodeReview, domain.CodeReview, 2, 3, "sonnet", 1), func(s *state.State) { s.MaxReviews = 0 })
 	d := Decide(factsWith(s, func(f *StopFacts) { f.PendingOther = false }))
-	want := with(mkState(CodeReview, AllCodeReview, "2", 0, "opus", 0), func(s *state.State) { s.MaxReviews = 0 })
+	want := with(mkState(domain.CodeReview, domain.AllCodeReview, 2, 0, "opus", 0), func(s *state.State) { s.MaxReviews = 0 })
 	diffState(t, "saved state", want, d.Save)
 }
 
@@ -833,7 +834,7 @@ func TestHookNeverRecordsAnIllegalMove(t *testing.T) {
 	var bad []string
 	for _, p := range Phases {
 		for _, review := range Reviews {
-			s := mkState(p, review, "1", 1, "opus", 0)
+			s := mkState(p, review, 1, 1, "opus", 0)
 			d := Decide(okFacts(s))
 			if d.Save != nil && !Legal(p, d.Save.Phase) {
 				bad = append(bad, fmt.Sprintf("%s with next_phase %s: saves phase %s", p, review, d.Save.Phase))
@@ -841,7 +842,7 @@ func TestHookNeverRecordsAnIllegalMove(t *testing.T) {
 			if d.Action != RunReview {
 				continue
 			}
-			for _, v := range []string{Pass, Fail} {
+			for _, v := range []domain.Verdict{domain.Pass, domain.Fail} {
 				n, _ := Apply(s, d, v, true, nil)
 				if !Legal(p, n.Phase) {
 					bad = append(bad, fmt.Sprintf("%s with next_phase %s: %s review records phase %s", p, review, v, n.Phase))
@@ -859,8 +860,8 @@ func TestHookNeverRecordsAnIllegalMove(t *testing.T) {
 }
 
 func TestAfterReview(t *testing.T) {
-	code := func(it int, model string) StopDecision {
-		return StopDecision{Action: RunReview, Reason: RReviewDue, Review: CodeReview, Task: "3", Iteration: it, Model: model}
+	code := func(it int, model domain.Model) StopDecision {
+		return StopDecision{Action: RunReview, Reason: RReviewDue, Review: domain.CodeReview, Task: 3, Iteration: it, Model: model}
 	}
 	owned := func(s *state.State, id string) *state.State {
 		return with(s, func(s *state.State) { s.SessionID = id })
@@ -869,7 +870,7 @@ func TestAfterReview(t *testing.T) {
 		name      string
 		s         *state.State
 		d         StopDecision
-		verdict   string
+		verdict   domain.Verdict
 		pending   bool
 		autopilot bool
 		owner     string
@@ -877,70 +878,70 @@ func TestAfterReview(t *testing.T) {
 	}{
 		{
 			name: "FAIL: not advanced, block and remember the cycle",
-			s:    mkState(PostCodeReview, CodeReview, "3", 2, "opus", 1), d: code(3, "opus"), verdict: Fail, pending: true,
-			want: ReviewResult{Save: mkState(CodeReview, PostCodeReview, "3", 3, "sonnet", 0), Outcome: Outcome{Clean: 0},
-				Block: true, Mark: &Mark{Phase: CodeReview, Task: "3", Iteration: 3}},
+			s:    mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 1), d: code(3, "opus"), verdict: domain.Fail, pending: true,
+			want: ReviewResult{Save: mkState(domain.CodeReview, domain.PostCodeReview, 3, 3, "sonnet", 0), Outcome: Outcome{Clean: 0},
+				Block: true, Mark: &Mark{Phase: domain.CodeReview, Task: 3, Iteration: 3}},
 		},
 		{
 			name: "first PASS: not advanced, block",
-			s:    mkState(PostCodeReview, CodeReview, "3", 2, "opus", 0), d: code(3, "opus"), verdict: Pass, pending: true,
-			want: ReviewResult{Save: mkState(CodeReview, PostCodeReview, "3", 3, "sonnet", 1), Outcome: Outcome{Clean: 1},
-				Block: true, Mark: &Mark{Phase: CodeReview, Task: "3", Iteration: 3}},
+			s:    mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 0), d: code(3, "opus"), verdict: domain.Pass, pending: true,
+			want: ReviewResult{Save: mkState(domain.CodeReview, domain.PostCodeReview, 3, 3, "sonnet", 1), Outcome: Outcome{Clean: 1},
+				Block: true, Mark: &Mark{Phase: domain.CodeReview, Task: 3, Iteration: 3}},
 		},
 		{
 			name: "unreadable verdict with autopilot: still a block for the post-review",
-			s:    mkState(PostPlanReview, PlanReview, "", 1, "sonnet", 1), verdict: "", autopilot: true,
-			d: StopDecision{Action: RunReview, Review: PlanReview, Iteration: 2, Model: "sonnet"},
-			want: ReviewResult{Save: mkState(PlanReview, PostPlanReview, "", 2, "opus", 0), Outcome: Outcome{Clean: 0},
-				Block: true, Mark: &Mark{Phase: PlanReview, Iteration: 2}},
+			s:    mkState(domain.PostPlanReview, domain.PlanReview, 0, 1, "sonnet", 1), verdict: "", autopilot: true,
+			d: StopDecision{Action: RunReview, Review: domain.PlanReview, Iteration: 2, Model: "sonnet"},
+			want: ReviewResult{Save: mkState(domain.PlanReview, domain.PostPlanReview, 0, 2, "opus", 0), Outcome: Outcome{Clean: 0},
+				Block: true, Mark: &Mark{Phase: domain.PlanReview, Iteration: 2}},
 		},
 		{
 			name: "code-review passes: the task is done, allow",
-			s:    mkState(PostCodeReview, CodeReview, "3", 2, "opus", 1), d: code(3, "opus"), verdict: Pass, pending: true,
-			want: ReviewResult{Save: mkState(CodeReview, CompleteTask, "3", 3, "sonnet", 2),
-				Outcome: Outcome{Advanced: true, Target: CompleteTask, Clean: 2}, MarkDone: "3"},
+			s:    mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 1), d: code(3, "opus"), verdict: domain.Pass, pending: true,
+			want: ReviewResult{Save: mkState(domain.CodeReview, domain.CompleteTask, 3, 3, "sonnet", 2),
+				Outcome: Outcome{Advanced: true, Target: domain.CompleteTask, Clean: 2}, MarkDone: 3},
 		},
 		{
 			name: "code-review passes on the last task: the task is done, all-code-review starts fresh",
-			s:    mkState(PostCodeReview, CodeReview, "3", 2, "opus", 1), d: code(3, "opus"), verdict: Pass,
-			want: ReviewResult{Save: mkState(CodeReview, AllCodeReview, "3", 0, "opus", 0),
-				Outcome: Outcome{Advanced: true, Target: AllCodeReview, Clean: 2}, MarkDone: "3"},
+			s:    mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 1), d: code(3, "opus"), verdict: domain.Pass,
+			want: ReviewResult{Save: mkState(domain.CodeReview, domain.AllCodeReview, 3, 0, "opus", 0),
+				Outcome: Outcome{Advanced: true, Target: domain.AllCodeReview, Clean: 2}, MarkDone: 3},
 		},
 		{
 			name: "code-review passes with autopilot: block to go on, no cycle mark",
-			s:    mkState(PostCodeReview, CodeReview, "3", 2, "opus", 1), d: code(3, "opus"), verdict: Pass, pending: true, autopilot: true,
-			want: ReviewResult{Save: mkState(CodeReview, CompleteTask, "3", 3, "sonnet", 2),
-				Outcome: Outcome{Advanced: true, Target: CompleteTask, Clean: 2}, MarkDone: "3", Block: true},
+			s:    mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 1), d: code(3, "opus"), verdict: domain.Pass, pending: true, autopilot: true,
+			want: ReviewResult{Save: mkState(domain.CodeReview, domain.CompleteTask, 3, 3, "sonnet", 2),
+				Outcome: Outcome{Advanced: true, Target: domain.CompleteTask, Clean: 2}, MarkDone: 3, Block: true},
 		},
 		{
 			name: "plan-review passes: no task to mark done",
-			s:    mkState(PostPlanReview, PlanReview, "", 1, "sonnet", 1), verdict: Pass,
-			d:    StopDecision{Action: RunReview, Review: PlanReview, Iteration: 2, Model: "sonnet"},
-			want: ReviewResult{Save: mkState(PlanReview, CreateTasks, "", 2, "opus", 2), Outcome: Outcome{Advanced: true, Target: CreateTasks, Clean: 2}},
+			s:    mkState(domain.PostPlanReview, domain.PlanReview, 0, 1, "sonnet", 1), verdict: domain.Pass,
+			d:    StopDecision{Action: RunReview, Review: domain.PlanReview, Iteration: 2, Model: "sonnet"},
+			want: ReviewResult{Save: mkState(domain.PlanReview, domain.CreateTasks, 0, 2, "opus", 2), Outcome: Outcome{Advanced: true, Target: domain.CreateTasks, Clean: 2}},
 		},
 		{
 			name: "all-code-review passes with a current task: no task marked done",
-			s:    mkState(PostAllCodeReview, AllCodeReview, "3", 1, "sonnet", 1), verdict: Pass,
-			d:    StopDecision{Action: RunReview, Review: AllCodeReview, Task: "3", Iteration: 2, Model: "sonnet"},
-			want: ReviewResult{Save: mkState(AllCodeReview, Complete, "3", 2, "opus", 2), Outcome: Outcome{Advanced: true, Target: Complete, Clean: 2}},
+			s:    mkState(domain.PostAllCodeReview, domain.AllCodeReview, 3, 1, "sonnet", 1), verdict: domain.Pass,
+			d:    StopDecision{Action: RunReview, Review: domain.AllCodeReview, Task: 3, Iteration: 2, Model: "sonnet"},
+			want: ReviewResult{Save: mkState(domain.AllCodeReview, domain.Complete, 3, 2, "opus", 2), Outcome: Outcome{Advanced: true, Target: domain.Complete, Clean: 2}},
 		},
 		{
 			name: "owner set: session_id recorded",
-			s:    mkState(PostCodeReview, CodeReview, "3", 2, "opus", 1), d: code(3, "opus"), verdict: Fail, owner: "sess-B",
-			want: ReviewResult{Save: owned(mkState(CodeReview, PostCodeReview, "3", 3, "sonnet", 0), "sess-B"), Outcome: Outcome{Clean: 0},
-				Block: true, Mark: &Mark{Phase: CodeReview, Task: "3", Iteration: 3}},
+			s:    mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 1), d: code(3, "opus"), verdict: domain.Fail, owner: "sess-B",
+			want: ReviewResult{Save: owned(mkState(domain.CodeReview, domain.PostCodeReview, 3, 3, "sonnet", 0), "sess-B"), Outcome: Outcome{Clean: 0},
+				Block: true, Mark: &Mark{Phase: domain.CodeReview, Task: 3, Iteration: 3}},
 		},
 		{
 			name: "owner taking the plan over from another session",
-			s:    owned(mkState(PostCodeReview, CodeReview, "3", 2, "opus", 1), "sess-A"), d: code(3, "opus"), verdict: Pass, pending: true, owner: "sess-B",
-			want: ReviewResult{Save: owned(mkState(CodeReview, CompleteTask, "3", 3, "sonnet", 2), "sess-B"),
-				Outcome: Outcome{Advanced: true, Target: CompleteTask, Clean: 2}, MarkDone: "3"},
+			s:    owned(mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 1), "sess-A"), d: code(3, "opus"), verdict: domain.Pass, pending: true, owner: "sess-B",
+			want: ReviewResult{Save: owned(mkState(domain.CodeReview, domain.CompleteTask, 3, 3, "sonnet", 2), "sess-B"),
+				Outcome: Outcome{Advanced: true, Target: domain.CompleteTask, Clean: 2}, MarkDone: 3},
 		},
 		{
 			name: "no owner given: session_id kept",
-			s:    owned(mkState(PostCodeReview, CodeReview, "3", 2, "opus", 1), "sess-A"), d: code(3, "opus"), verdict: Fail,
-			want: ReviewResult{Save: owned(mkState(CodeReview, PostCodeReview, "3", 3, "sonnet", 0), "sess-A"), Outcome: Outcome{Clean: 0},
-				Block: true, Mark: &Mark{Phase: CodeReview, Task: "3", Iteration: 3}},
+			s:    owned(mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 1), "sess-A"), d: code(3, "opus"), verdict: domain.Fail,
+			want: ReviewResult{Save: owned(mkState(domain.CodeReview, domain.PostCodeReview, 3, 3, "sonnet", 0), "sess-A"), Outcome: Outcome{Clean: 0},
+				Block: true, Mark: &Mark{Phase: domain.CodeReview, Task: 3, Iteration: 3}},
 		},
 	}
 	for _, tc := range tests {
@@ -961,7 +962,7 @@ func TestAfterReview(t *testing.T) {
 }
 
 func TestVerdictStillApplies(t *testing.T) {
-	from := mkState(PostCodeReview, CodeReview, "3", 2, "opus", 1)
+	from := mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 1)
 	tests := []struct {
 		name string
 		cur  *state.State
@@ -975,10 +976,10 @@ func TestVerdictStillApplies(t *testing.T) {
 		{"state.json gone", nil, false},
 		{"iteration moved", with(from, func(s *state.State) { s.PhaseIteration = state.Int(3) }), false},
 		{"iteration reset (a new cycle)", with(from, func(s *state.State) { s.PhaseIteration = state.Int(0) }), false},
-		{"phase moved", with(from, func(s *state.State) { s.Phase = ContinueTask }), false},
-		{"another task started", with(from, func(s *state.State) { s.CurrentTask = state.Str("4") }), false},
+		{"phase moved", with(from, func(s *state.State) { s.Phase = domain.ContinueTask }), false},
+		{"another task started", with(from, func(s *state.State) { s.CurrentTask = state.Opt[domain.TaskID](4) }), false},
 		{"next_phase cleared (standalone)", with(from, func(s *state.State) { s.NextPhase = nil }), false},
-		{"next_phase moved to another review", with(from, func(s *state.State) { s.NextPhase = state.Str(AllCodeReview) }), false},
+		{"next_phase moved to another review", with(from, func(s *state.State) { s.NextPhase = state.Opt(domain.AllCodeReview) }), false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,66 +3,69 @@ package workflow
 import (
 	"fmt"
 	"slices"
+
+	"github.com/taskie-dev/taskie/internal/domain"
 )
 
 // Move is one legal change of "phase" and why it exists.
 type Move struct {
-	From, To, Why string
+	From, To domain.Phase
+	Why      string
 }
 
 // Table is the phase machine: every legal change of "phase". Every writer
 // (hook, CLI, routing) checks its moves against it. A phase may always be
 // re-recorded as itself.
 var Table = []Move{
-	{NewPlan, PlanReview, "the hook reviews the plan"},
-	{NewPlan, CreateTasks, "plan written; tasks created without a plan review"},
-	{PlanReview, PostPlanReview, "the agent addressed the plan review"},
-	{PlanReview, CreateTasks, "plan review passed; tasks created"},
-	{PostPlanReview, PlanReview, "the hook reviews the plan again"},
-	{PostPlanReview, CreateTasks, "tasks created"},
-	{CreateTasks, TasksReview, "the hook reviews the tasks"},
-	{CreateTasks, NextTask, "task started without a tasks review"},
-	{CreateTasks, NextTaskTDD, "task started test-first without a tasks review"},
-	{TasksReview, PostTasksReview, "the agent addressed the tasks review"},
-	{TasksReview, NextTask, "tasks review passed; task started"},
-	{TasksReview, NextTaskTDD, "tasks review passed; task started test-first"},
-	{PostTasksReview, TasksReview, "the hook reviews the tasks again"},
-	{PostTasksReview, NextTask, "task started"},
-	{PostTasksReview, NextTaskTDD, "task started test-first"},
-	{NextTask, CodeReview, "the hook reviews the code"},
-	{NextTask, ContinueTask, "implementation resumed"},
-	{NextTask, NextTask, "another task started"},
-	{NextTask, NextTaskTDD, "another task started test-first"},
-	{NextTask, AllCodeReview, "all code reviewed by hand after the last task"},
-	{NextTaskTDD, CodeReview, "the hook reviews the code"},
-	{NextTaskTDD, ContinueTask, "implementation resumed"},
-	{NextTaskTDD, NextTask, "another task started"},
-	{NextTaskTDD, AllCodeReview, "all code reviewed by hand after the last task"},
-	{ContinueTask, CodeReview, "the hook reviews the code"},
-	{ContinueTask, NextTask, "another task started"},
-	{ContinueTask, NextTaskTDD, "another task started test-first"},
-	{ContinueTask, AllCodeReview, "all code reviewed by hand after the last task"},
-	{CodeReview, PostCodeReview, "the agent addressed the code review"},
-	{CodeReview, NextTask, "code review passed; next task started"},
-	{CodeReview, NextTaskTDD, "code review passed; next task started test-first"},
-	{CodeReview, AllCodeReview, "last task passed; the hook reviews all code"},
-	{CodeReview, ContinueTask, "implementation resumed"},
-	{PostCodeReview, CodeReview, "the hook reviews the code again"},
-	{PostCodeReview, ContinueTask, "implementation resumed"},
-	{PostCodeReview, NextTask, "next task started"},
-	{PostCodeReview, NextTaskTDD, "next task started test-first"},
-	{PostCodeReview, AllCodeReview, "all tasks done; the hook reviews all code"},
-	{AllCodeReview, PostAllCodeReview, "the agent addressed the all-code review"},
-	{AllCodeReview, Complete, "all-code review passed"},
-	{PostAllCodeReview, AllCodeReview, "the hook reviews all code again"},
-	{PostAllCodeReview, Complete, "plan finished"},
-	{Complete, NextTask, "a task added after completion"},
-	{Complete, NextTaskTDD, "a task added after completion, test-first"},
-	{Complete, AllCodeReview, "all code reviewed again after completion"},
+	{domain.NewPlan, domain.PlanReview, "the hook reviews the plan"},
+	{domain.NewPlan, domain.CreateTasks, "plan written; tasks created without a plan review"},
+	{domain.PlanReview, domain.PostPlanReview, "the agent addressed the plan review"},
+	{domain.PlanReview, domain.CreateTasks, "plan review passed; tasks created"},
+	{domain.PostPlanReview, domain.PlanReview, "the hook reviews the plan again"},
+	{domain.PostPlanReview, domain.CreateTasks, "tasks created"},
+	{domain.CreateTasks, domain.TasksReview, "the hook reviews the tasks"},
+	{domain.CreateTasks, domain.NextTask, "task started without a tasks review"},
+	{domain.CreateTasks, domain.NextTaskTDD, "task started test-first without a tasks review"},
+	{domain.TasksReview, domain.PostTasksReview, "the agent addressed the tasks review"},
+	{domain.TasksReview, domain.NextTask, "tasks review passed; task started"},
+	{domain.TasksReview, domain.NextTaskTDD, "tasks review passed; task started test-first"},
+	{domain.PostTasksReview, domain.TasksReview, "the hook reviews the tasks again"},
+	{domain.PostTasksReview, domain.NextTask, "task started"},
+	{domain.PostTasksReview, domain.NextTaskTDD, "task started test-first"},
+	{domain.NextTask, domain.CodeReview, "the hook reviews the code"},
+	{domain.NextTask, domain.ContinueTask, "implementation resumed"},
+	{domain.NextTask, domain.NextTask, "another task started"},
+	{domain.NextTask, domain.NextTaskTDD, "another task started test-first"},
+	{domain.NextTask, domain.AllCodeReview, "all code reviewed by hand after the last task"},
+	{domain.NextTaskTDD, domain.CodeReview, "the hook reviews the code"},
+	{domain.NextTaskTDD, domain.ContinueTask, "implementation resumed"},
+	{domain.NextTaskTDD, domain.NextTask, "another task started"},
+	{domain.NextTaskTDD, domain.AllCodeReview, "all code reviewed by hand after the last task"},
+	{domain.ContinueTask, domain.CodeReview, "the hook reviews the code"},
+	{domain.ContinueTask, domain.NextTask, "another task started"},
+	{domain.ContinueTask, domain.NextTaskTDD, "another task started test-first"},
+	{domain.ContinueTask, domain.AllCodeReview, "all code reviewed by hand after the last task"},
+	{domain.CodeReview, domain.PostCodeReview, "the agent addressed the code review"},
+	{domain.CodeReview, domain.NextTask, "code review passed; next task started"},
+	{domain.CodeReview, domain.NextTaskTDD, "code review passed; next task started test-first"},
+	{domain.CodeReview, domain.AllCodeReview, "last task passed; the hook reviews all code"},
+	{domain.CodeReview, domain.ContinueTask, "implementation resumed"},
+	{domain.PostCodeReview, domain.CodeReview, "the hook reviews the code again"},
+	{domain.PostCodeReview, domain.ContinueTask, "implementation resumed"},
+	{domain.PostCodeReview, domain.NextTask, "next task started"},
+	{domain.PostCodeReview, domain.NextTaskTDD, "next task started test-first"},
+	{domain.PostCodeReview, domain.AllCodeReview, "all tasks done; the hook reviews all code"},
+	{domain.AllCodeReview, domain.PostAllCodeReview, "the agent addressed the all-code review"},
+	{domain.AllCodeReview, domain.Complete, "all-code review passed"},
+	{domain.PostAllCodeReview, domain.AllCodeReview, "the hook reviews all code again"},
+	{domain.PostAllCodeReview, domain.Complete, "plan finished"},
+	{domain.Complete, domain.NextTask, "a task added after completion"},
+	{domain.Complete, domain.NextTaskTDD, "a task added after completion, test-first"},
+	{domain.Complete, domain.AllCodeReview, "all code reviewed again after completion"},
 }
 
 // Legal reports whether phase may change from → to.
-func Legal(from, to string) bool {
+func Legal(from, to domain.Phase) bool {
 	if from == to && IsPhase(to) {
 		return true
 	}
@@ -70,8 +73,8 @@ func Legal(from, to string) bool {
 }
 
 // LegalFrom lists the phases reachable from a phase, in table order.
-func LegalFrom(from string) []string {
-	var out []string
+func LegalFrom(from domain.Phase) []domain.Phase {
+	var out []domain.Phase
 	for _, m := range Table {
 		if m.From == from {
 			out = append(out, m.To)
@@ -82,14 +85,14 @@ func LegalFrom(from string) []string {
 
 // AutoNext returns next_phase after recording phase p in automated mode: the
 // review that follows work, the review again after a post-review, or "".
-func AutoNext(p string) string {
+func AutoNext(p domain.Phase) domain.Phase {
 	switch {
-	case p == NewPlan:
-		return PlanReview
-	case p == CreateTasks:
-		return TasksReview
+	case p == domain.NewPlan:
+		return domain.PlanReview
+	case p == domain.CreateTasks:
+		return domain.TasksReview
 	case IsImplementing(p):
-		return CodeReview
+		return domain.CodeReview
 	case IsReview(p):
 		return PostReview(p)
 	case IsPostReview(p):
@@ -99,7 +102,7 @@ func AutoNext(p string) string {
 }
 
 // CheckMove returns an error listing the legal moves when from → to is not.
-func CheckMove(from, to string) error {
+func CheckMove(from, to domain.Phase) error {
 	if !IsPhase(to) {
 		return fmt.Errorf("unknown phase %q; phases are %s", to, quoteList(Phases))
 	}
@@ -111,7 +114,7 @@ func CheckMove(from, to string) error {
 	}
 	legal := LegalFrom(from)
 	if !slices.Contains(legal, from) {
-		legal = append([]string{from}, legal...)
+		legal = append([]domain.Phase{from}, legal...)
 	}
 	if len(legal) == 0 {
 		return fmt.Errorf("cannot move from %q to %q: %q has no moves", from, to, from)

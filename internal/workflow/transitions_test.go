@@ -7,15 +7,17 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/taskie-dev/taskie/internal/domain"
 )
 
-func inTable(from, to string) bool {
+func inTable(from, to domain.Phase) bool {
 	return slices.ContainsFunc(Table, func(m Move) bool { return m.From == from && m.To == to })
 }
 
 func TestTableRowsAreLegalAndReversesAreNot(t *testing.T) {
 	for _, m := range Table {
-		t.Run(m.From+"->"+m.To, func(t *testing.T) {
+		t.Run(string(m.From+"->"+m.To), func(t *testing.T) {
 			if !Legal(m.From, m.To) {
 				t.Errorf("Legal(%q, %q) = false for a table row", m.From, m.To)
 			}
@@ -34,12 +36,12 @@ func TestTableRowsAreLegalAndReversesAreNot(t *testing.T) {
 }
 
 func TestTableUsesOnlyPhasesAndHasNoDuplicates(t *testing.T) {
-	seen := map[[2]string]bool{}
+	seen := map[[2]domain.Phase]bool{}
 	for _, m := range Table {
 		if !IsPhase(m.From) || !IsPhase(m.To) {
 			t.Errorf("row %q -> %q names something that is not a phase", m.From, m.To)
 		}
-		k := [2]string{m.From, m.To}
+		k := [2]domain.Phase{m.From, m.To}
 		if seen[k] {
 			t.Errorf("duplicate row %q -> %q", m.From, m.To)
 		}
@@ -63,11 +65,11 @@ func TestTableConnectsEveryPhase(t *testing.T) {
 		if out == 0 {
 			t.Errorf("phase %q has no way out", p)
 		}
-		if in == 0 && p != NewPlan {
+		if in == 0 && p != domain.NewPlan {
 			t.Errorf("phase %q cannot be reached", p)
 		}
 	}
-	if diff := cmp.Diff([]string{NextTask, NextTaskTDD, AllCodeReview}, LegalFrom(Complete)); diff != "" {
+	if diff := cmp.Diff([]domain.Phase{domain.NextTask, domain.NextTaskTDD, domain.AllCodeReview}, LegalFrom(domain.Complete)); diff != "" {
 		t.Errorf("LegalFrom(complete) (-want +got):\n%s", diff)
 	}
 }
@@ -82,8 +84,8 @@ func TestLegalMatchesTableForEveryPair(t *testing.T) {
 			}
 		}
 	}
-	for _, c := range []struct{ from, to string }{
-		{"bogus", "bogus"}, {"", ""}, {CompleteTask, CompleteTask}, {NewPlan, CompleteTask}, {NewPlan, "bogus"}, {"", NextTask},
+	for _, c := range []struct{ from, to domain.Phase }{
+		{"bogus", "bogus"}, {"", ""}, {domain.CompleteTask, domain.CompleteTask}, {domain.NewPlan, domain.CompleteTask}, {domain.NewPlan, "bogus"}, {"", domain.NextTask},
 	} {
 		if Legal(c.from, c.to) {
 			t.Errorf("Legal(%q, %q) = true, want false", c.from, c.to)
@@ -92,16 +94,16 @@ func TestLegalMatchesTableForEveryPair(t *testing.T) {
 }
 
 func TestLegalFrom(t *testing.T) {
-	tests := map[string][]string{
-		NewPlan:           {PlanReview, CreateTasks},
-		PlanReview:        {PostPlanReview, CreateTasks},
-		PostPlanReview:    {PlanReview, CreateTasks},
-		CreateTasks:       {TasksReview, NextTask, NextTaskTDD},
-		NextTask:          {CodeReview, ContinueTask, NextTask, NextTaskTDD, AllCodeReview},
-		CodeReview:        {PostCodeReview, NextTask, NextTaskTDD, AllCodeReview, ContinueTask},
-		AllCodeReview:     {PostAllCodeReview, Complete},
-		PostAllCodeReview: {AllCodeReview, Complete},
-		"bogus":           nil,
+	tests := map[domain.Phase][]domain.Phase{
+		domain.NewPlan:           {domain.PlanReview, domain.CreateTasks},
+		domain.PlanReview:        {domain.PostPlanReview, domain.CreateTasks},
+		domain.PostPlanReview:    {domain.PlanReview, domain.CreateTasks},
+		domain.CreateTasks:       {domain.TasksReview, domain.NextTask, domain.NextTaskTDD},
+		domain.NextTask:          {domain.CodeReview, domain.ContinueTask, domain.NextTask, domain.NextTaskTDD, domain.AllCodeReview},
+		domain.CodeReview:        {domain.PostCodeReview, domain.NextTask, domain.NextTaskTDD, domain.AllCodeReview, domain.ContinueTask},
+		domain.AllCodeReview:     {domain.PostAllCodeReview, domain.Complete},
+		domain.PostAllCodeReview: {domain.AllCodeReview, domain.Complete},
+		"bogus":                  nil,
 	}
 	for from, want := range tests {
 		if diff := cmp.Diff(want, LegalFrom(from)); diff != "" {
@@ -112,17 +114,18 @@ func TestLegalFrom(t *testing.T) {
 
 func TestCheckMoveMessages(t *testing.T) {
 	tests := []struct {
-		from, to, want string
+		from, to domain.Phase
+		want     string
 	}{
-		{NewPlan, NextTask, `cannot move from "new-plan" to "next-task"; legal moves from "new-plan": "new-plan", "plan-review", "create-tasks"`},
-		{Complete, CodeReview, `cannot move from "complete" to "code-review"; legal moves from "complete": "complete", "next-task", "next-task-tdd", "all-code-review"`},
+		{domain.NewPlan, domain.NextTask, `cannot move from "new-plan" to "next-task"; legal moves from "new-plan": "new-plan", "plan-review", "create-tasks"`},
+		{domain.Complete, domain.CodeReview, `cannot move from "complete" to "code-review"; legal moves from "complete": "complete", "next-task", "next-task-tdd", "all-code-review"`},
 		// next-task can be re-recorded as itself and the table says so:
 		// it is listed once, in table order.
-		{NextTask, PlanReview, `cannot move from "next-task" to "plan-review"; legal moves from "next-task": "code-review", "continue-task", "next-task", "next-task-tdd", "all-code-review"`},
-		{PostAllCodeReview, NewPlan, `cannot move from "post-all-code-review" to "new-plan"; legal moves from "post-all-code-review": "post-all-code-review", "all-code-review", "complete"`},
+		{domain.NextTask, domain.PlanReview, `cannot move from "next-task" to "plan-review"; legal moves from "next-task": "code-review", "continue-task", "next-task", "next-task-tdd", "all-code-review"`},
+		{domain.PostAllCodeReview, domain.NewPlan, `cannot move from "post-all-code-review" to "new-plan"; legal moves from "post-all-code-review": "post-all-code-review", "all-code-review", "complete"`},
 	}
 	for _, tc := range tests {
-		t.Run(tc.from+"->"+tc.to, func(t *testing.T) {
+		t.Run(string(tc.from+"->"+tc.to), func(t *testing.T) {
 			err := CheckMove(tc.from, tc.to)
 			if err == nil {
 				t.Fatal("CheckMove = nil, want an error")
@@ -135,17 +138,17 @@ func TestCheckMoveMessages(t *testing.T) {
 }
 
 func TestCheckMoveUnknownTarget(t *testing.T) {
-	for _, to := range []string{"bogus", CompleteTask, CompleteTaskTDD, "", "Next-Task"} {
-		err := CheckMove(NewPlan, to)
+	for _, to := range []domain.Phase{"bogus", domain.CompleteTask, domain.CompleteTaskTDD, "", "Next-Task"} {
+		err := CheckMove(domain.NewPlan, to)
 		if err == nil {
 			t.Fatalf("CheckMove(new-plan, %q) = nil", to)
 		}
 		msg := err.Error()
-		if !strings.HasPrefix(msg, "unknown phase "+strconv.Quote(to)+"; phases are ") {
+		if !strings.HasPrefix(msg, "unknown phase "+strconv.Quote(string(to))+"; phases are ") {
 			t.Errorf("CheckMove(new-plan, %q) = %q", to, msg)
 		}
 		for _, p := range Phases {
-			if !strings.Contains(msg, strconv.Quote(p)) {
+			if !strings.Contains(msg, strconv.Quote(string(p))) {
 				t.Errorf("message %q does not list phase %q", msg, p)
 			}
 		}
@@ -159,20 +162,20 @@ func TestCheckMoveUnknownTarget(t *testing.T) {
 }
 
 // legalList extracts the moves an error message calls legal.
-func legalList(t *testing.T, msg string) []string {
+func legalList(t *testing.T, msg string) []domain.Phase {
 	t.Helper()
 	_, list, ok := strings.Cut(msg, "legal moves from ")
 	if !ok {
 		return nil
 	}
 	_, list, _ = strings.Cut(list, ": ")
-	var out []string
+	var out []domain.Phase
 	for _, q := range strings.Split(list, ", ") {
 		s, err := strconv.Unquote(q)
 		if err != nil {
 			t.Fatalf("cannot unquote %q in %q", q, msg)
 		}
-		out = append(out, s)
+		out = append(out, domain.Phase(s))
 	}
 	return out
 }
@@ -180,7 +183,7 @@ func legalList(t *testing.T, msg string) []string {
 // For every illegal move the error lists exactly the moves that are legal.
 func TestCheckMoveListsExactlyTheLegalMoves(t *testing.T) {
 	for _, from := range Phases {
-		var want []string
+		var want []domain.Phase
 		for _, to := range Phases {
 			if Legal(from, to) {
 				want = append(want, to)
@@ -212,7 +215,7 @@ func TestCheckMoveListsExactlyTheLegalMoves(t *testing.T) {
 // A state.json with an unknown phase: the error must not call the unknown
 // phase a legal move (Legal says it is not).
 func TestCheckMoveFromUnknownPhase(t *testing.T) {
-	err := CheckMove("bogus", NextTask)
+	err := CheckMove("bogus", domain.NextTask)
 	if err == nil {
 		t.Fatal("CheckMove from an unknown phase = nil")
 	}
@@ -227,25 +230,25 @@ func TestCheckMoveFromUnknownPhase(t *testing.T) {
 }
 
 func TestAutoNextEveryPhase(t *testing.T) {
-	tests := map[string]string{
-		NewPlan:           PlanReview,
-		PlanReview:        PostPlanReview,
-		PostPlanReview:    PlanReview,
-		CreateTasks:       TasksReview,
-		TasksReview:       PostTasksReview,
-		PostTasksReview:   TasksReview,
-		NextTask:          CodeReview,
-		NextTaskTDD:       CodeReview,
-		ContinueTask:      CodeReview,
-		CodeReview:        PostCodeReview,
-		PostCodeReview:    CodeReview,
-		AllCodeReview:     PostAllCodeReview,
-		PostAllCodeReview: AllCodeReview,
-		Complete:          "",
-		CompleteTask:      "",
-		CompleteTaskTDD:   "",
-		"":                "",
-		"bogus":           "",
+	tests := map[domain.Phase]domain.Phase{
+		domain.NewPlan:           domain.PlanReview,
+		domain.PlanReview:        domain.PostPlanReview,
+		domain.PostPlanReview:    domain.PlanReview,
+		domain.CreateTasks:       domain.TasksReview,
+		domain.TasksReview:       domain.PostTasksReview,
+		domain.PostTasksReview:   domain.TasksReview,
+		domain.NextTask:          domain.CodeReview,
+		domain.NextTaskTDD:       domain.CodeReview,
+		domain.ContinueTask:      domain.CodeReview,
+		domain.CodeReview:        domain.PostCodeReview,
+		domain.PostCodeReview:    domain.CodeReview,
+		domain.AllCodeReview:     domain.PostAllCodeReview,
+		domain.PostAllCodeReview: domain.AllCodeReview,
+		domain.Complete:          "",
+		domain.CompleteTask:      "",
+		domain.CompleteTaskTDD:   "",
+		"":                       "",
+		"bogus":                  "",
 	}
 	if len(tests) != len(Phases)+4 {
 		t.Fatalf("test table misses a phase: %d rows for %d phases", len(tests), len(Phases))

@@ -1,0 +1,77 @@
+package hook
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+)
+
+// Agent is the coding agent on the other side of a hook or a command:
+// messages name its way to run a taskie action.
+type Agent string
+
+// The agents taskie talks to.
+const (
+	Claude Agent = "claude" // Claude Code: slash commands, /taskie:<action>
+	Codex  Agent = "codex"  // Codex: skills, $taskie-<action>
+)
+
+// DetectAgent tells which agent wrote a hook input. Codex's inputs carry
+// what Claude Code's never do (checked with @openai/codex 0.169.0 and
+// Claude Code 2.1.197):
+//   - "turn_id" on every turn-scoped event (Stop, UserPromptSubmit, the
+//     tool events); Claude Code has no turn id;
+//   - a transcript that is a Codex rollout,
+//     $CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<thread>.jsonl, on
+//     every event that has one (SessionStart has no turn_id); Claude
+//     Code's are ~/.claude/projects/<dir>/<session>.jsonl.
+//
+// Anything else — including input that is not JSON — is Claude Code, the
+// agent taskie served first.
+func DetectAgent(data []byte) Agent {
+	var in struct {
+		TurnID         any    `json:"turn_id"`
+		TranscriptPath string `json:"transcript_path"`
+	}
+	if json.Unmarshal(data, &in) != nil {
+		return Claude
+	}
+	if id, ok := in.TurnID.(string); ok && id != "" {
+		return Codex
+	}
+	if strings.HasPrefix(filepath.Base(in.TranscriptPath), "rollout-") {
+		return Codex
+	}
+	return Claude
+}
+
+// AgentFromEnv tells which agent runs a taskie command from its
+// environment: Codex sets CODEX_THREAD_ID in the shell of every command
+// its agent runs (Claude Code sets CLAUDECODE=1 in its Bash tool).
+func AgentFromEnv(getenv func(string) string) Agent {
+	if getenv("CODEX_THREAD_ID") != "" && getenv("CLAUDECODE") == "" {
+		return Codex
+	}
+	return Claude
+}
+
+// ActionRef is how a user or an agent invokes a taskie action:
+// /taskie:continue-plan in Claude Code, $taskie-continue-plan in Codex
+// (a skill mention; Codex has no custom slash commands since 0.117.0).
+func ActionRef(a Agent, action string) string {
+	if a == Codex {
+		return "$taskie-" + action
+	}
+	return "/taskie:" + action
+}
+
+// RunAction is the instruction to perform an action, to start a sentence
+// of a message to the agent: "Run /taskie:continue-plan" for Claude Code;
+// for Codex, the skill by name and mention, since "run $taskie-…" could be
+// read as a shell command.
+func RunAction(a Agent, action string) string {
+	if a == Codex {
+		return "Use the taskie-" + action + " skill (" + ActionRef(a, action) + ")"
+	}
+	return "Run " + ActionRef(a, action)
+}

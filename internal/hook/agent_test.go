@@ -1,0 +1,57 @@
+package hook
+
+import "testing"
+
+func TestDetectAgent(t *testing.T) {
+	tests := []struct {
+		name, input string
+		want        Agent
+	}{
+		{"Codex Stop (0.169.0)", `{"session_id":"01a2","turn_id":"01a2-71dc","transcript_path":"/h/.codex/sessions/2026/11/26/rollout-2026-11-26T06-28-21-01a2.jsonl","cwd":"/p","hook_event_name":"Stop","model":"gpt-5.5","permission_mode":"bypassPermissions","stop_hook_active":false,"last_assistant_message":"Done."}`, Codex},
+		{"Codex SessionStart (0.169.0)", `{"session_id":"01a2","transcript_path":"/h/.codex/sessions/2026/11/26/rollout-2026-11-26T06-28-21-01a2.jsonl","cwd":"/p","hook_event_name":"SessionStart","model":"gpt-5.5","permission_mode":"bypassPermissions","source":"startup"}`, Codex},
+		{"Codex Stop without a transcript", `{"session_id":"a","turn_id":"t","transcript_path":null,"hook_event_name":"Stop"}`, Codex},
+		{"Claude Code Stop (2.1.197)", `{"session_id":"5c1e","transcript_path":"/root/.claude/projects/-p/5c1e.jsonl","cwd":"/p","prompt_id":"x","permission_mode":"dontAsk","effort":{"level":"high"},"hook_event_name":"Stop","stop_hook_active":false,"last_assistant_message":"Task 1 is implemented."}`, Claude},
+		{"Claude Code SessionStart", `{"session_id":"5c1e","transcript_path":"/root/.claude/projects/-p/5c1e.jsonl","cwd":"/p","hook_event_name":"SessionStart","source":"startup","model":"claude-opus-4-8"}`, Claude},
+		{"a test's minimal input", `{"session_id":"s1","cwd":"/p","stop_hook_active":false,"hook_event_name":"Stop"}`, Claude},
+		{"empty turn_id", `{"turn_id":""}`, Claude},
+		{"not JSON", `nope`, Claude},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := DetectAgent([]byte(tc.input)); got != tc.want {
+				t.Errorf("DetectAgent = %s, want %s", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestAgentFromEnv(t *testing.T) {
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+	if got := AgentFromEnv(env(map[string]string{"CODEX_THREAD_ID": "01a2"})); got != Codex {
+		t.Errorf("CODEX_THREAD_ID set: %s", got)
+	}
+	if got := AgentFromEnv(env(map[string]string{"CODEX_THREAD_ID": "01a2", "CLAUDECODE": "1"})); got != Claude {
+		t.Errorf("inside Claude Code: %s", got)
+	}
+	if got := AgentFromEnv(env(nil)); got != Claude {
+		t.Errorf("no agent: %s", got)
+	}
+}
+
+func TestActionWording(t *testing.T) {
+	tests := []struct {
+		agent     Agent
+		ref, verb string
+	}{
+		{Claude, "/taskie:continue-plan", "Run /taskie:continue-plan"},
+		{Codex, "$taskie-continue-plan", "Use the taskie-continue-plan skill ($taskie-continue-plan)"},
+	}
+	for _, tc := range tests {
+		if got := ActionRef(tc.agent, "continue-plan"); got != tc.ref {
+			t.Errorf("ActionRef(%s) = %q, want %q", tc.agent, got, tc.ref)
+		}
+		if got := RunAction(tc.agent, "continue-plan"); got != tc.verb {
+			t.Errorf("RunAction(%s) = %q, want %q", tc.agent, got, tc.verb)
+		}
+	}
+}

@@ -1,0 +1,440 @@
+package install
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// CodexHooks is the hooks.json install edits: $CODEX_HOME/hooks.json for
+// the user scope, .codex/hooks.json in the project for --scope project.
+func (t Target) CodexHooks() (string, error) {
+	if t.Scope == ScopeProject {
+		return filepath.Join(t.Root, ".codex", "hooks.json"), nil
+	}
+	if _, err := t.base(); err != nil {
+		return "", err
+	}
+	return filepath.Join(t.codexHome(), "hooks.json"), nil
+}
+
+// codexHome is $CODEX_HOME (or ~/.codex) with symlinks resolved, the way
+// Codex names it in hook trust keys.
+func (t Target) codexHome() string { return CodexHome(t.Home, t.CodexHome) }
+
+// CodexSkills is where the skills go, whatever the scope: Codex reads user
+// skills from $CODEX_HOME/skills.
+func (t Target) CodexSkills() string { return filepath.Join(t.codexHome(), "skills") }
+
+// CodexConfig is the user's config.toml, where hook trust lives (Codex
+// reads trust from the user's file only, also for a project's hooks).
+func (t Target) CodexConfig() string { return filepath.Join(t.codexHome(), "config.toml") }
+
+// codexPrompts is where taskie up to 0.x put Codex custom prompts, which
+// Codex 0.117.0 stopped reading.
+func (t Target) codexPrompts() string { return filepath.Join(t.codexHome(), "prompts") }
+
+// codexKeyFiles are the names Codex may give the hooks file in trust keys:
+// the user file under the resolved $CODEX_HOME; a project file under the
+// directory Codex was started in, which may be the project's path through
+// a symlink or the real one, so both are trusted.
+func (t Target) codexKeyFiles(hooks string) []string {
+	if t.Scope != ScopeProject {
+		return []string{hooks}
+	}
+	files := []string{hooks}
+	if real, err := filepath.EvalSymlinks(filepath.Dir(hooks)); err == nil {
+		if r := filepath.Join(real, "hooks.json"); r != hooks {
+			files = append(files, r)
+		}
+	}
+	return files
+}
+
+// CodexOptions tune the Codex install.
+type CodexOptions struct {
+	// NoTrust leaves trusting the hooks to the user.
+	NoTrust bool
+}
+
+// Codex installs the skills and the Stop and SessionStart hooks, and
+// trusts those hooks in config.toml (unless opt.NoTrust).
+func Codex(t Target, assets fs.FS, opt CodexOptions) ([]Change, error) {
+	hooks, err := t.CodexHooks()
+	if err != nil {
+		return nil, err
+	}
+	changes, err := installSkills(t, assets)
+	if err != nil {
+		return changes, err
+	}
+	changes = append(changes, removeLegacyPrompts(t)...)
+	want, err := assetHookGroups(assets)
+	if err != nil {
+		return changes, err
+	}
+	c, err := editJSON(hooks, func(o *object) error {
+		for _, event := range sortedKeys(want) {
+			if err := editHookList(o, event, func(entries []json.RawMessage) []json.RawMessage {
+				for _, e := range entries {
+					if isTaskieEntry(e) {
+						return entries // already there, perhaps tuned by the user: keep it
+					}
+				}
+				return append(entries, want[event]...)
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	c.What = "Stop → taskie hook stop, SessionStart → taskie hook session-start"
+	if ok, _ := CodexProjectTrusted(t.CodexConfig(), t.Root); t.Scope == ScopeProject && !ok {
+		c.What += "; Codex reads a project's .codex/ only in a trusted project: start codex here and trust it"
+	}
+	changes = append(changes, c)
+	if err != nil || opt.NoTrust {
+		return changes, err
+	}
+	c, err = trustCodexHooks(t, hooks)
+	return append(changes, c), err
+}
+
+// trustCodexHooks writes the trust entries of taskie's hooks in hooks.
+func trustCodexHooks(t Target, hooks string) (Change, error) {
+	var all []CodexHook
+	for _, key := range t.codexKeyFiles(hooks) {
+		hs, err := CodexHooksIn(hooks, key, false)
+		if err != nil {
+			return Change{}, fmt.Errorf("%s: %v", hooks, err)
+		}
+		all = append(all, hs...)
+	}
+	c, err := editCodexConfig(t.CodexConfig(), func(src string) (string, error) {
+		var err error
+		for _, h := range all {
+			if src, err = setTrust(src, h.Key, h.Hash, "taskie's "+h.Event+" hook ("+h.Command+")"); err != nil {
+				return src, err
+			}
+		}
+		return src, nil
+	})
+	c.What = "trusted " + describeHooks(all)
+	return c, err
+}
+
+func describeHooks(hs []CodexHook) string {
+	seen := map[string]bool{}
+	var parts []string
+	for _, h := range hs {
+		d := fmt.Sprintf("%s (%s)", h.Event, h.Command)
+		if !seen[d] {
+			seen[d] = true
+			parts = append(parts, d)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// CodexTrustLines are the config.toml lines that trust taskie's hooks in
+// the scope's hooks.json: what --no-trust leaves to the user.
+func CodexTrustLines(t Target) (string, error) {
+	hooks, err := t.CodexHooks()
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, key := range t.codexKeyFiles(hooks) {
+		hs, err := CodexHooksIn(hooks, key, false)
+		if err != nil {
+			return "", err
+		}
+		for _, h := range hs {
+			fmt.Fprintf(&b, "[%s]\ntrusted_hash = %s\n", tomlKey([]string{"hooks", "state", h.Key}), tomlQuote(h.Hash))
+		}
+	}
+	return b.String(), nil
+}
+
+// assetHookGroups reads the hook groups of codex/hooks.json, by event.
+func assetHookGroups(assets fs.FS) (map[string][]json.RawMessage, error) {
+	data, err := fs.ReadFile(assets, "codex/hooks.json")
+	if err != nil {
+		return nil, err
+	}
+	var f struct {
+		Hooks map[string][]json.RawMessage `json:"hooks"`
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("codex/hooks.json: %v", err)
+	}
+	for event, groups := range f.Hooks {
+		for i, g := range groups {
+			var compact bytes.Buffer
+			if err := json.Compact(&compact, g); err != nil {
+				return nil, err
+			}
+			f.Hooks[event][i] = compact.Bytes()
+		}
+	}
+	return f.Hooks, nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// installSkills writes codex/skills/taskie-*/ to $CODEX_HOME/skills, and
+// removes the taskie skills of an older version that this one no longer has.
+func installSkills(t Target, assets fs.FS) ([]Change, error) {
+	dest := t.CodexSkills()
+	files, err := writeTree(assets, "codex/skills", dest)
+	if err != nil {
+		return files, err
+	}
+	changes := []Change{summarizeSkills(dest, files)}
+	have := map[string]bool{}
+	entries, _ := fs.ReadDir(assets, "codex/skills")
+	for _, e := range entries {
+		have[e.Name()] = true
+	}
+	for _, dir := range ownSkills(dest) {
+		if !have[filepath.Base(dir)] {
+			if err := os.RemoveAll(dir); err != nil {
+				return changes, err
+			}
+			changes = append(changes, Change{Path: dir, Action: "removed", What: "no longer a taskie action"})
+		}
+	}
+	return changes, nil
+}
+
+// summarizeSkills folds the per-file changes of the skills into one line.
+func summarizeSkills(dest string, files []Change) Change {
+	n := map[string]int{}
+	for _, f := range files {
+		n[f.Action]++
+	}
+	c := Change{Path: filepath.Join(dest, "taskie-*"), Action: "unchanged",
+		What: fmt.Sprintf("%d skills: $taskie-new-plan, $taskie-continue-plan, …", len(files))}
+	switch {
+	case n["created"] == len(files):
+		c.Action = "created"
+	case n["created"]+n["updated"] > 0:
+		c.Action = "updated"
+	}
+	return c
+}
+
+// skillMarker is in every SKILL.md taskie generates.
+const skillMarker = "Generated by codex/generate.sh"
+
+// ownSkills lists the taskie-* skill directories under dir that taskie wrote.
+func ownSkills(dir string) []string {
+	matches, _ := filepath.Glob(filepath.Join(dir, "taskie-*", "SKILL.md"))
+	var out []string
+	for _, m := range matches {
+		if data, err := os.ReadFile(m); err == nil && bytes.Contains(data, []byte(skillMarker)) {
+			out = append(out, filepath.Dir(m))
+		}
+	}
+	return out
+}
+
+// removeLegacyPrompts removes the custom prompts older taskie versions
+// installed: Codex 0.117.0 dropped custom prompts, so they are dead files.
+func removeLegacyPrompts(t Target) []Change {
+	var out []Change
+	matches, _ := filepath.Glob(filepath.Join(t.codexPrompts(), "taskie-*.md"))
+	for _, m := range matches {
+		if os.Remove(m) == nil {
+			out = append(out, Change{Path: m, Action: "removed", What: "old custom prompt; Codex uses the skills now"})
+		}
+	}
+	if len(matches) > 0 {
+		removeIfEmpty(t.codexPrompts())
+	}
+	return out
+}
+
+// removeIfEmpty removes an empty directory and reports whether it did.
+func removeIfEmpty(dir string) bool {
+	entries, err := os.ReadDir(dir)
+	return err == nil && len(entries) == 0 && os.Remove(dir) == nil
+}
+
+// UninstallCodex removes what Codex installed: taskie's hook entries, their
+// trust entries, the skills (for --scope project only when no user-scope
+// taskie hook still needs them) and the old prompts. A user's hook that
+// moves up in hooks.json keeps its trust under its new key.
+func UninstallCodex(t Target) ([]Change, error) {
+	hooks, err := t.CodexHooks()
+	if err != nil {
+		return nil, err
+	}
+	keyFiles := t.codexKeyFiles(hooks)
+	before := map[string][]CodexHook{}
+	for _, k := range keyFiles {
+		hs, err := CodexHooksIn(hooks, k, true)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", hooks, err)
+		}
+		before[k] = hs
+	}
+	c, err := editJSON(hooks, func(o *object) error {
+		hooksObj, err := o.child("hooks")
+		if err != nil {
+			return err
+		}
+		for _, event := range append([]string(nil), hooksObj.keys...) {
+			if err := editHookList(o, event, func(entries []json.RawMessage) []json.RawMessage {
+				var keep []json.RawMessage
+				for _, e := range entries {
+					if !isTaskieEntry(e) {
+						keep = append(keep, e)
+					}
+				}
+				return keep
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	changes := []Change{dropEmptyJSON(c)}
+	cc, err := editCodexConfig(t.CodexConfig(), func(src string) (string, error) {
+		for _, k := range keyFiles {
+			after, err := CodexHooksIn(hooks, k, true)
+			if err != nil {
+				return src, err
+			}
+			for _, h := range before[k] { // first: a user's hook may move into taskie's old key
+				if strings.HasPrefix(strings.TrimSpace(h.Command), hookPrefix) {
+					if src, err = dropTrust(src, h.Key); err != nil {
+						return src, err
+					}
+				}
+			}
+			src = rekeyUserHooks(src, before[k], after)
+		}
+		return src, nil
+	})
+	if err != nil {
+		return changes, err
+	}
+	changes = append(changes, cc)
+	if t.Scope == ScopeProject {
+		removeIfEmpty(filepath.Dir(hooks))
+	}
+	if t.Scope != ScopeProject || !userScopeHasTaskie(t) {
+		changes = append(changes, removeSkills(t)...)
+	}
+	changes = append(changes, removeLegacyPrompts(t)...)
+	removeIfEmpty(t.codexHome())
+	return changes, nil
+}
+
+// rekeyUserHooks moves the trust of the user's own hooks whose position
+// changed when taskie's entries were removed.
+func rekeyUserHooks(src string, before, after []CodexHook) string {
+	others := func(hs []CodexHook) map[string][]CodexHook {
+		m := map[string][]CodexHook{}
+		for _, h := range hs {
+			if !strings.HasPrefix(strings.TrimSpace(h.Command), hookPrefix) {
+				m[h.Event] = append(m[h.Event], h)
+			}
+		}
+		return m
+	}
+	b, a := others(before), others(after)
+	for event, hs := range b {
+		for i, h := range hs {
+			if i < len(a[event]) && a[event][i].Key != h.Key {
+				src, _ = renameTrust(src, h.Key, a[event][i].Key)
+			}
+		}
+	}
+	return src
+}
+
+// dropEmptyJSON removes a hooks.json that uninstall left as {}.
+func dropEmptyJSON(c Change) Change {
+	data, err := os.ReadFile(c.Path)
+	if err != nil || strings.TrimSpace(string(data)) != "{}" {
+		return c
+	}
+	if os.Remove(c.Path) == nil {
+		c.Action = "removed"
+	}
+	return c
+}
+
+func removeSkills(t Target) []Change {
+	var out []Change
+	for _, dir := range ownSkills(t.CodexSkills()) {
+		if os.RemoveAll(dir) == nil {
+			out = append(out, Change{Path: dir, Action: "removed"})
+		}
+	}
+	removeIfEmpty(t.CodexSkills())
+	return out
+}
+
+// userScopeHasTaskie reports whether the user-scope hooks.json still runs
+// a taskie hook.
+func userScopeHasTaskie(t Target) bool {
+	u := t
+	u.Scope = ScopeUser
+	hooks, err := u.CodexHooks()
+	if err != nil {
+		return false
+	}
+	hs, err := CodexHooksIn(hooks, hooks, false)
+	return err == nil && len(hs) > 0
+}
+
+// CodexProjectTrusted reports whether config.toml trusts the project root
+// ([projects."<root>"] trust_level = "trusted"): Codex ignores a project's
+// .codex/ otherwise.
+func CodexProjectTrusted(configToml, root string) (bool, error) {
+	data, err := os.ReadFile(configToml)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	doc, err := scanTOML(string(data))
+	if err != nil {
+		return false, err
+	}
+	roots := []string{root}
+	if real, err := filepath.EvalSymlinks(root); err == nil && real != root {
+		roots = append(roots, real)
+	}
+	for _, e := range doc.entries {
+		p := e.path()
+		if len(p) == 3 && p[0] == "projects" && p[2] == "trust_level" && e.isStr && e.str == "trusted" {
+			for _, r := range roots {
+				if p[1] == r {
+					return true, nil
+				}
+			}
+		}
+	}
+	return false, nil
+}
