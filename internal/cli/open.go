@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -82,10 +83,11 @@ func changeWith(p *project.Plan, reason string, create bool, fn func(*store.Snap
 		if c.State == nil {
 			return c, nil
 		}
-		// A command run by an agent session (SessionStart exported its id)
+		// A command run by an agent session (SessionStart exported its id;
+		// Codex sets CODEX_THREAD_ID, equal to its hooks' session_id)
 		// claims an automated plan for that session, so the session's
 		// stops drive this plan and no other session's stops do.
-		if sid := os.Getenv("TASKIE_SESSION_ID"); sid != "" && c.State.Next() != "" && c.State.SessionID != sid {
+		if sid := cmp.Or(os.Getenv("TASKIE_SESSION_ID"), os.Getenv("CODEX_THREAD_ID")); sid != "" && c.State.Next() != "" && c.State.SessionID != sid {
 			c.State = c.State.Clone()
 			c.State.SessionID = sid
 		}

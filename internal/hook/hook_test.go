@@ -24,9 +24,11 @@ func TestDecode(t *testing.T) {
 		err      string
 	}{
 		{"claude", `{"session_id":"s","cwd":"/p","stop_hook_active":true,"transcript_path":"/t","hook_event_name":"Stop","extra":{"x":1}}`,
-			Input{SessionID: "s", Cwd: "/p", TranscriptPath: "/t", HookEventName: "Stop", StopHookActive: true}, ""},
-		{"active as string", `{"cwd":"/p","stop_hook_active":"true"}`, Input{Cwd: "/p", StopHookActive: true}, ""},
-		{"active missing", `{"cwd":"/p"}`, Input{Cwd: "/p"}, ""},
+			Input{SessionID: "s", Cwd: "/p", TranscriptPath: "/t", HookEventName: "Stop", StopHookActive: true, Agent: Claude}, ""},
+		{"codex", `{"session_id":"t","turn_id":"u","cwd":"/p","stop_hook_active":false,"hook_event_name":"Stop"}`,
+			Input{SessionID: "t", Cwd: "/p", HookEventName: "Stop", Agent: Codex}, ""},
+		{"active as string", `{"cwd":"/p","stop_hook_active":"true"}`, Input{Cwd: "/p", StopHookActive: true, Agent: Claude}, ""},
+		{"active missing", `{"cwd":"/p"}`, Input{Cwd: "/p", Agent: Claude}, ""},
 		{"empty", "  \n", Input{}, "empty hook input"},
 		{"not json", "hello", Input{}, "not a JSON object"},
 		{"array", "[1]", Input{}, "not a JSON object"},

@@ -22,6 +22,8 @@ type Input struct {
 	// LastAssistantMessage is the agent's last words (Claude Code sends it).
 	LastAssistantMessage string `json:"last_assistant_message"`
 	StopHookActive       bool   `json:"-"`
+	// Agent is Claude Code or Codex, told apart by what the input holds.
+	Agent Agent `json:"-"`
 }
 
 // MaxInput bounds what is read from stdin; the real inputs are a few hundred bytes.
@@ -82,5 +84,6 @@ func Decode(data []byte) (Input, error) {
 	case string:
 		in.StopHookActive = strings.EqualFold(v, "true")
 	}
+	in.Agent = DetectAgent(data)
 	return in, nil
 }

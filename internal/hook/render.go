@@ -18,6 +18,7 @@ type view struct {
 	untrusted                 string
 	blocksInRow, blockCap     int
 	pendingOther              bool
+	agent                     Agent
 }
 
 // render turns a decision that needs no reviewer into the hook's answer.
@@ -27,7 +28,7 @@ func render(d workflow.StopDecision, v view) Result {
 	switch d.Reason {
 	case workflow.RPaused, workflow.RNoState, workflow.RNotReview:
 		if d.Reason == workflow.RNotReview && s != nil {
-			return Allow(pendingMessage(s))
+			return Allow(pendingMessage(s, v.agent))
 		}
 		return Allow("")
 	case workflow.RInvalid:
@@ -73,10 +74,10 @@ func render(d workflow.StopDecision, v view) Result {
 }
 
 // pendingMessage reminds the agent of an action automation is waiting for.
-func pendingMessage(s *state.State) string {
+func pendingMessage(s *state.State, a Agent) string {
 	switch n := s.Next(); {
 	case workflow.IsAdvanceTarget(n), n == domain.CreateTasks:
-		return fmt.Sprintf("taskie: %s is next. Run /taskie:continue-plan.", n)
+		return fmt.Sprintf("taskie: %s is next. %s.", n, RunAction(a, "continue-plan"))
 	case n == domain.Complete:
 		return "taskie: the plan is complete. Run `taskie continue` to record it."
 	}
@@ -116,7 +117,7 @@ func advanced(v view, review, target domain.Phase, autopilot bool) Result {
 	if autopilot {
 		return Result{Block: true, Reason: fmt.Sprintf("taskie: %s passed (two clean reviews in a row). Autopilot is on: run `taskie continue%s` now and do what it says (%s).", review, v.planFlag, what)}
 	}
-	return Allow(fmt.Sprintf("taskie: %s passed (two clean reviews in a row). Run /taskie:continue-plan to %s.", review, what))
+	return Allow(fmt.Sprintf("taskie: %s passed (two clean reviews in a row). %s to %s.", review, RunAction(v.agent, "continue-plan"), what))
 }
 
 func firstLine(s string) string {

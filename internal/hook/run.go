@@ -154,7 +154,8 @@ func (h *stopper) orphan(review domain.Phase, task domain.TaskID, it int) bool {
 
 func (h *stopper) view(snap *store.Snapshot, f workflow.StopFacts) view {
 	return view{plan: h.p.ID, planFlag: h.p.PlanFlag(), root: h.p.Repo.Root, dir: h.p.Dir, s: snap.State,
-		violations: f.Violations, untrusted: f.Untrusted, blocksInRow: f.BlocksInRow, blockCap: f.BlockCap, pendingOther: f.PendingOther}
+		violations: f.Violations, untrusted: f.Untrusted, blocksInRow: f.BlocksInRow, blockCap: f.BlockCap, pendingOther: f.PendingOther,
+		agent: h.in.Agent}
 }
 
 // internal turns an unexpected error into an allow: never trap the user.
