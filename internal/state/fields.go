@@ -38,6 +38,24 @@ func (s *State) Fields() []Field {
 			put(f.k, f.v)
 		}
 	}
+	if s.NeedsHuman {
+		put("needs_human", true)
+	}
+	if len(s.FailedTasks) > 0 {
+		ids := make([]string, len(s.FailedTasks))
+		for i, id := range s.FailedTasks {
+			ids[i] = id.String()
+		}
+		put("failed_tasks", ids)
+	}
+	if len(s.Lifecycle) > 0 {
+		var c bytes.Buffer
+		v := []byte(s.Lifecycle)
+		if json.Compact(&c, v) == nil {
+			v = c.Bytes()
+		}
+		out = append(out, Field{"lifecycle", v})
+	}
 	keys := make([]string, 0, len(s.Extra))
 	for k := range s.Extra {
 		keys = append(keys, k)
@@ -147,6 +165,12 @@ func (s *State) unset(k string) {
 		s.BaseSHA = ""
 	case "last_commit":
 		s.LastCommit = ""
+	case "needs_human":
+		s.NeedsHuman = false
+	case "lifecycle":
+		s.Lifecycle = nil
+	case "failed_tasks":
+		s.FailedTasks = nil
 	default:
 		delete(s.Extra, k)
 	}

@@ -34,9 +34,21 @@ type State struct {
 	Worktree         string
 	BaseSHA          string
 	LastCommit       string
+	// NeedsHuman stops a review cycle that does not converge until a
+	// human decides (taskie resume clears it).
+	NeedsHuman bool
+	// Lifecycle holds the tasks' lifecycle records (package lifecycle
+	// owns their form), "" when no task has one yet.
+	Lifecycle LifecycleJSON
+	// FailedTasks lists the tasks that failed past their retries.
+	FailedTasks []domain.TaskID
 
 	Extra map[string]json.RawMessage
 }
+
+// LifecycleJSON is the "lifecycle" object of state.json, kept as written:
+// package lifecycle owns its form.
+type LifecycleJSON []byte
 
 // New returns the state of a fresh plan.
 func New() *State {
@@ -101,6 +113,11 @@ func (s *State) Clone() *State {
 		v := *s.Enabled
 		c.Enabled = &v
 	}
+	c.Lifecycle = append(LifecycleJSON(nil), s.Lifecycle...)
+	if s.Lifecycle == nil {
+		c.Lifecycle = nil
+	}
+	c.FailedTasks = append([]domain.TaskID(nil), s.FailedTasks...)
 	c.Extra = make(map[string]json.RawMessage, len(s.Extra))
 	for k, v := range s.Extra {
 		c.Extra[k] = v
@@ -255,6 +272,36 @@ func (s *State) setField(k string, v json.RawMessage) error {
 		s.BaseSHA, err = looseStr(v)
 	case "last_commit":
 		s.LastCommit, err = looseStr(v)
+	case "needs_human":
+		var b *bool
+		if b, err = looseBool(v); err == nil && b != nil {
+			s.NeedsHuman = *b
+		}
+	case "lifecycle":
+		t := bytes.TrimSpace(v)
+		switch {
+		case string(t) == "null":
+			s.Lifecycle = nil
+		case len(t) > 0 && t[0] == '{':
+			s.Lifecycle = append(LifecycleJSON(nil), t...)
+		default:
+			err = fmt.Errorf("expected an object or null, got %s", kind(t))
+		}
+	case "failed_tasks":
+		var raw []json.RawMessage
+		if err = json.Unmarshal(v, &raw); err != nil {
+			return fmt.Errorf("expected a list of task ids, got %s", kind(bytes.TrimSpace(v)))
+		}
+		s.FailedTasks = nil
+		for _, r := range raw {
+			var id *domain.TaskID
+			if id, err = looseTask(r); err != nil {
+				return err
+			}
+			if id != nil {
+				s.FailedTasks = append(s.FailedTasks, *id)
+			}
+		}
 	default:
 		s.Extra[k] = v
 	}
