@@ -331,8 +331,8 @@ func trustMessage(c config.Config) string { return c.TrustMessage() }
 // new session continuing a plan whose previous session ended its turn.
 func (h *stopper) takeOver(previous, why string) {
 	err := h.p.Update(func(s *store.Snapshot) (store.Change, error) {
-		if s.State == nil || s.State.SessionID == h.in.SessionID {
-			return store.Change{}, nil
+		if s.State == nil || s.State.SessionID == h.in.SessionID || !s.State.IsEnabled() || s.State.Next() == "" {
+			return store.Change{}, nil // nothing to drive: nothing to take over
 		}
 		n := s.State.Clone()
 		n.SessionID = h.in.SessionID

@@ -350,8 +350,12 @@ func (f *Files) apply(s *Snapshot, c Change) (*Snapshot, error) {
 		}
 		arch = s.archiveFor(next, now)
 	}
-	evs := make([]events.Event, 0, len(c.Events)+2)
+	evs := make([]events.Event, 0, len(c.Events)+3)
 	evs = append(evs, c.Events...)
+	if owner := ownerChange(old, next); owner != nil && c.Kind != events.OwnerChanged {
+		owner.Actor, owner.Task = c.Actor, next.Task().String()
+		evs = append(evs, *owner)
+	}
 	changed := !delta.Empty() || statuses != nil || arch != nil
 	if changed {
 		last, _ := f.lastCommit(s.Plan)
@@ -687,4 +691,21 @@ func sortedKeys(m map[string][]byte) []string {
 // checkpoint, a recovery.
 func Replaces(e *events.Event) bool {
 	return e.Prev == "" || e.Event == events.Checkpoint || e.Event == events.Recovered
+}
+
+// ownerChange is the OWNER_CHANGED event of a change that gives the plan
+// to another agent session (SPEC §5.2), nil when the owner stays.
+func ownerChange(old, next *state.State) *events.Event {
+	if next == nil {
+		return nil
+	}
+	prev := ""
+	if old != nil {
+		prev = old.SessionID
+	}
+	if prev == next.SessionID {
+		return nil
+	}
+	return &events.Event{Event: events.OwnerChanged, From: prev, To: next.SessionID,
+		Reason: "session " + next.SessionID + " drives the plan"}
 }
