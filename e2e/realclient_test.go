@@ -24,11 +24,13 @@ import (
 	"github.com/taskie-dev/taskie/e2e/claudeapi"
 )
 
-// runLimit bounds each test's real-client runs together, reviews included.
-const runLimit = 5 * time.Minute
+// runLimit bounds each test, from its start (the build of taskie and every
+// real-client run, reviews included): the suite must stay bounded.
+const runLimit = 2 * time.Minute
 
 // deadline is runLimit from now, or earlier when `go test -timeout` ends
-// sooner (leaving time to end the processes and report).
+// sooner (leaving time to end the processes and report). Tests take it
+// first thing.
 func deadline(t *testing.T) (context.Context, context.CancelFunc) {
 	end := time.Now().Add(runLimit)
 	if d, ok := t.Deadline(); ok && d.Add(-15*time.Second).Before(end) {
@@ -45,11 +47,11 @@ func deadline(t *testing.T) (context.Context, context.CancelFunc) {
 // output format: exit code 2 with the reason on stderr (the default) and
 // the JSON decision on stdout.
 func TestRealClientCodeReviewLoop(t *testing.T) {
+	ctx, cancel := deadline(t)
+	defer cancel()
 	claude := requireClaude(t)
 	root := repoRoot(t)
 	bin := buildTaskie(t, root)
-	ctx, cancel := deadline(t)
-	defer cancel()
 	for _, format := range []string{"exit2", "json"} {
 		t.Run(format, func(t *testing.T) { reviewLoop(ctx, t, claude, root, bin, format) })
 	}
@@ -297,11 +299,11 @@ func Greet(name string) string {
 func requireClaude(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
-		t.Skip("skipping the real Claude Code client test in -short mode")
+		skipTest(t, "the real Claude Code client tests do not run with -short")
 	}
 	p, err := exec.LookPath("claude")
 	if err != nil {
-		t.Skip("skipping the real Claude Code client test: `claude` is not on PATH (install it with e2e/install-claude.sh)")
+		skipTest(t, "`claude` (the real Claude Code client) is not on PATH; "+installHint)
 	}
 	out, _ := exec.Command(p, "--version").Output()
 	t.Logf("using %s: %s", p, strings.TrimSpace(string(out)))
@@ -318,20 +320,6 @@ func repoRoot(t *testing.T) string {
 		t.Fatalf("repository root not found from the e2e directory: %v", err)
 	}
 	return root
-}
-
-// buildTaskie builds the taskie binary into a directory of its own, which
-// goes first on PATH so the plugin's `taskie hook …` commands find it.
-func buildTaskie(t *testing.T, root string) string {
-	t.Helper()
-	bin := t.TempDir()
-	cmd := exec.Command("go", "build", "-o", filepath.Join(bin, "taskie"), "./cmd/taskie")
-	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./cmd/taskie: %v\n%s", err, out)
-	}
-	return bin
 }
 
 // newProject makes a git repository with plan p: two pending tasks, and

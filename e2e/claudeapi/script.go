@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Role says who a request comes from.
@@ -49,7 +50,22 @@ type Script struct {
 	// Verdicts are the reviewer's verdicts by review iteration: the review
 	// of file …-review-<n>.md returns Verdicts[n-1] ("PASS" past the end).
 	Verdicts []string
+	// SeriesVerdicts, when it names the series of a review file, takes
+	// precedence over Verdicts: the key is the file's name without
+	// "-<n>.md" ("plan-review", "tasks-review", "task-1-review",
+	// "all-code-review"), the value the verdicts by iteration ("PASS" past
+	// the end).
+	SeriesVerdicts map[string][]string
+	// ReviewerDelay holds every reviewer reply back this long, so that a
+	// test can watch a review in progress.
+	ReviewerDelay time.Duration
+	// IgnoreBlocks makes the agent answer every Stop hook block by ending
+	// its turn again at once, without the post-review the block asks for.
+	IgnoreBlocks bool
 }
+
+// IgnoredBlockText is what the agent says when IgnoreBlocks is set.
+const IgnoredBlockText = "I am not doing the post-review now; ending my turn."
 
 var (
 	// reviewFileRe finds review files and post-review files by their name.
@@ -70,7 +86,10 @@ func (s *Script) AgentReply(req *Request) (reply Reply, feedback string) {
 		}
 	}
 	steps := s.FirstTurn
-	if feedback != "" {
+	switch {
+	case feedback != "" && s.IgnoreBlocks:
+		steps = []Reply{Text(IgnoredBlockText)}
+	case feedback != "":
 		steps = s.postReview(feedback)
 	}
 	n := countRole(req.Messages[start:], "assistant")
@@ -122,10 +141,7 @@ func (s *Script) ReviewerReply(req *Request) Reply {
 	if path == "" {
 		return Text("The prompt names no review file.")
 	}
-	verdict := "PASS"
-	if iteration <= len(s.Verdicts) {
-		verdict = s.Verdicts[iteration-1]
-	}
+	verdict := s.Verdict(path, iteration)
 	review := fmt.Sprintf("# Review, iteration %d\n\n## Findings\n%s\n\n## Verdict\n%s\n",
 		iteration, findings(verdict), verdict)
 	steps := []Reply{
@@ -138,6 +154,29 @@ func (s *Script) ReviewerReply(req *Request) Reply {
 	}
 	return Text(verdict)
 }
+
+// Verdict is the scripted verdict for the review file path of an iteration.
+func (s *Script) Verdict(path string, iteration int) string {
+	verdicts, ok := s.SeriesVerdicts[Series(path)]
+	if !ok {
+		verdicts = s.Verdicts
+	}
+	if iteration >= 1 && iteration <= len(verdicts) {
+		return verdicts[iteration-1]
+	}
+	return "PASS"
+}
+
+// Series is the review series a review file belongs to: its name without
+// "-<n>.md" (".../task-1-review-2.md" → "task-1-review").
+func Series(path string) string {
+	if m := seriesRe.FindStringSubmatch(filepath.Base(path)); m != nil {
+		return m[1]
+	}
+	return ""
+}
+
+var seriesRe = regexp.MustCompile(`^(.*)-\d+\.md$`)
 
 // ReviewFile finds the review file a reviewer prompt asks for: the last
 // `…-review-<n>.md` path in it that is not a post-review, and its n.

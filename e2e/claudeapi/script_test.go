@@ -190,3 +190,45 @@ func TestReviewerVerdictPastScriptIsPass(t *testing.T) {
 		t.Errorf("reply %+v", r)
 	}
 }
+
+func TestSeriesVerdicts(t *testing.T) {
+	for path, want := range map[string]string{
+		"/proj/.taskie/plans/p/task-1-review-2.md":   "task-1-review",
+		"/proj/.taskie/plans/p/plan-review-1.md":     "plan-review",
+		".taskie/plans/p/all-code-review-3.md":       "all-code-review",
+		"/proj/.taskie/plans/p/tasks-review-10.md":   "tasks-review",
+		"/proj/.taskie/plans/p/not-a-review-file.md": "",
+	} {
+		if got := Series(path); got != want {
+			t.Errorf("Series(%q) = %q, want %q", path, got, want)
+		}
+	}
+	s := &Script{Verdicts: []string{"FAIL"}, SeriesVerdicts: map[string][]string{"plan-review": {"PASS", "FAIL"}}}
+	for _, tc := range []struct {
+		path string
+		n    int
+		want string
+	}{
+		{"/p/plan-review-1.md", 1, "PASS"},
+		{"/p/plan-review-2.md", 2, "FAIL"},
+		{"/p/plan-review-3.md", 3, "PASS"},   // past the end
+		{"/p/task-1-review-1.md", 1, "FAIL"}, // no series: Verdicts
+		{"/p/task-1-review-2.md", 2, "PASS"},
+	} {
+		if got := s.Verdict(tc.path, tc.n); got != tc.want {
+			t.Errorf("Verdict(%q, %d) = %q, want %q", tc.path, tc.n, got, tc.want)
+		}
+	}
+}
+
+func TestAgentIgnoresBlocks(t *testing.T) {
+	s := &Script{Dir: "/proj", FirstTurn: []Reply{Text("Done.")}, IgnoreBlocks: true}
+	reply, feedback := s.AgentReply(request(t, agentTools, user("go"), assistantText("Done."), userString(block)))
+	if reply.Tool != nil || reply.Text != IgnoredBlockText || feedback != block {
+		t.Errorf("reply %+v, feedback %q", reply, feedback)
+	}
+	// The first turn is unchanged.
+	if reply, _ := s.AgentReply(request(t, agentTools, user("go"))); reply.Text != "Done." {
+		t.Errorf("first turn reply %+v", reply)
+	}
+}

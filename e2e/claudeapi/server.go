@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Record is one request the server answered.
@@ -27,6 +28,9 @@ type Record struct {
 	// ToolErrors are the tool results marked is_error in the request's
 	// last message (a denied permission, a failed command, …).
 	ToolErrors []string
+	// ToolResults are the texts of all tool results in the request's last
+	// message (the output of the tool call the model made before).
+	ToolResults []string
 	// FirstUserText is the text of the first user message (the prompt).
 	FirstUserText string
 	// SessionStartContext is what SessionStart hooks added to the
@@ -66,6 +70,14 @@ func Start(script Script, opts Options) *Server {
 
 // URL is the base URL for ANTHROPIC_BASE_URL.
 func (s *Server) URL() string { return s.srv.URL }
+
+// Update changes the script between runs of the CLI, e.g. the agent's
+// next turn: requests that come later follow the new script.
+func (s *Server) Update(f func(*Script)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f(&s.script)
+}
 
 // Close stops the server.
 func (s *Server) Close() { s.srv.Close() }
@@ -117,7 +129,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	rec := Record{
 		Path: r.URL.Path, Role: Detect(&req), Model: req.Model, Stream: req.Stream,
 		Session: r.Header.Get("X-Claude-Code-Session-Id"), Tools: req.ToolNames(),
-		ToolErrors: toolErrors(req.Messages),
+		ToolErrors: toolErrors(req.Messages), ToolResults: toolResults(req.Messages),
 	}
 	for _, m := range req.Messages {
 		if m.Role == "user" && rec.FirstUserText == "" {
@@ -128,12 +140,21 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 			rec.SessionStartContext = SessionStartMarker + ctx
 		}
 	}
+	s.mu.Lock()
+	script := s.script
+	s.mu.Unlock()
 	var reply Reply
 	switch rec.Role {
 	case Agent:
-		reply, rec.Feedback = s.script.AgentReply(&req)
+		reply, rec.Feedback = script.AgentReply(&req)
 	case Reviewer:
-		reply = s.script.ReviewerReply(&req)
+		if script.ReviewerDelay > 0 {
+			select {
+			case <-time.After(script.ReviewerDelay):
+			case <-r.Context().Done():
+			}
+		}
+		reply = script.ReviewerReply(&req)
 	default:
 		reply = Text("OK.")
 	}
@@ -179,6 +200,20 @@ func toolErrors(ms []Message) []string {
 		}
 	}
 	return errs
+}
+
+// toolResults lists the text of every tool result in the last message.
+func toolResults(ms []Message) []string {
+	if len(ms) == 0 {
+		return nil
+	}
+	var out []string
+	for _, b := range ms[len(ms)-1].Blocks() {
+		if b.Type == "tool_result" {
+			out = append(out, Message{Content: b.Content}.Text())
+		}
+	}
+	return out
 }
 
 func errorsNote(errs []string) string {

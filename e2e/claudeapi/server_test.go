@@ -102,3 +102,24 @@ func TestServerRecordsToolErrors(t *testing.T) {
 		t.Errorf("records %+v", recs)
 	}
 }
+
+func TestServerUpdateAndToolResults(t *testing.T) {
+	srv := Start(Script{FirstTurn: []Reply{Text("one")}}, Options{})
+	defer srv.Close()
+	agent := `{"model":"m","stream":false,"tools":[{"name":"Bash"},{"name":"Write"}],"messages":[{"role":"user","content":"go"}]}`
+	post(t, srv.URL()+"/v1/messages", agent, nil)
+	srv.Update(func(s *Script) { s.FirstTurn = []Reply{Text("two")} })
+	post(t, srv.URL()+"/v1/messages", agent, nil)
+	withResult := `{"model":"m","stream":false,"tools":[{"name":"Bash"},{"name":"Write"}],"messages":[
+		{"role":"user","content":"go"},
+		{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}]},
+		{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"next: end-turn"}]}]}`
+	post(t, srv.URL()+"/v1/messages", withResult, nil)
+	recs := srv.Records()
+	if len(recs) != 3 || recs[0].Reply != "text: one" || recs[1].Reply != "text: two" {
+		t.Fatalf("records %+v", recs)
+	}
+	if len(recs[2].ToolResults) != 1 || recs[2].ToolResults[0] != "next: end-turn" || len(recs[2].ToolErrors) != 0 {
+		t.Errorf("tool results %q, errors %q", recs[2].ToolResults, recs[2].ToolErrors)
+	}
+}

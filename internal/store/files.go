@@ -707,5 +707,5 @@ func ownerChange(old, next *state.State) *events.Event {
 		return nil
 	}
 	return &events.Event{Event: events.OwnerChanged, From: prev, To: next.SessionID,
-		Reason: "session " + next.SessionID + " drives the plan"}
+		Reason: "session " + next.SessionID + " drives the plan", Meta: map[string]any{"previous": prev}}
 }
