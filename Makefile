@@ -18,8 +18,11 @@ $(BIN)/fakereviewer: $(shell find internal/testtools -name '*.go')
 demo: build $(BIN)/fakereviewer
 	$(GO) run ./demo -taskie $(BIN)/taskie -reviewer $(BIN)/fakereviewer
 
+# Progress per package as it finishes, the output of failing tests, and at
+# the end the totals and every skipped test by name and reason (a skipped
+# real-client or database test is never silent).
 test: lint cross fuzz
-	$(GO) test -race -count=1 ./...
+	$(GO) test -race -count=1 -json ./... | $(GO) run ./internal/testtools/testsum
 
 test-short:
 	$(GO) test -count=1 ./...
@@ -41,7 +44,7 @@ fmt:
 # default so that `make test` stays fast; `make fuzz FUZZTIME=15s` runs
 # longer. Plain `go test` runs the seed corpora (testdata/fuzz/) too. Go 1.26's fuzz coordinator may
 # fail a run that found nothing with a bare "context deadline exceeded" at
-# the end of FUZZTIME (go.dev/issue/75804, fixed in Go 1.27): such a run,
+# the end of FUZZTIME (Go issue 75804): such a run,
 # which writes no failing input, is retried once.
 FUZZTIME ?= 3s
 fuzz_run = for try in 1 2; do \
