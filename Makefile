@@ -70,7 +70,7 @@ cross:
 	GOOS=windows GOARCH=amd64 $(GO) build ./...
 
 bench:
-	bash bench/run.sh
+	bash bench/run
 
 clean:
 	rm -rf $(BIN)

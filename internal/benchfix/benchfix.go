@@ -50,3 +50,31 @@ func Plan(root string, tasks, reviews int) (string, error) {
 	state := fmt.Sprintf(`{"max_reviews": 8, "current_task": "%d", "phase": "post-code-review", "phase_iteration": 1, "next_phase": null, "review_model": "sonnet", "consecutive_clean": 0, "tdd": false}`, tasks/2)
 	return dir, write("state.json", state+"\n")
 }
+
+// Plans writes n small plans "p1" … "pn" under root, every one waiting on
+// the hook (a review is next, owned by a session that ended its turn), and
+// a transcript of about size bytes of agent talk naming none of them: the
+// worst case of plan choice, which reads every plan and the transcript's
+// tail. It returns the transcript's path.
+func Plans(root string, n, size int) (string, error) {
+	for i := 1; i <= n; i++ {
+		dir := filepath.Join(root, ".taskie", "plans", fmt.Sprintf("p%d", i))
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "plan.md"), []byte("# Plan\n"), 0o644); err != nil {
+			return "", err
+		}
+		state := `{"max_reviews": 8, "current_task": null, "phase": "new-plan", "phase_iteration": 0, "next_phase": "plan-review", "review_model": "opus", "consecutive_clean": 0, "tdd": false, "session_id": "other"}`
+		if err := os.WriteFile(filepath.Join(dir, "state.json"), []byte(state+"\n"), 0o644); err != nil {
+			return "", err
+		}
+	}
+	var b strings.Builder
+	line := `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"I read the plan and ran the tests; the plan looks fine and the next step is planned."}]}}` + "\n"
+	for b.Len() < size {
+		b.WriteString(line)
+	}
+	path := filepath.Join(root, "transcript.jsonl")
+	return path, os.WriteFile(path, []byte(b.String()), 0o644)
+}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
@@ -96,10 +97,10 @@ func stillHere(p *project.Plan, id domain.TaskID, f *File) bool {
 		return false
 	}
 	have := map[string]bool{}
-	for _, m := range sessionHeading.FindAllSubmatch(old, -1) {
+	for _, m := range sessionHeading().FindAllSubmatch(old, -1) {
 		have[string(m[1])] = true
 	}
-	for _, m := range sessionHeading.FindAllSubmatch(f.Bytes(), -1) {
+	for _, m := range sessionHeading().FindAllSubmatch(f.Bytes(), -1) {
 		if have[string(m[1])] {
 			return true
 		}
@@ -108,15 +109,17 @@ func stillHere(p *project.Plan, id domain.TaskID, f *File) bool {
 }
 
 // sessionHeading finds the "### Session N" headings of a progress log.
-var sessionHeading = regexp.MustCompile(`(?m)^### Session (\d+)\b`)
+// Compiled on first use: every taskie process, the hook included, would
+// pay for it at start-up.
+var sessionHeading = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^### Session (\d+)\b`) })
 
 // mergeArchive appends to old the sessions of add it does not hold yet.
 func mergeArchive(old, add []byte) []byte {
 	have := map[string]bool{}
-	for _, m := range sessionHeading.FindAllSubmatch(old, -1) {
+	for _, m := range sessionHeading().FindAllSubmatch(old, -1) {
 		have[string(m[1])] = true
 	}
-	locs := sessionHeading.FindAllSubmatchIndex(add, -1)
+	locs := sessionHeading().FindAllSubmatchIndex(add, -1)
 	if len(locs) == 0 {
 		return append(old, add...)
 	}

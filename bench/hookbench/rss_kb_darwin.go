@@ -1,0 +1,3 @@
+package main
+
+func rssKB(v int64) int64 { return v / 1024 }
