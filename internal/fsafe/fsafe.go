@@ -130,7 +130,7 @@ func (r *Root) ReadDir(rel string) ([]fs.DirEntry, error) {
 	if !fi.IsDir() {
 		return nil, r.wrongKind(rel, fi.Mode(), fs.ModeDir, "lists")
 	}
-	entries, err := f.ReadDir(-1)
+	entries, err := readDir(f, r.Path(rel))
 	if err != nil {
 		return nil, r.wrap(rel, err)
 	}

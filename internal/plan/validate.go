@@ -76,6 +76,10 @@ type Listing struct {
 	Entries  []ListEntry
 	Tasks    []byte
 	HasTasks bool
+	// TaskProblems are tasks.md's parse problems when the caller parsed it
+	// already (TasksParsed): it is not parsed twice.
+	TaskProblems []Problem
+	TasksParsed  bool
 	State    []byte
 	HasState bool
 }

@@ -123,7 +123,10 @@ func (v *validator) checkTable() {
 		v.add(7, "tasks.md", 0, "cannot read tasks.md")
 		return
 	}
-	_, problems := ParseTasks(v.in.Tasks)
+	problems := v.in.TaskProblems
+	if !v.in.TasksParsed {
+		_, problems = ParseTasks(v.in.Tasks)
+	}
 	for _, p := range problems {
 		v.add(7, "tasks.md", p.Line, "%s", p.Msg)
 	}

@@ -214,11 +214,29 @@ func (s *Snapshot) RouteFacts(st *state.State) workflow.RouteFacts {
 // Validate runs every validation rule on the snapshot.
 func (s *Snapshot) Validate() []plan.Violation {
 	in := plan.Listing{Dir: s.Dir, Tasks: s.TasksRaw, HasTasks: s.TasksRaw != nil || s.TasksErr != nil && !errors.Is(s.TasksErr, fs.ErrNotExist),
-		State: s.StateRaw, HasState: s.StateRaw != nil}
+		State: s.StateRaw, HasState: s.StateRaw != nil, TaskProblems: s.TaskProblems, TasksParsed: s.TasksRaw != nil}
 	for _, e := range s.Entries {
 		in.Entries = append(in.Entries, plan.ListEntry{Name: e.Name, Mode: e.Mode})
 	}
-	return plan.ValidateListing(in, CheckState)
+	// Rule 8 from the state decoded once, not from the bytes again.
+	return plan.ValidateListing(in, func([]byte) []string { return s.stateProblems() })
+}
+
+// stateProblems is validation rule 8 on the snapshot's decoded state.
+func (s *Snapshot) stateProblems() []string {
+	var se *state.SyntaxError
+	var fe *state.FieldError
+	switch err := s.StateErr; {
+	case err == nil && s.State != nil:
+		return workflow.Check(s.State)
+	case errors.As(err, &se):
+		return []string{fmt.Sprintf("malformed JSON at line %d, column %d: %s", se.Line, se.Col, se.Msg)}
+	case errors.As(err, &fe):
+		return []string{fmt.Sprintf("field %q: %s", fe.Field, fe.Msg)}
+	case err != nil:
+		return []string{err.Error()}
+	}
+	return nil
 }
 
 // CheckState is validation rule 8: state.json parses and its values are legal.
