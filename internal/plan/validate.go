@@ -80,8 +80,8 @@ type Listing struct {
 	// already (TasksParsed): it is not parsed twice.
 	TaskProblems []Problem
 	TasksParsed  bool
-	State    []byte
-	HasState bool
+	State        []byte
+	HasState     bool
 }
 
 // ListEntry is one name of the plan directory with its type bits.
