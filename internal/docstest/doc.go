@@ -1,0 +1,3 @@
+// Package docstest checks that the project's docs say only what is true:
+// every test that docs/reliability.md names exists.
+package docstest
