@@ -139,6 +139,14 @@ func checkPlan(t *testing.T, planDir string) {
 	if got := strings.Join(verdicts, ","); got != "FAIL,PASS,PASS" {
 		t.Errorf("events.jsonl: REVIEW_FINISHED verdicts %q, want FAIL,PASS,PASS", got)
 	}
+	// The review ledger through the real client: the first reviewer's
+	// finding gets id F1; the second, shown F1 on record, reports it fixed.
+	log := readFile(t, filepath.Join(planDir, "events.jsonl"))
+	for _, want := range []string{`"event":"FINDING_OPENED"`, `"event":"FINDING_FIXED"`, `"id":"F1"`} {
+		if !strings.Contains(log, want) {
+			t.Errorf("events.jsonl lacks %s (the review ledger)", want)
+		}
+	}
 }
 
 // checkReviewers: three nested sessions of their own, models alternating

@@ -146,7 +146,7 @@ func (s *Script) ReviewerReply(req *Request) Reply {
 		iteration, findings(verdict), verdict)
 	steps := []Reply{
 		Call("Write", map[string]any{"file_path": path, "content": review}),
-		Call("StructuredOutput", map[string]any{"verdict": verdict, "review": review}),
+		Call("StructuredOutput", map[string]any{"verdict": verdict, "review": review, "findings": structuredFindings(verdict, prompt.String())}),
 		Text("Review written: " + verdict + "."),
 	}
 	if n := countRole(req.Messages, "assistant"); n < len(steps) {
@@ -191,6 +191,25 @@ func ReviewFile(prompt string) (path string, iteration int) {
 		}
 	}
 	return path, iteration
+}
+
+// structuredFindings is the review ledger's part of the answer: a FAIL
+// reports the empty-name finding (by its id once the prompt lists it as on
+// record), a PASS reports it fixed when it is on record, else nothing.
+func structuredFindings(verdict, prompt string) []map[string]any {
+	onRecord := strings.Contains(prompt, "F1 (")
+	f := map[string]any{"id": "", "severity": "major", "title": "the empty name is not handled", "file": "hello.go", "line": 0, "status": "open"}
+	if onRecord {
+		f["id"] = "F1"
+	}
+	switch {
+	case verdict == "FAIL":
+		return []map[string]any{f}
+	case onRecord:
+		f["status"] = "fixed"
+		return []map[string]any{f}
+	}
+	return []map[string]any{}
 }
 
 func findings(verdict string) string {

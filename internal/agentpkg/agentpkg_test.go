@@ -22,13 +22,13 @@ import (
 // root is the repository root, seen from this package's directory.
 var root = filepath.Join("..", "..")
 
-// actions are the 17 agent actions of SPEC §9: one plugin command, one action
-// prompt and one Codex skill each.
+// actions are the 17 agent actions of SPEC §9 and parallel-plan (§13): one
+// plugin command, one action prompt and one Codex skill each.
 var actions = []string{
 	"new-plan", "create-tasks", "next-task", "next-task-tdd", "complete-task", "complete-task-tdd",
 	"continue-task", "continue-plan", "code-review", "post-code-review", "plan-review",
 	"post-plan-review", "tasks-review", "post-tasks-review", "all-code-review",
-	"post-all-code-review", "add-task",
+	"post-all-code-review", "add-task", "parallel-plan",
 }
 
 func repoPath(rel string) string { return filepath.Join(root, filepath.FromSlash(rel)) }

@@ -9,10 +9,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
 
 // Exit codes (docs/cli.md).
@@ -25,21 +23,16 @@ const (
 // Version is set with -ldflags "-X github.com/taskie-dev/taskie/internal/cli.Version=…".
 var Version = ""
 
-func version() string {
-	if Version != "" {
-		return Version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
+func version() string { return buildVersion().Version }
 
 // Streams carries all I/O: stdout holds only data; messages go to stderr.
 type Streams struct {
 	In       io.Reader
 	Out, Err io.Writer
-	TTY      bool // stdout is a terminal
+	TTY      bool // stdout is a terminal: bars, aligned tables
+	// Color and ErrColor switch colour on for stdout and stderr: a
+	// terminal, and NO_COLOR unset (see SystemStreams).
+	Color, ErrColor bool
 }
 
 // exitError carries an exit code and an optional hint line.
@@ -63,12 +56,15 @@ var errSilent = errors.New("silent exit")
 
 // Main runs taskie with the process's streams and returns the exit code.
 func Main(args []string) int {
-	tty := term.IsTerminal(int(os.Stdout.Fd()))
-	return Run(args, Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, TTY: tty})
+	return Run(args, SystemStreams())
 }
 
 // Run runs taskie with the given streams.
 func Run(args []string, s Streams) int {
+	if err := setClock(s, args); err != nil {
+		fmt.Fprintf(s.Err, "taskie: error: %v\n", err)
+		return ExitUsage
+	}
 	root := newRootCmd(&s)
 	root.SetArgs(args)
 	root.SetIn(s.In)
@@ -78,6 +74,7 @@ func Run(args []string, s Streams) int {
 	if err == nil {
 		return ExitOK
 	}
+	err = explainError(root, err)
 	var ee *exitError
 	if errors.As(err, &ee) && (ee == errProblems || ee.err == errSilent) {
 		return ee.code
@@ -88,13 +85,13 @@ func Run(args []string, s Streams) int {
 		fmt.Fprintf(s.Err, "taskie: warning: %v (hook allowed)\n", err)
 		return ExitOK
 	}
-	fmt.Fprintf(s.Err, "taskie: error: %v\n", err)
+	fmt.Fprintf(s.Err, "%s %v\n", s.errs().Red("taskie: error:"), err)
 	if !errors.As(err, &ee) {
-		fmt.Fprintf(s.Err, "taskie: hint: see `%s --help`\n", cmd.CommandPath())
+		fmt.Fprintf(s.Err, "%s see `%s --help`\n", s.errs().Yellow("taskie: hint:"), cmd.CommandPath())
 		return ExitUsage
 	}
 	if ee.hint != "" {
-		fmt.Fprintf(s.Err, "taskie: hint: %s\n", ee.hint)
+		fmt.Fprintf(s.Err, "%s %s\n", s.errs().Yellow("taskie: hint:"), ee.hint)
 	}
 	return ee.code
 }
@@ -113,10 +110,13 @@ func isHook(cmd *cobra.Command) bool {
 type globals struct {
 	dir  string // -C
 	plan string // --plan
+
+	s      *Streams // for the note naming a plan picked by default
+	picked bool     // that note was printed
 }
 
 func newRootCmd(s *Streams) *cobra.Command {
-	g := &globals{}
+	g := &globals{s: s}
 	root := &cobra.Command{
 		Use:   "taskie",
 		Short: "State and automatic reviews for AI coding-agent plans",
@@ -124,17 +124,16 @@ func newRootCmd(s *Streams) *cobra.Command {
 in .taskie/plans/<id>/ and drives an automatic review loop through the agent's
 Stop hook.
 
-Exit codes: 0 ok, 1 problems found (validate, doctor), 2 usage or input error.`,
+Exit codes: 0 ok, 1 problems found (validate, doctor, a FAIL review), 2 usage
+or input error.`,
 		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
 	root.SetVersionTemplate("taskie {{.Version}}\n")
 	root.PersistentFlags().StringVarP(&g.dir, "dir", "C", "", "run as if taskie was started in `dir`")
-	root.PersistentFlags().StringVar(&g.plan, "plan", "", "plan `id` (default: the most recently modified plan)")
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageErr(err, fmt.Sprintf("see `%s --help`", c.CommandPath()))
-	})
+	root.PersistentFlags().StringVar(&g.plan, "plan", "", "plan `id` (default: the one `taskie plan use` set, else the most recently changed)")
+	root.SetFlagErrorFunc(flagError)
 	root.AddCommand(
 		newInitCmd(s, g), newPlanCmd(s, g), newStatusCmd(s, g), newStartCmd(s, g),
 		newDoneCmd(s, g), newSetCmd(s, g), newPauseCmd(s, g, false), newPauseCmd(s, g, true),
@@ -144,6 +143,12 @@ Exit codes: 0 ok, 1 problems found (validate, doctor), 2 usage or input error.`,
 		newRecoverCmd(s, g), newHistoryCmd(s, g), newLogCmd(s, g),
 	)
 	root.AddCommand(newTrustCmd(s, g))
+	root.AddCommand(newStoreCmd(s, g))
+	root.AddCommand(newFindingsCmd(s, g), newFindingCmd(s, g))
+	root.AddCommand(newQueryCmd(s, g))
+	root.AddCommand(newReadyCmd(s, g), newClaimCmd(s, g), newHeartbeatCmd(s, g), newReleaseCmd(s, g), newGroupsCmd(s, g), newWorktreeCmd(s, g))
+	root.AddCommand(newVersionCmd(s), newReviewCmd(s, g))
+	finishTree(root, s, g)
 	return root
 }
 

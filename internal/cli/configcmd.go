@@ -11,53 +11,95 @@ import (
 	"github.com/taskie-dev/taskie/internal/config"
 )
 
-func newConfigCmd(s *Streams, g *globals) *cobra.Command {
-	var asJSON bool
+// configOpts are the options of `taskie config`.
+type configOpts struct {
+	s      *Streams
+	g      *globals
+	key    string // one setting, or "" for all
+	asJSON bool
+}
+
+func newConfigCmd(s *Streams, g *globals) *cobra.Command { return newConfigCmdWith(s, g, runConfig) }
+
+func newConfigCmdWith(s *Streams, g *globals, run func(*configOpts) error) *cobra.Command {
+	o := &configOpts{s: s, g: g}
 	c := &cobra.Command{
-		Use:   "config",
+		Use:   "config [setting]",
 		Short: "Show the effective settings and where each one comes from",
-		Long: `Show every setting of .taskie/config.json with its effective value and its
-source (the file, or "default"). See docs/configuration.md.`,
-		Args: exactArgs(0, "no arguments"),
-		RunE: func(*cobra.Command, []string) error {
-			r, err := g.repo()
-			if err != nil {
-				return err
-			}
-			cfg, err := config.Load(r.TaskieDir())
-			if err != nil {
-				return usageErr(err, "fix "+filepath.Join(r.TaskieDir(), config.FileName)+"; docs/configuration.md lists the settings")
-			}
-			vals := map[string]json.RawMessage{}
-			b, _ := json.Marshal(cfg)
-			_ = json.Unmarshal(b, &vals)
-			keys := config.Keys()
-			sort.Strings(keys)
-			if asJSON {
-				type entry struct {
-					Value  json.RawMessage `json:"value"`
-					Source string          `json:"source"`
-				}
-				out := map[string]entry{}
-				for _, k := range keys {
-					v := vals[k]
-					if v == nil {
-						v = json.RawMessage("null")
-					}
-					out[k] = entry{v, cfg.Source[k]}
-				}
-				return writeJSON(s.Out, out)
-			}
-			for _, k := range keys {
-				v := string(vals[k])
-				if v == "" {
-					v = "null"
-				}
-				fmt.Fprintf(s.Out, "%-20s %-40s %s\n", k, v, cfg.Source[k])
-			}
-			return nil
+		Long: `Show every setting (or one) with its effective value and its source: the
+repository's .taskie/config.json, your own config file, or "default". An
+invalid file is reported with every problem at once, each naming its setting.
+` + "`taskie help config`" + ` describes the settings.`,
+		Example: "  taskie config\n  taskie config models\n  taskie config --json",
+		Args:    maxArgs(1),
+		ValidArgsFunction: func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			return config.Keys(), cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.key = firstArg(args)
+			return run(o)
 		},
 	}
-	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	c.Flags().BoolVar(&o.asJSON, "json", false, "print JSON")
 	return c
+}
+
+// configEntry is one setting in `taskie config --json`.
+type configEntry struct {
+	Value  json.RawMessage `json:"value"`
+	Source string          `json:"source"`
+}
+
+func runConfig(o *configOpts) error {
+	r, err := o.g.repo()
+	if err != nil {
+		return err
+	}
+	cfg, err := config.Load(r.TaskieDir())
+	if err != nil {
+		return usageErr(err, "fix "+filepath.Join(r.TaskieDir(), config.FileName)+"; `taskie help config` lists the settings")
+	}
+	vals := map[string]json.RawMessage{}
+	b, _ := json.Marshal(cfg)
+	_ = json.Unmarshal(b, &vals)
+	keys := config.Keys()
+	sort.Strings(keys)
+	if o.key != "" {
+		if _, ok := vals[o.key]; !ok && !contains(keys, o.key) {
+			return usageErr(fmt.Errorf("unknown setting %q%s", o.key, didYouMean(o.key, keys)), "`taskie config` lists the settings; `taskie help config` describes them")
+		}
+		keys = []string{o.key}
+	}
+	out := map[string]configEntry{}
+	for _, k := range keys {
+		v := vals[k]
+		if v == nil {
+			v = json.RawMessage("null")
+		}
+		out[k] = configEntry{v, cfg.Source[k]}
+	}
+	if o.asJSON {
+		if o.key != "" {
+			return writeJSON(o.s.Out, out[o.key])
+		}
+		return writeJSON(o.s.Out, out)
+	}
+	c := o.s.out()
+	for _, k := range keys {
+		v := string(out[k].Value)
+		if v == "null" {
+			v = "(not set)"
+		}
+		fmt.Fprintf(o.s.Out, "%-20s %-40s %s\n", k, v, c.Dim(out[k].Source))
+	}
+	return nil
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
 }

@@ -10,7 +10,13 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 )
 
-type contextOpts struct{ asJSON, size bool }
+// contextOpts are the options of `taskie context`.
+type contextOpts struct {
+	s            *Streams
+	g            *globals
+	task         string
+	asJSON, size bool
+}
 
 // contextView is `taskie context --json`: the data, and the size of the
 // text it renders to.
@@ -21,8 +27,10 @@ type contextView struct {
 	Parts  []continuity.Part `json:"parts"`
 }
 
-func newContextCmd(s *Streams, g *globals) *cobra.Command {
-	o := &contextOpts{}
+func newContextCmd(s *Streams, g *globals) *cobra.Command { return newContextCmdWith(s, g, runContext) }
+
+func newContextCmdWith(s *Streams, g *globals, run func(*contextOpts) error) *cobra.Command {
+	o := &contextOpts{s: s, g: g}
 	c := &cobra.Command{
 		Use:   "context [task]",
 		Short: "Print the smallest context a fresh session needs (under 2 KB)",
@@ -34,15 +42,19 @@ clipped with a link to the file; rarely needed documents are named by path.
 The task defaults to current_task, else the task in progress, else the next
 pending one. Nothing is written.`,
 		Args: maxArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error { return runContext(s, g, firstArg(args), o) },
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.task = firstArg(args)
+			return run(o)
+		},
 	}
 	c.Flags().BoolVar(&o.asJSON, "json", false, "print JSON (the data, unclipped, with the text's size)")
 	c.Flags().BoolVar(&o.size, "size", false, "print the size of each part of the context instead of the text")
 	return c
 }
 
-func runContext(s *Streams, g *globals, arg string, o *contextOpts) error {
-	p, err := g.openPlan("")
+func runContext(o *contextOpts) error {
+	s, arg := o.s, o.task
+	p, err := o.g.openPlan("")
 	if err != nil {
 		return err
 	}

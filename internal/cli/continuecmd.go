@@ -40,8 +40,20 @@ func postReviewFiles(p *project.Plan, v *continueView) {
 	v.PostFile = rel(plan.PostReviewFile(string(review), task, st.Iteration()))
 }
 
+// continueOpts are the options of `taskie continue`.
+type continueOpts struct {
+	s      *Streams
+	g      *globals
+	id     string
+	asJSON bool
+}
+
 func newContinueCmd(s *Streams, g *globals) *cobra.Command {
-	var asJSON bool
+	return newContinueCmdWith(s, g, runContinue)
+}
+
+func newContinueCmdWith(s *Streams, g *globals, run func(*continueOpts) error) *cobra.Command {
+	o := &continueOpts{s: s, g: g}
 	c := &cobra.Command{
 		Use:   "continue [plan]",
 		Short: "Say which action to run next, and why",
@@ -51,54 +63,67 @@ task to start. When a crash left files ahead of state.json, the state is
 repaired (and says so). Without state.json it reconstructs a best guess.`,
 		Args: maxArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			p, err := g.openPlan(firstArg(args))
-			if err != nil {
-				return err
-			}
-			st, err := p.State()
-			if errors.Is(err, state.ErrNotFound) {
-				st, err = nil, nil
-			}
-			if err != nil {
-				return stateErr(p, err)
-			}
-			v := continueView{Plan: p.ID, Route: workflow.Continue(p.RouteFacts(st), p.Models())}
-			if r := runningReview(p, time.Now()); r != nil && (v.Repair != nil || v.Action == workflow.EndTurn) {
-				// The "crash" is a review in progress: its file is being written.
-				v.Route = workflow.Route{Action: workflow.Wait, Task: v.Task,
-					Why: fmt.Sprintf("%s iteration %d is running right now (model %s, %s so far); wait for it to finish, then run `taskie continue` again (`taskie status --watch` shows it)", r.Review, r.Iteration, r.Model, r.Elapsed)}
-			} else {
-				v.LastHook = lastHookProblem(p)
-			}
-			if v.Repair != nil {
-				// Recompute on the state found under the lock, so a concurrent
-				// update is built upon, never overwritten.
-				models := p.Models()
-				_, _, err := change(p, "continue: "+v.Why, false, func(cur *state.State) (*state.State, error) {
-					v.Route = workflow.Continue(p.RouteFacts(cur), models)
-					if v.Repair == nil {
-						return cur, nil
-					}
-					return v.Repair, nil
-				})
-				if err != nil {
-					return err
-				}
-				v.Recorded = v.Repair != nil
-			}
-			postReviewFiles(p, &v)
-			if v.Command != "" {
-				v.Command += p.PlanFlag()
-			}
-			if asJSON {
-				return writeJSON(s.Out, v)
-			}
-			printRoute(s, v)
-			return nil
+			o.id = firstArg(args)
+			return run(o)
 		},
 	}
-	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	c.Flags().BoolVar(&o.asJSON, "json", false, "print JSON")
 	return c
+}
+
+func runContinue(o *continueOpts) error {
+	p, err := o.g.openPlan(o.id)
+	if err != nil {
+		return err
+	}
+	st, err := p.State()
+	if errors.Is(err, state.ErrNotFound) {
+		st, err = nil, nil
+	}
+	if err != nil {
+		return stateErr(p, err)
+	}
+	v := continueView{Plan: p.ID, Route: workflow.Continue(p.RouteFacts(st), p.Models())}
+	if r := runningReview(p, time.Now()); r != nil && (v.Repair != nil || v.Action == workflow.EndTurn) {
+		// The "crash" is a review in progress: its file is being written.
+		v.Route = workflow.Route{Action: workflow.Wait, Task: v.Task,
+			Why: fmt.Sprintf("%s iteration %d is running right now (model %s, %s so far); wait for it to finish, then run `taskie continue` again (`taskie status --watch` shows it)", r.Review, r.Iteration, r.Model, r.Elapsed)}
+	} else {
+		v.LastHook = lastHookProblem(p)
+	}
+	if v.Repair != nil {
+		if err := repairRoute(p, &v); err != nil {
+			return err
+		}
+	}
+	postReviewFiles(p, &v)
+	if v.Command != "" {
+		v.Command += p.PlanFlag()
+	}
+	if o.asJSON {
+		return writeJSON(o.s.Out, v)
+	}
+	printRoute(o.s, v)
+	return nil
+}
+
+// repairRoute records the repair a route asks for. It recomputes the
+// route on the state found under the lock, so a concurrent update is built
+// upon, never overwritten.
+func repairRoute(p *project.Plan, v *continueView) error {
+	models := p.Models()
+	_, _, err := change(p, "continue: "+v.Why, false, func(cur *state.State) (*state.State, error) {
+		v.Route = workflow.Continue(p.RouteFacts(cur), models)
+		if v.Repair == nil {
+			return cur, nil
+		}
+		return v.Repair, nil
+	})
+	if err != nil {
+		return err
+	}
+	v.Recorded = v.Repair != nil
+	return nil
 }
 
 func printRoute(s *Streams, v continueView) {

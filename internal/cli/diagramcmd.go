@@ -7,19 +7,31 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
 func newDiagramCmd(s *Streams) *cobra.Command {
-	return &cobra.Command{
-		Use:   "diagram",
-		Short: "Print the phase machine as a Mermaid state diagram",
-		Args:  exactArgs(0, "no arguments"),
+	var lc bool
+	c := &cobra.Command{
+		Use:   "diagram [--lifecycle]",
+		Short: "Print the phase machine (or the task lifecycle machine) as a Mermaid state diagram",
+		Long: `Print the plan's phase machine as a Mermaid stateDiagram-v2, one edge per
+legal move. With --lifecycle, print the task lifecycle machine instead
+(taskie help lifecycle): every legal move with why it exists, and the two overrides.`,
+		Example: "  taskie diagram\n  taskie diagram --lifecycle",
+		Args:    exactArgs(0, "no arguments"),
 		RunE: func(*cobra.Command, []string) error {
+			if lc {
+				fmt.Fprint(s.Out, lifecycle.Mermaid())
+				return nil
+			}
 			fmt.Fprint(s.Out, mermaid())
 			return nil
 		},
 	}
+	c.Flags().BoolVar(&lc, "lifecycle", false, "print the task lifecycle machine")
+	return c
 }
 
 // mermaid renders workflow.Table; ids use underscores since Mermaid state

@@ -12,54 +12,71 @@ import (
 	"github.com/taskie-dev/taskie/internal/doctor"
 )
 
-func newDoctorCmd(s *Streams, g *globals) *cobra.Command {
-	var asJSON bool
+// doctorOpts are the options of `taskie doctor`.
+type doctorOpts struct {
+	s      *Streams
+	g      *globals
+	asJSON bool
+}
+
+func newDoctorCmd(s *Streams, g *globals) *cobra.Command { return newDoctorCmdWith(s, g, runDoctor) }
+
+func newDoctorCmdWith(s *Streams, g *globals, run func(*doctorOpts) error) *cobra.Command {
+	o := &doctorOpts{s: s, g: g}
 	c := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check the binary, the agent hooks, the reviewer CLI, the config and the plans",
 		Long: `Check that taskie can work here: this binary is the taskie on PATH, the
 Claude Code plugin or a taskie Stop hook is registered, the reviewer CLI is on
 PATH and logged in, CLAUDE_CODE_STOP_HOOK_BLOCK_CAP allows a review cycle, the
-config is valid and the plans validate. For Codex also: taskie's hooks are
-trusted in config.toml with the hash Codex computes (Codex skips an untrusted
-hook silently), and a login shell finds taskie (Codex runs hooks and commands
-with -lc). Each problem comes with the command
-that fixes it. Exit 1 when a problem is found.`,
+config is valid and the plans validate (a malformed or illegal state.json is a
+problem too). For Codex also: taskie's hooks are trusted in config.toml with
+the hash Codex computes (Codex skips an untrusted hook silently), and a login
+shell finds taskie (Codex runs hooks and commands with -lc). Each problem
+comes with the command that fixes it. Exit 1 when a problem is found.`,
 		Args: exactArgs(0, "no arguments"),
-		RunE: func(*cobra.Command, []string) error {
-			cwd, err := g.cwd()
-			if err != nil {
-				return err
-			}
-			exe, _ := os.Executable()
-			home, _ := os.UserHomeDir()
-			checks := doctor.Run(doctor.Env{Version: version(), Exe: exe, Home: home, Cwd: cwd,
-				Getenv: os.Getenv, LookPath: exec.LookPath, LoginShell: loginShell})
-			if asJSON {
-				if err := writeJSON(s.Out, checks); err != nil {
-					return err
-				}
-			} else {
-				for _, c := range checks {
-					mark := "ok  "
-					if !c.OK {
-						mark = "FAIL"
-					}
-					fmt.Fprintf(s.Out, "%s %-18s %s\n", mark, c.Name, c.Detail)
-					if c.Fix != "" {
-						fmt.Fprintf(s.Out, "     %-18s fix: %s\n", "", c.Fix)
-					}
-				}
-			}
-			if n := doctor.Problems(checks); n > 0 {
-				fmt.Fprintf(s.Err, "taskie doctor: %d problem(s)\n", n)
-				return errProblems
-			}
-			return nil
-		},
+		RunE: func(*cobra.Command, []string) error { return run(o) },
 	}
-	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	c.Flags().BoolVar(&o.asJSON, "json", false, "print JSON")
 	return c
+}
+
+func runDoctor(o *doctorOpts) error {
+	cwd, err := o.g.cwd()
+	if err != nil {
+		return err
+	}
+	exe, _ := os.Executable()
+	home, _ := os.UserHomeDir()
+	checks := doctor.Run(doctor.Env{Version: version(), Exe: exe, Home: home, Cwd: cwd,
+		Getenv: os.Getenv, LookPath: exec.LookPath, LoginShell: loginShell})
+	if o.asJSON {
+		if err := writeJSON(o.s.Out, checks); err != nil {
+			return err
+		}
+	} else {
+		printChecks(o.s, checks)
+	}
+	if n := doctor.Problems(checks); n > 0 {
+		fmt.Fprintf(o.s.Err, "taskie doctor: %d problem(s)\n", n)
+		return errProblems
+	}
+	return nil
+}
+
+// printChecks prints one line per check, and the fix under a failure.
+func printChecks(s *Streams, checks []doctor.Check) {
+	c := s.out()
+	for _, ch := range checks {
+		mark := c.Green("ok  ")
+		if !ch.OK {
+			mark = c.Red("FAIL")
+		}
+		fmt.Fprintf(s.Out, "%s %-18s %s\n", mark, ch.Name, ch.Detail)
+		if ch.Fix != "" {
+			fmt.Fprintf(s.Out, "     %-18s %s %s\n", "", c.Yellow("fix:"), ch.Fix)
+		}
+	}
 }
 
 // loginShell asks a login shell where taskie is, as Codex would find it.

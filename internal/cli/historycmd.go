@@ -2,11 +2,12 @@ package cli
 
 import (
 	"bufio"
-	"encoding/json"
+	"bytes"
+	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -14,130 +15,199 @@ import (
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/history"
 	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/store"
 )
 
+// historyOpts are the options of `taskie history`.
+type historyOpts struct {
+	asJSON bool
+	last   int
+}
+
 func newHistoryCmd(s *Streams, g *globals) *cobra.Command {
-	var asJSON bool
+	o := &historyOpts{}
 	c := &cobra.Command{
 		Use:   "history [task]",
 		Short: "List a plan's events in order, or those of one task",
 		Long: `List the events of a plan's events.jsonl in order, one per line:
 time (RFC 3339), event, task, from → to, and the reason and details.
-Columns are aligned on a terminal and tab-separated otherwise.
+Tab-separated when piped; on a terminal, columns of fixed width (a longer
+value pushes the rest of its line). --json prints the events as JSON lines,
+one object per line exactly as the log holds it. -n shows the last N events
+only (read from the end of the log). Output streams: nothing is held whole.
 An unreadable line (a torn write) is skipped with a warning.`,
-		Example: "  taskie history\n  taskie history 3 --json",
+		Example: "  taskie history\n  taskie history 3 --json\n  taskie history -n 20",
 		Args:    maxArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			p, err := g.openPlan("")
 			if err != nil {
 				return err
 			}
-			var task domain.TaskID // 0: every task
+			f := events.Filter{}
 			if len(args) == 1 {
-				if task, err = p.TaskID(args[0]); err != nil {
+				task, err := taskArg(p, args[0])
+				if err != nil {
 					return usageErr(err, "")
 				}
+				f.Task = task.String()
 			}
 			var w eventWriter
 			switch {
-			case asJSON:
-				w = &jsonArray{}
+			case o.asJSON:
+				w = rawLines{}
 			case s.TTY:
-				w = &tableWriter{}
+				w = alignedRows{}
 			default:
-				w = &tsvWriter{}
+				w = tsvRows{}
 			}
-			return streamEvents(s, p, task, w)
+			return streamEvents(s, p, f, o.last, w)
 		},
 	}
-	c.Flags().BoolVar(&asJSON, "json", false, "print a JSON array of the events")
+	c.Flags().BoolVar(&o.asJSON, "json", false, "print the events as JSON lines, as the log holds them")
+	c.Flags().IntVarP(&o.last, "last", "n", 0, "show only the last `N` events")
 	return c
 }
 
-// eventWriter prints a stream of events in one format.
+// eventWriter appends one event's output to a line buffer.
 type eventWriter interface {
-	start(out io.Writer)
-	write(e events.Event) error
-	end() error
+	line(buf []byte, l *events.Lean) []byte
 }
 
-// streamEvents reads the plan's events (of one task when task is not 0)
-// and hands them to w as they are read; torn lines are warnings.
-func streamEvents(s *Streams, p *project.Plan, task domain.TaskID, w eventWriter) error {
-	out := bufio.NewWriter(s.Out)
-	w.start(out)
-	var werr error
-	err := p.Store.Scan(p.ID, func(e events.Event) {
-		if werr == nil && (task == 0 || e.Task == task.String()) {
-			werr = w.write(e)
-		}
-	}, func(msg string) { fmt.Fprintf(s.Err, "taskie: warning: %s\n", msg) })
-	if err == nil {
-		err = werr
+// streamEvents reads the plan's events that pass f (the last n when
+// n > 0) and writes each as it is read; torn lines are warnings.
+func streamEvents(s *Streams, p *project.Plan, f events.Filter, n int, w eventWriter) error {
+	if n < 0 {
+		return usageErr(fmt.Errorf("-n %d: the number of events must be positive", n), "")
 	}
-	if err == nil {
-		err = w.end()
+	out := bufio.NewWriterSize(s.Out, 64<<10)
+	var buf []byte
+	emit := func(l *events.Lean) error {
+		buf = w.line(buf[:0], l)
+		_, err := out.Write(buf)
+		return err
+	}
+	warn := func(msg string) { fmt.Fprintf(s.Err, "taskie: warning: %s\n", msg) }
+	var err error
+	if n > 0 {
+		err = scanPlanTail(p, f, n, emit, warn)
+	} else {
+		err = scanPlanEvents(p, f, emit, warn)
 	}
 	if ferr := out.Flush(); err == nil {
 		err = ferr
 	}
-	if err == nil && !p.Exists(events.FileName) {
+	if err == nil && !logExists(p) {
 		fmt.Fprintf(s.Err, "plan %s has no %s yet\n", p.ID, events.FileName)
 	}
 	return err
 }
 
-// tsvWriter prints history rows tab-separated (for pipes).
-type tsvWriter struct{ w io.Writer }
-
-func (t *tsvWriter) start(out io.Writer) { t.w = out }
-func (t *tsvWriter) end() error          { return nil }
-func (t *tsvWriter) write(e events.Event) error {
-	_, err := fmt.Fprintln(t.w, strings.Join(history.HistoryRow(e).Cells(), "\t"))
-	return err
-}
-
-// tableWriter aligns history rows (for a terminal).
-type tableWriter struct{ tw *tabwriter.Writer }
-
-func (t *tableWriter) start(out io.Writer) { t.tw = tabwriter.NewWriter(out, 0, 0, 2, ' ', 0) }
-func (t *tableWriter) end() error          { return t.tw.Flush() }
-func (t *tableWriter) write(e events.Event) error {
-	_, err := fmt.Fprintln(t.tw, strings.Join(history.HistoryRow(e).Cells(), "\t"))
-	return err
-}
-
-// jsonArray prints values as one indented JSON array, streamed.
-type jsonArray struct {
-	w   io.Writer
-	n   int
-	val func(events.Event) any // nil: the event itself
-}
-
-func (j *jsonArray) start(out io.Writer) { j.w = out }
-func (j *jsonArray) write(e events.Event) error {
-	var v any = e
-	if j.val != nil {
-		v = j.val(e)
+// taskArg checks a user's task id against tasks.md for a read command. A
+// table whose first column is Id is looked up line by line, without
+// loading the plan's snapshot (a long plan's tasks.md costs more memory
+// parsed than the whole scan of its log); any other case, and an unknown
+// task, goes through the snapshot, whose error names the known ids.
+func taskArg(p *project.Plan, arg string) (domain.TaskID, error) {
+	if id, err := domain.ParseTaskID(arg); err == nil && id > 0 {
+		if data, err := p.Store.Root().ReadFile(store.Rel(p.ID, "tasks.md")); err == nil && hasTaskRow(data, id.String()) {
+			return id, nil
+		}
 	}
-	b, err := json.MarshalIndent(v, "  ", "  ")
+	return p.TaskID(arg)
+}
+
+// hasTaskRow reports whether a markdown table whose header's first cell is
+// Id has a row whose first cell is id.
+func hasTaskRow(data []byte, id string) bool {
+	header := true
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		line = bytes.TrimSpace(line)
+		if len(line) == 0 || line[0] != '|' {
+			continue
+		}
+		cell, _, _ := bytes.Cut(line[1:], []byte{'|'})
+		cell = bytes.TrimSpace(cell)
+		if header {
+			if !strings.EqualFold(string(cell), "id") {
+				return false
+			}
+			header = false
+			continue
+		}
+		if string(cell) == id {
+			return true
+		}
+	}
+	return false
+}
+
+// logExists reports whether the plan has an event log, without loading
+// the plan's snapshot (tasks.md may be long).
+func logExists(p *project.Plan) bool {
+	st, err := p.Store.Root().Stat(store.Rel(p.ID, events.FileName))
+	return err == nil && st.Mode().IsRegular()
+}
+
+// scanPlanTail streams the last n events of the plan that pass f.
+func scanPlanTail(p *project.Plan, f events.Filter, n int, fn func(*events.Lean) error, warn func(string)) error {
+	rel := store.Rel(p.ID, events.FileName)
+	r, err := p.Store.Root().OpenRead(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	sep := ",\n  "
-	if j.n == 0 {
-		sep = "[\n  "
-	}
-	j.n++
-	_, err = fmt.Fprintf(j.w, "%s%s", sep, b)
-	return err
-}
-
-func (j *jsonArray) end() error {
-	if j.n == 0 {
-		_, err := io.WriteString(j.w, "[]\n")
+	defer r.Close()
+	st, err := r.Stat()
+	if err != nil {
 		return err
 	}
-	_, err := io.WriteString(j.w, "\n]\n")
-	return err
+	return events.ScanLeanTail(r, st.Size(), p.Store.Root().Path(rel), n, f, fn, warn)
+}
+
+// rawLines prints each event as the log holds it: JSON lines.
+type rawLines struct{}
+
+func (rawLines) line(buf []byte, l *events.Lean) []byte { return append(append(buf, l.Raw...), '\n') }
+
+// tsvRows prints history rows tab-separated (for pipes).
+type tsvRows struct{}
+
+func (tsvRows) line(buf []byte, l *events.Lean) []byte {
+	for i, c := range history.LeanRow(l).Cells() {
+		if i > 0 {
+			buf = append(buf, '\t')
+		}
+		buf = append(buf, c...)
+	}
+	return append(buf, '\n')
+}
+
+// alignedRows prints history rows in columns of fixed width (for a
+// terminal): computed per line, so nothing is buffered to align.
+type alignedRows struct{}
+
+// historyWidths are the widths of the columns before the summary: time,
+// event (the longest kind), task, change.
+var historyWidths = [...]int{20, 17, 4, 32}
+
+func (alignedRows) line(buf []byte, l *events.Lean) []byte {
+	cells := history.LeanRow(l).Cells()
+	for i, c := range cells {
+		buf = append(buf, c...)
+		if i < len(historyWidths) {
+			pad := historyWidths[i] - utf8.RuneCountInString(c)
+			for j := 0; j < max(pad, 0)+2; j++ {
+				buf = append(buf, ' ')
+			}
+		}
+	}
+	return append(buf, '\n')
 }

@@ -24,7 +24,7 @@ func newHookCmd(s *Streams) *cobra.Command {
 	}
 	c.AddCommand(newHookStopCmd(s),
 		newHookSimpleCmd(s, "session-start", "SessionStart hook: inject where the plan stands (under 2 KB)", hook.SessionStart),
-		newHookSimpleCmd(s, "subagent-stop", "SubagentStop hook: allows (the commit check comes with parallel execution)", hook.SubagentStop))
+		newHookSimpleCmd(s, "subagent-stop", "SubagentStop hook: block, once, a subagent that holds a claim and stops without a new commit", hook.SubagentStop))
 	return c
 }
 

@@ -16,9 +16,23 @@ import (
 // Assets holds the agent packages (plugin/, codex/); cmd/taskie sets it.
 var Assets fs.FS
 
+// installOpts are the options of `taskie install` and `taskie uninstall`.
+type installOpts struct {
+	s       *Streams
+	g       *globals
+	remove  bool // uninstall
+	agent   string
+	scope   string
+	asJSON  bool
+	noTrust bool
+}
+
 func newInstallCmd(s *Streams, g *globals, remove bool) *cobra.Command {
-	var scope string
-	var asJSON, noTrust bool
+	return newInstallCmdWith(s, g, remove, runInstallCmd)
+}
+
+func newInstallCmdWith(s *Streams, g *globals, remove bool, run func(*installOpts) error) *cobra.Command {
+	o := &installOpts{s: s, g: g, remove: remove}
 	use, short := "install", "Install taskie into Claude Code or Codex (idempotent)"
 	if remove {
 		use, short = "uninstall", "Remove what taskie install added, and nothing else"
@@ -31,6 +45,9 @@ func newInstallCmd(s *Streams, g *globals, remove bool) *cobra.Command {
 claude: writes the plugin (commands, action prompts, ground rules, hooks) to a
 local marketplace (~/.taskie/claude-marketplace, or .taskie/claude-marketplace
 with --scope project) and enables it in .claude/settings.json as taskie@taskie.
+With --scope project the settings name the marketplace relative to the project
+and .taskie/.gitignore covers the plugin copy: commit .claude/settings.json,
+and each clone runs taskie install claude --scope project once.
 codex: writes one skill per action to $CODEX_HOME/skills/taskie-<action>/
 (in Codex: $taskie-new-plan, $taskie-continue-plan, …), adds the Stop and
 SessionStart hooks to hooks.json ($CODEX_HOME, or .codex/ with --scope
@@ -38,46 +55,63 @@ project), and trusts those two hooks in $CODEX_HOME/config.toml: Codex skips
 an untrusted hook without a word. --no-trust leaves the trust to you (taskie
 prints the lines; Codex's /hooks can trust them too).
 Every other setting and hook is kept; running it again changes nothing.
-See docs/codex.md.`,
+uninstall removes what install added, with or without the claude CLI on PATH,
+and no empty file or directory is left behind. See taskie help codex.`,
 		Args:      exactArgs(1, "claude or codex"),
 		ValidArgs: []string{"claude", "codex"},
 		RunE: func(_ *cobra.Command, args []string) error {
-			t, err := installTarget(g, scope)
-			if err != nil {
-				return err
-			}
-			changes, err := runInstall(args[0], t, remove, install.CodexOptions{NoTrust: noTrust})
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(s.Out, changes)
-			}
-			for _, ch := range changes {
-				if ch.Action == "unchanged" {
-					continue
-				}
-				fmt.Fprintf(s.Out, "%-9s %s", ch.Action, ch.Path)
-				if ch.What != "" {
-					fmt.Fprintf(s.Out, " (%s)", ch.What)
-				}
-				fmt.Fprintln(s.Out)
-			}
-			if n := countChanged(changes); n == 0 {
-				fmt.Fprintf(s.Err, "taskie %s %s: nothing to change\n", use, args[0])
-			}
-			if args[0] == "codex" && !remove {
-				codexNotes(s, t, noTrust)
-			}
-			return nil
+			o.agent = args[0]
+			return run(o)
 		},
 	}
-	c.Flags().StringVar(&scope, "scope", install.ScopeUser, "user or project")
-	c.Flags().BoolVar(&asJSON, "json", false, "print the changes as JSON")
+	c.Flags().StringVar(&o.scope, "scope", install.ScopeUser, "user or project")
+	c.Flags().BoolVar(&o.asJSON, "json", false, "print the changes as JSON")
 	if !remove {
-		c.Flags().BoolVar(&noTrust, "no-trust", false, "codex: do not write the hook trust entries to config.toml")
+		c.Flags().BoolVar(&o.noTrust, "no-trust", false, "codex: do not write the hook trust entries to config.toml")
 	}
+	_ = c.RegisterFlagCompletionFunc("scope", cobra.FixedCompletions([]string{install.ScopeUser, install.ScopeProject}, cobra.ShellCompDirectiveNoFileComp))
 	return c
+}
+
+func runInstallCmd(o *installOpts) error {
+	use := "install"
+	if o.remove {
+		use = "uninstall"
+	}
+	if o.agent != "claude" && o.agent != "codex" {
+		return usageErr(fmt.Errorf("unknown agent %q%s", o.agent, didYouMean(o.agent, []string{"claude", "codex"})), "use claude or codex")
+	}
+	t, err := installTarget(o.g, o.scope)
+	if err != nil {
+		return err
+	}
+	changes, err := runInstall(o.agent, t, o.remove, install.CodexOptions{NoTrust: o.noTrust})
+	if err != nil {
+		return err
+	}
+	if o.asJSON {
+		return writeJSON(o.s.Out, changes)
+	}
+	for _, ch := range changes {
+		if ch.Action == "unchanged" {
+			continue
+		}
+		fmt.Fprintf(o.s.Out, "%-9s %s", ch.Action, ch.Path)
+		if ch.What != "" {
+			fmt.Fprintf(o.s.Out, " (%s)", ch.What)
+		}
+		fmt.Fprintln(o.s.Out)
+	}
+	if n := countChanged(changes); n == 0 {
+		fmt.Fprintf(o.s.Err, "taskie %s %s: nothing to change\n", use, o.agent)
+	}
+	if o.agent == "codex" && !o.remove {
+		codexNotes(o.s, t, o.noTrust)
+	}
+	if o.agent == "claude" && !o.remove && t.Scope == install.ScopeProject {
+		fmt.Fprintln(o.s.Err, "taskie: commit .claude/settings.json (and .taskie/.gitignore); in another clone, run `taskie install claude --scope project` once")
+	}
+	return nil
 }
 
 // codexNotes tells the user what Codex needs beyond the files: the trust
@@ -124,7 +158,7 @@ func countChanged(cs []install.Change) int {
 
 func installTarget(g *globals, scope string) (install.Target, error) {
 	if scope != install.ScopeUser && scope != install.ScopeProject {
-		return install.Target{}, usageErr(fmt.Errorf("unknown scope %q", scope), "use --scope user or --scope project")
+		return install.Target{}, usageErr(fmt.Errorf("unknown scope %q%s", scope, didYouMean(scope, []string{install.ScopeUser, install.ScopeProject})), "use --scope user or --scope project")
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {

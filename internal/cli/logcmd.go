@@ -1,8 +1,7 @@
 package cli
 
 import (
-	"fmt"
-	"io"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -10,47 +9,103 @@ import (
 	"github.com/taskie-dev/taskie/internal/history"
 )
 
-type logEntry struct {
-	TS      string `json:"ts"`
-	Event   string `json:"event"`
-	Task    string `json:"task,omitempty"`
-	Message string `json:"message"`
+// logOpts are the options of `taskie log`.
+type logOpts struct {
+	asJSON bool
+	last   int
 }
 
 func newLogCmd(s *Streams, g *globals) *cobra.Command {
-	var asJSON bool
+	o := &logOpts{}
 	c := &cobra.Command{
-		Use:   "log",
+		Use:   "log [-n N]",
 		Short: "Show a plan's progress log: [ts] EVENT: message",
 		Long: `Show the human-readable progress log of a plan, one line per event of its
-events.jsonl: "[time] EVENT: message". An unreadable line (a torn write) is
+events.jsonl: "[time] EVENT: message". -n shows the last N events only (read
+from the end of the log); --json prints JSON lines {ts, event, task, message}.
+Output streams: nothing is held whole. An unreadable line (a torn write) is
 skipped with a warning.`,
-		Example: "  taskie log\n  taskie log --plan my-plan --json",
+		Example: "  taskie log\n  taskie log -n 20\n  taskie log --plan my-plan --json",
 		Args:    maxArgs(0),
 		RunE: func(_ *cobra.Command, _ []string) error {
 			p, err := g.openPlan("")
 			if err != nil {
 				return err
 			}
-			var w eventWriter = &logWriter{}
-			if asJSON {
-				w = &jsonArray{val: func(e events.Event) any {
-					return logEntry{TS: history.TS(e), Event: e.Event, Task: e.Task, Message: history.Message(e)}
-				}}
+			var w eventWriter = logLines{}
+			if o.asJSON {
+				w = logJSON{}
 			}
-			return streamEvents(s, p, 0, w)
+			return streamEvents(s, p, events.Filter{}, o.last, w)
 		},
 	}
-	c.Flags().BoolVar(&asJSON, "json", false, "print a JSON array of {ts, event, task, message}")
+	c.Flags().BoolVar(&o.asJSON, "json", false, "print JSON lines {ts, event, task, message}")
+	c.Flags().IntVarP(&o.last, "last", "n", 0, "show only the last `N` events")
 	return c
 }
 
-// logWriter prints one "[ts] EVENT: message" line per event.
-type logWriter struct{ w io.Writer }
+// logLines prints "[ts] EVENT: message".
+type logLines struct{}
 
-func (l *logWriter) start(out io.Writer) { l.w = out }
-func (l *logWriter) end() error          { return nil }
-func (l *logWriter) write(e events.Event) error {
-	_, err := fmt.Fprintln(l.w, history.LogLine(e))
-	return err
+func (logLines) line(buf []byte, l *events.Lean) []byte {
+	buf = append(buf, '[')
+	buf = append(buf, history.LeanTS(l.TS)...)
+	buf = append(buf, "] "...)
+	buf = append(buf, l.Event...)
+	buf = append(buf, ": "...)
+	buf = append(buf, history.LeanMessage(l)...)
+	return append(buf, '\n')
+}
+
+// logJSON prints {"ts","event","task","message"} per line.
+type logJSON struct{}
+
+func (logJSON) line(buf []byte, l *events.Lean) []byte {
+	buf = append(buf, `{"ts":`...)
+	buf = appendJSONString(buf, history.LeanTS(l.TS))
+	buf = append(buf, `,"event":`...)
+	buf = appendJSONString(buf, l.Event)
+	if l.Task != "" {
+		buf = append(buf, `,"task":`...)
+		buf = appendJSONString(buf, l.Task)
+	}
+	buf = append(buf, `,"message":`...)
+	buf = appendJSONString(buf, history.LeanMessage(l))
+	return append(buf, "}\n"...)
+}
+
+// appendJSONString appends s as a JSON string: quotes, backslashes and
+// control characters escaped, invalid UTF-8 replaced.
+func appendJSONString(buf []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	buf = append(buf, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				buf = append(buf, '\\', c)
+			case c == '\n':
+				buf = append(buf, '\\', 'n')
+			case c == '\t':
+				buf = append(buf, '\\', 't')
+			case c == '\r':
+				buf = append(buf, '\\', 'r')
+			case c < 0x20:
+				buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				buf = append(buf, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			buf = append(buf, `\ufffd`...)
+		} else {
+			buf = append(buf, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(buf, '"')
 }

@@ -5,12 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
+	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
 // repo finds the project from the working directory.
@@ -26,7 +29,9 @@ func (g *globals) repo() (*plan.Repo, error) {
 	return r, nil
 }
 
-// openPlan returns the plan named by id, by --plan, or the most recent one.
+// openPlan returns the plan named by id, by --plan, or else the default
+// plan: the one `taskie plan use` set, else the most recently changed. A
+// plan picked by default is named on stderr when the project has others.
 func (g *globals) openPlan(id string) (*project.Plan, error) {
 	r, err := g.repo()
 	if err != nil {
@@ -35,9 +40,74 @@ func (g *globals) openPlan(id string) (*project.Plan, error) {
 	if id == "" {
 		id = g.plan
 	}
+	if id == "" {
+		return g.defaultPlan(r)
+	}
+	return getPlan(r, id)
+}
+
+// getPlan opens a plan the user named; an unknown id gets the nearest one.
+func getPlan(r *plan.Repo, id string) (*project.Plan, error) {
 	p, err := project.Get(r, id)
 	if err != nil {
-		return nil, usageErr(err, "")
+		ids, _ := r.Plans()
+		hint := ""
+		if s := workflow.Nearest(id, ids); s != "" {
+			hint = fmt.Sprintf("did you mean --plan %s?", s)
+		} else if len(ids) == 0 {
+			hint = "create one with `taskie plan new <id>`"
+		}
+		return nil, usageErr(err, hint)
+	}
+	return p, nil
+}
+
+// defaultPlanFile holds the plan `taskie plan use` chose; it is
+// machine-local (.taskie/.gitignore covers local/).
+var defaultPlanFile = filepath.Join("local", "plan")
+
+// readDefault returns the plan `taskie plan use` set, "" when none.
+func readDefault(r *plan.Repo) string {
+	data, err := os.ReadFile(filepath.Join(r.TaskieDir(), defaultPlanFile))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(data))
+}
+
+// pickDefault returns the default plan and how it was chosen.
+func pickDefault(r *plan.Repo) (id, how string, err error) {
+	if id := readDefault(r); id != "" {
+		if dir, err := r.PlanDir(id); err == nil {
+			if st, err := os.Stat(dir); err == nil && st.IsDir() {
+				return id, "set with `taskie plan use`", nil
+			}
+		}
+		how = fmt.Sprintf("the default %s set with `taskie plan use` no longer exists; ", id)
+	}
+	id, err = r.MostRecent()
+	return id, how + "the most recently changed", err
+}
+
+// defaultPlan opens the default plan and, when the project has other
+// plans, says on stderr which one was picked and how to pick another.
+func (g *globals) defaultPlan(r *plan.Repo) (*project.Plan, error) {
+	id, how, err := pickDefault(r)
+	if err != nil {
+		return nil, err
+	}
+	if id == "" {
+		return nil, usageErr(project.ErrNoPlans, "")
+	}
+	p, err := getPlan(r, id)
+	if err != nil {
+		return nil, err
+	}
+	ids, _ := r.Plans()
+	if len(ids) > 1 && g.s != nil && !g.picked {
+		g.picked = true
+		fmt.Fprintf(g.s.Err, "%s plan %s (%s; %d plans: %s): --plan ID or `taskie plan use ID` picks another\n",
+			g.s.errs().Dim("taskie:"), g.s.errs().Bold(id), how, len(ids), strings.Join(ids, ", "))
 	}
 	return p, nil
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -19,34 +20,58 @@ import (
 )
 
 func newPlanCmd(s *Streams, g *globals) *cobra.Command {
-	c := &cobra.Command{Use: "plan", Short: "Create and list plans"}
-	c.AddCommand(newPlanNewCmd(s, g), newPlanListCmd(s, g))
+	c := &cobra.Command{
+		Use:   "plan",
+		Short: "Create, list and pick plans",
+		Long: `Create a plan (plan new), list every plan with where it stands (plan list,
+the same table as taskie status --all) and choose the plan that commands act on
+when no --plan is given (plan use).`,
+	}
+	c.AddCommand(newPlanNewCmd(s, g), newPlanListCmd(s, g), newPlanUseCmd(s, g))
 	return c
 }
 
-type planNewOpts struct{ tdd, auto bool }
+// planNewOpts are the options of `taskie plan new`.
+type planNewOpts struct {
+	s         *Streams
+	g         *globals
+	id        string
+	tdd, auto bool
+	asJSON    bool
+}
 
 func newPlanNewCmd(s *Streams, g *globals) *cobra.Command {
-	o := &planNewOpts{}
+	return newPlanNewCmdWith(s, g, runPlanNew)
+}
+
+func newPlanNewCmdWith(s *Streams, g *globals, run func(*planNewOpts) error) *cobra.Command {
+	o := &planNewOpts{s: s, g: g}
 	c := &cobra.Command{
 		Use:   "new <id>",
 		Short: "Create a plan: .taskie/plans/<id>/ with plan.md and state.json",
 		Long: `Create a plan directory with a plan.md to fill in and a state.json in phase
 new-plan. With --auto the Stop hook reviews the plan at the agent's next stop
-(automated mode); without it the plan is standalone (next_phase null).`,
+(automated mode); without it the plan is standalone: nothing runs at the
+agent's stops until you ask (taskie review, or taskie done … --auto).
+It prints the plan directory (--json: the plan and its state.json).`,
 		Args: exactArgs(1, "a plan id"),
-		RunE: func(_ *cobra.Command, args []string) error { return runPlanNew(s, g, args[0], o) },
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.id = args[0]
+			return run(o)
+		},
 	}
 	c.Flags().BoolVar(&o.tdd, "tdd", false, "implement tasks test-first")
 	c.Flags().BoolVar(&o.auto, "auto", false, "automated mode: reviews run at the next stop")
+	c.Flags().BoolVar(&o.asJSON, "json", false, "print the plan and its state as JSON")
 	return c
 }
 
-func runPlanNew(s *Streams, g *globals, id string, o *planNewOpts) error {
+func runPlanNew(o *planNewOpts) error {
+	id := o.id
 	if err := plan.ValidID(id); err != nil {
 		return usageErr(err, "")
 	}
-	cwd, err := g.cwd()
+	cwd, err := o.g.cwd()
 	if err != nil {
 		return err
 	}
@@ -64,15 +89,15 @@ func runPlanNew(s *Streams, g *globals, id string, o *planNewOpts) error {
 	if err != nil {
 		return usageErr(err, "")
 	}
+	cfg, err := config.Load(r.TaskieDir())
+	if err != nil {
+		return usageErr(err, "fix .taskie/config.json (`taskie help config` lists the settings; `taskie config` shows the effective values)")
+	}
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		if os.IsExist(err) {
 			return usageErr(fmt.Errorf("plan %q already exists at %s", id, dir), "pick another id, or continue it with `taskie continue --plan "+id+"`")
 		}
 		return err
-	}
-	cfg, err := config.Load(r.TaskieDir())
-	if err != nil {
-		return usageErr(err, "fix .taskie/config.json; `taskie config` shows the effective values")
 	}
 	fs, err := store.Open(r)
 	if err != nil {
@@ -96,63 +121,177 @@ func runPlanNew(s *Streams, g *globals, id string, o *planNewOpts) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(s.Out, "%s\n", dir)
-	fmt.Fprintf(s.Err, "created plan %s (phase %s, next %s): write the plan in %s\n", id, st.Phase, orNull(st.Next()), filepath.Join(dir, "plan.md"))
+	if o.asJSON {
+		return writeJSON(o.s.Out, struct {
+			changedView
+			Dir string `json:"dir"`
+		}{changed(id, st), dir})
+	}
+	fmt.Fprintf(o.s.Out, "%s\n", dir)
+	fmt.Fprintf(o.s.Err, "created plan %s: %s; write the plan in %s\n", id, describeState(st), filepath.Join(dir, "plan.md"))
 	return nil
 }
 
-func orNull[T ~string](s T) string {
-	if s == "" {
-		return "null"
-	}
-	return string(s)
+// changedView is the --json output of a command that changes a plan: the
+// plan and its state.json as written.
+type changedView struct {
+	Plan  string          `json:"plan"`
+	State json.RawMessage `json:"state"`
 }
 
-func newPlanListCmd(s *Streams, g *globals) *cobra.Command {
-	var asJSON bool
+func changed(id string, st *state.State) changedView {
+	v := changedView{Plan: id, State: json.RawMessage("null")}
+	if st != nil {
+		v.State = json.RawMessage(st.Encode())
+	}
+	return v
+}
+
+// describeState says in words where a plan stands after a change: its
+// phase and what happens next, with no null in sight.
+func describeState(st *state.State) string {
+	text := "phase " + string(st.Phase)
+	switch next := st.Next(); {
+	case st.Phase == domain.Complete && next == "":
+		text += ", the plan is complete"
+	case next == "":
+		text += ", standalone (nothing runs at the agent's stops; `taskie review` runs a review now)"
+	case workflow.IsReview(next):
+		text += ", next " + string(next) + " (the hook runs it at the agent's next stop)"
+	default:
+		text += ", next " + string(next)
+	}
+	if !st.IsEnabled() {
+		text += ", paused"
+	}
+	return text
+}
+
+// planUseOpts are the options of `taskie plan use`.
+type planUseOpts struct {
+	s      *Streams
+	g      *globals
+	id     string
+	clear  bool
+	asJSON bool
+}
+
+func newPlanUseCmd(s *Streams, g *globals) *cobra.Command {
+	return newPlanUseCmdWith(s, g, runPlanUse)
+}
+
+func newPlanUseCmdWith(s *Streams, g *globals, run func(*planUseOpts) error) *cobra.Command {
+	o := &planUseOpts{s: s, g: g}
 	c := &cobra.Command{
-		Use:   "list",
-		Short: "List the plans with their phase",
-		Args:  exactArgs(0, "no arguments"),
-		RunE: func(*cobra.Command, []string) error {
-			r, err := g.repo()
-			if err != nil {
-				return err
+		Use:   "use [id]",
+		Short: "Set the plan that commands act on when no --plan is given",
+		Long: `Set the default plan: every command that takes a plan acts on it when no --plan
+is given. Without a default, commands take the most recently changed plan
+and, when there are several, say so on stderr. The choice is kept in
+.taskie/local/plan, on this machine only (git-ignored). Without an id it prints
+the default; --clear goes back to the most recently changed plan.`,
+		Example: "  taskie plan use login\n  taskie plan use --clear",
+		Args:    maxArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.id = firstArg(args)
+			if o.clear && o.id != "" {
+				return usageErr(errors.New("--clear takes no plan id"), "usage: taskie plan use <id> | taskie plan use --clear")
 			}
-			ids, err := r.Plans()
-			if err != nil {
-				return err
-			}
-			type row struct {
-				ID    string        `json:"id"`
-				Phase domain.Phase  `json:"phase"`
-				Next  *domain.Phase `json:"next_phase"`
-			}
-			rows := []row{}
-			for _, id := range ids {
-				p, err := project.Get(r, id)
-				if err != nil {
-					continue
-				}
-				rw := row{ID: id, Phase: "?"}
-				if st, err := p.State(); err == nil {
-					rw.Phase, rw.Next = st.Phase, st.NextPhase
-				}
-				rows = append(rows, rw)
-			}
-			if asJSON {
-				return writeJSON(s.Out, rows)
-			}
-			for _, rw := range rows {
-				next := "null"
-				if rw.Next != nil {
-					next = string(*rw.Next)
-				}
-				fmt.Fprintf(s.Out, "%s\t%s\t%s\n", rw.ID, rw.Phase, next)
-			}
-			return nil
+			return run(o)
 		},
 	}
-	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	c.Flags().BoolVar(&o.clear, "clear", false, "forget the default: commands take the most recently changed plan")
+	c.Flags().BoolVar(&o.asJSON, "json", false, "print JSON")
 	return c
+}
+
+// defaultView is `taskie plan use --json`.
+type defaultView struct {
+	Plan string `json:"plan"` // "" when there are no plans
+	Set  bool   `json:"set"`  // chosen with taskie plan use
+	How  string `json:"how"`
+}
+
+func runPlanUse(o *planUseOpts) error {
+	r, err := o.g.repo()
+	if err != nil {
+		return err
+	}
+	file := filepath.Join(r.TaskieDir(), defaultPlanFile)
+	switch {
+	case o.clear:
+		if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		removeEmptyDir(filepath.Dir(file))
+	case o.id != "":
+		p, err := getPlan(r, o.id)
+		if err != nil {
+			return err
+		}
+		if err := writeAtomic(file, []byte(p.ID+"\n")); err != nil {
+			return err
+		}
+		if err := ensureIgnored(r.TaskieDir()); err != nil {
+			return err
+		}
+	}
+	id, how, err := pickDefault(r)
+	if err != nil {
+		return err
+	}
+	v := defaultView{Plan: id, Set: id != "" && id == readDefault(r), How: how}
+	if o.asJSON {
+		return writeJSON(o.s.Out, v)
+	}
+	switch {
+	case id == "":
+		fmt.Fprintln(o.s.Err, "no plans yet: create one with `taskie plan new <id>`")
+	case o.id != "":
+		fmt.Fprintf(o.s.Err, "default plan: %s (commands without --plan act on it; `taskie plan use --clear` undoes this)\n", id)
+	default:
+		fmt.Fprintln(o.s.Out, id)
+		fmt.Fprintf(o.s.Err, "default plan: %s (%s)\n", id, how)
+	}
+	return nil
+}
+
+// writeAtomic writes a small file through a temp file and a rename,
+// creating its directory.
+func writeAtomic(file string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		return err
+	}
+	tmp := file + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, file)
+}
+
+// removeEmptyDir removes dir when it is empty.
+func removeEmptyDir(dir string) {
+	if entries, err := os.ReadDir(dir); err == nil && len(entries) == 0 {
+		_ = os.Remove(dir)
+	}
+}
+
+// phaseLine renders the phase line of `taskie status`: the phase, the
+// next phase when there is one, and the mode in words.
+func phaseLine(v *statusView) string {
+	if !v.HasState {
+		return "none yet (no state.json: `taskie continue` says where to start)"
+	}
+	text := v.Phase
+	if v.NextPhase != nil {
+		text += " → " + string(*v.NextPhase)
+	}
+	mode := v.Mode
+	if mode == "standalone" {
+		mode = "standalone: nothing runs at the agent's stops"
+	}
+	if v.Paused {
+		mode += ", paused"
+	}
+	return text + " (" + mode + ")"
 }

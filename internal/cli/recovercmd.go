@@ -105,7 +105,7 @@ func runRecover(s *Streams, p *project.Plan, write, force bool) error {
 // replay folds the plan's event log into the state it implies.
 func replay(p *project.Plan, maxReviews int, models []domain.Model, warn func(string)) (history.Result, error) {
 	r := history.NewReplayer(history.Defaults{MaxReviews: &maxReviews, Models: models})
-	err := p.Store.Scan(p.ID, r.Apply, warn)
+	err := scanPlanEvents(p, events.Filter{}, func(l *events.Lean) error { r.ApplyLean(l, warn); return nil }, warn)
 	return r.Result(), err
 }
 

@@ -52,7 +52,7 @@ func newSetCmd(s *Streams, g *globals) *cobra.Command {
 func newPauseCmd(s *Streams, g *globals, resume bool) *cobra.Command {
 	use, short, on := "pause", "Pause all automation for a plan (the hook only allows)", false
 	if resume {
-		use, short, on = "resume", "Resume automation after taskie pause", true
+		use, short, on = "resume", "Resume automation after taskie pause, or a review cycle stopped for a human", true
 	}
 	return &cobra.Command{
 		Use:   use + " [plan]",
@@ -67,15 +67,25 @@ func newPauseCmd(s *Streams, g *globals, resume bool) *cobra.Command {
 			if on {
 				kind = events.Resumed
 			}
+			human := false
 			_, _, err = changeWith(p, use, false, func(_ *store.Snapshot, cur *state.State) (store.Change, error) {
 				n := cur.Clone()
 				n.Enabled = &on
-				return store.Change{State: n, Kind: kind}, nil
+				c := store.Change{State: n, Kind: kind}
+				if on && cur.NeedsHuman {
+					// A human decided on a review cycle that did not converge (§19).
+					human, n.NeedsHuman = true, false
+					c.Events = resumeLedger(p, cur)
+				}
+				return c, nil
 			})
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(s.Err, "plan %s: automation %sd\n", p.ID, use)
+			if human {
+				fmt.Fprintf(s.Err, "plan %s: review cycle resumed after a human decision (needs_human cleared)\n", p.ID)
+			}
 			return nil
 		},
 	}

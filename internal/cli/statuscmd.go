@@ -34,6 +34,15 @@ type statusView struct {
 	Running *runningView `json:"running_review,omitempty"`
 	// LastHook is the hook's last decision when it failed or refused.
 	LastHook *hookDecisionView `json:"last_hook_problem,omitempty"`
+	// Claims are the agents' claims on tasks, with their leases (§13).
+	Claims []claimStatusView `json:"claims,omitempty"`
+	// Timeouts are the tasks at 80 % of their lifecycle timeout or more (§10).
+	Timeouts []lifecycleAlert `json:"lifecycle_timeouts,omitempty"`
+	// ledgerStatus: needs_human, the cycle's findings trend, what reviews cost (§19).
+	ledgerStatus
+	// ReviewTime is how many reviews ran, how long they took and what they
+	// cost, over the plan's whole life; nil before the first review.
+	ReviewTime *reviewTotals `json:"review_totals,omitempty"`
 }
 
 type reviewView struct {
@@ -51,15 +60,22 @@ type taskCounts struct {
 }
 
 func newStatusCmd(s *Streams, g *globals) *cobra.Command {
-	var asJSON, watch bool
+	var asJSON, watch, all bool
 	c := &cobra.Command{
 		Use:   "status [plan]",
 		Short: "Show where a plan stands: phase, task, review cycle, progress",
 		Long: `Show where a plan stands: phase, task, review cycle, task progress, a review
 that is running right now, and the hook's last decision when it failed or
-refused. --watch redraws whenever it changes, until interrupted.`,
+refused. --watch redraws whenever it changes, until interrupted. --all prints
+one row per plan instead (as taskie plan list).`,
 		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if all {
+				if len(args) > 0 || watch {
+					return usageErr(errors.New("--all shows every plan: it takes no plan and no --watch"), "usage: taskie status --all [--json]")
+				}
+				return runPlanList(&planListOpts{s: s, g: g, asJSON: asJSON})
+			}
 			p, err := g.openPlan(firstArg(args))
 			if err != nil {
 				return err
@@ -80,6 +96,7 @@ refused. --watch redraws whenever it changes, until interrupted.`,
 	}
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	c.Flags().BoolVar(&watch, "watch", false, "redraw on every change until interrupted")
+	c.Flags().BoolVar(&all, "all", false, "a table of every plan: phase, next, tasks, review cycle, paused, owner")
 	return c
 }
 
@@ -93,6 +110,8 @@ func firstArg(args []string) string {
 func buildStatus(p *project.Plan) (*statusView, error) {
 	v := &statusView{Plan: p.ID, ByStatus: map[string]int{}}
 	v.Running = runningReview(p, time.Now())
+	v.Claims = planClaims(p)
+	v.Timeouts = lifecycleAlerts(p)
 	if v.Running == nil {
 		v.LastHook = lastHookProblem(p)
 	}
@@ -101,6 +120,7 @@ func buildStatus(p *project.Plan) (*statusView, error) {
 		return nil, err
 	}
 	countTasks(v, ts)
+	v.ReviewTime = reviewTotalsOf(p)
 	st, err := p.State()
 	if errors.Is(err, state.ErrNotFound) {
 		v.Stage, v.Phase, v.Mode = "Unknown", "(no state.json)", "standalone"
@@ -110,6 +130,7 @@ func buildStatus(p *project.Plan) (*statusView, error) {
 		return nil, stateErr(p, err)
 	}
 	v.HasState = true
+	v.ledgerStatus = ledgerStatusOf(p, st)
 	v.Stage, v.Phase, v.NextPhase = workflow.Stage(st.Phase), string(st.Phase), st.NextPhase
 	if st.CurrentTask != nil {
 		t := st.CurrentTask.String()
@@ -167,15 +188,7 @@ func countTasks(v *statusView, ts *plan.Tasks) {
 func printStatus(w io.Writer, v *statusView, tty bool) {
 	fmt.Fprintf(w, "plan:    %s\n", v.Plan)
 	fmt.Fprintf(w, "stage:   %s\n", v.Stage)
-	next := "null"
-	if v.NextPhase != nil {
-		next = string(*v.NextPhase)
-	}
-	mode := v.Mode
-	if v.Paused {
-		mode += ", paused"
-	}
-	fmt.Fprintf(w, "phase:   %s → %s (%s)\n", v.Phase, next, mode)
+	fmt.Fprintf(w, "phase:   %s\n", phaseLine(v))
 	if v.CurrentTask != nil {
 		title := ""
 		if v.TaskTitle != "" {
@@ -199,12 +212,21 @@ func printStatus(w io.Writer, v *statusView, tty bool) {
 		fmt.Fprintf(w, "hook:    last stop %s at %s: %s (see .taskie/logs/%s.log)\n", h.Decision, h.Time.Local().Format("15:04:05"), h.Why, v.Plan)
 	}
 	fmt.Fprintf(w, "tasks:   %s\n", progress(v.Tasks.Done, v.Tasks.Total, tty))
+	v.ledgerStatus.print(w)
+	if t := v.ReviewTime; t != nil {
+		fmt.Fprintf(w, "reviews: %s\n", t.text())
+	}
+	printClaims(w, v.Claims)
+	printLifecycleAlerts(w, v.Timeouts)
 }
 
 // progress renders "3/6 done", with a bar on a terminal.
 func progress(done, total int, tty bool) string {
 	text := fmt.Sprintf("%d/%d done", done, total)
-	if !tty || total == 0 {
+	if total == 0 {
+		return "none yet (write tasks.md: a table with Id and Status columns; `taskie help validation`)"
+	}
+	if !tty {
 		return text
 	}
 	const width = 20

@@ -24,6 +24,7 @@ func watchStatus(ctx context.Context, s *Streams, p *project.Plan, asJSON bool) 
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	var last []byte
+	wake := watchWake(ctx, p) // LISTEN when the store is PostgreSQL
 	for {
 		p.Reload()
 		v, err := buildStatus(p)
@@ -50,6 +51,10 @@ func watchStatus(ctx context.Context, s *Streams, p *project.Plan, asJSON bool) 
 		case <-ctx.Done():
 			return nil
 		case <-time.After(watchPoll):
+		case _, ok := <-wake:
+			if !ok {
+				wake = nil // the listener is gone: poll alone
+			}
 		}
 	}
 }

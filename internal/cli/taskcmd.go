@@ -23,18 +23,19 @@ import (
 func newTaskCmd(s *Streams, g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "task",
-		Short: "Session continuity of a task: progress notes, criteria, chain output",
-		Long: `Keep a task's session continuity in its task-<T>.md (SPEC §12): a Progress
+		Short: "A task's session continuity, status and lifecycle",
+		Long: `Keep a task's session continuity in its task-<T>.md: a Progress
 Log entry per session, the acceptance criteria checkboxes, and the Chain Output
-that the tasks depending on it receive. ` + "`taskie context`" + ` shows it all.`,
-		RunE: func(c *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usageErr(fmt.Errorf("unknown command %q for %q", args[0], c.CommandPath()), "see `taskie task --help`")
-			}
-			return c.Help()
-		},
+that the tasks depending on it receive. ` + "`taskie context`" + ` shows it all.
+
+Move a task through its lifecycle (taskie help lifecycle): move, fail, retry, rollback,
+skip, abandon, escalate, resolve; ` + "`taskie query`" + ` shows where tasks stand.`,
+		Args: cobra.ArbitraryArgs,
+		RunE: unknownSubcommand,
 	}
 	c.AddCommand(newTaskNoteCmd(s, g), newTaskCheckCmd(s, g), newTaskOutputCmd(s, g), newTaskCriteriaCmd(s, g), newTaskStatusCmd(s, g))
+	c.AddCommand(newTaskResultCmd(s, g))
+	c.AddCommand(newTaskMoveCmds(s, g)...)
 	return c
 }
 
@@ -51,10 +52,21 @@ func (g *globals) openTask(arg string) (*project.Plan, domain.TaskID, error) {
 	return p, task, nil
 }
 
-type taskNoteOpts struct{ did, issues, next string }
+// taskNoteOpts are the options of `taskie task note`.
+type taskNoteOpts struct {
+	s                 *Streams
+	g                 *globals
+	task              string
+	did, issues, next string
+	asJSON            bool
+}
 
 func newTaskNoteCmd(s *Streams, g *globals) *cobra.Command {
-	o := &taskNoteOpts{}
+	return newTaskNoteCmdWith(s, g, runTaskNote)
+}
+
+func newTaskNoteCmdWith(s *Streams, g *globals, run func(*taskNoteOpts) error) *cobra.Command {
+	o := &taskNoteOpts{s: s, g: g}
 	c := &cobra.Command{
 		Use:   "note <task> --did TEXT [--issues TEXT] [--next TEXT]",
 		Short: "Add this session's entry to a task's Progress Log",
@@ -64,20 +76,24 @@ events.jsonl. Past 50 KB the file draws a warning; at 75 KB all but the last 5
 sessions move to .taskie/archive/<plan>/task-<T>.md, leaving a summary entry.`,
 		Example: `  taskie task note 3 --did "parser and its tests" --issues "none" --next "criterion 2: errors"`,
 		Args:    exactArgs(1, "a task id"),
-		RunE:    func(_ *cobra.Command, args []string) error { return runTaskNote(s, g, args[0], o) },
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.task = args[0]
+			return run(o)
+		},
 	}
 	c.Flags().StringVar(&o.did, "did", "", "what this session finished (required)")
 	c.Flags().StringVar(&o.issues, "issues", "", "what broke or is unclear")
 	c.Flags().StringVar(&o.next, "next", "", "the next concrete step")
+	c.Flags().BoolVar(&o.asJSON, "json", false, "print the entry recorded as JSON")
 	return c
 }
 
-func runTaskNote(s *Streams, g *globals, arg string, o *taskNoteOpts) error {
+func runTaskNote(o *taskNoteOpts) error {
 	if strings.TrimSpace(o.did) == "" {
 		return usageErr(errors.New("--did is required: say what this session did"),
 			`usage: taskie task note <task> --did "…" [--issues "…"] [--next "…"]`)
 	}
-	p, task, err := g.openTask(arg)
+	p, task, err := o.g.openTask(o.task)
 	if err != nil {
 		return err
 	}
@@ -85,15 +101,35 @@ func runTaskNote(s *Streams, g *globals, arg string, o *taskNoteOpts) error {
 	if err != nil {
 		return usageErr(err, "")
 	}
-	fmt.Fprintf(s.Err, "task %s: session %d recorded in %s\n", task, res.Session, res.Path)
 	for _, w := range res.Warnings {
-		fmt.Fprintf(s.Err, "taskie: warning: %s\n", w)
+		fmt.Fprintf(o.s.Err, "taskie: warning: %s\n", w)
 	}
+	if o.asJSON {
+		if res.Warnings == nil {
+			res.Warnings = []string{}
+		}
+		return writeJSON(o.s.Out, map[string]any{"plan": p.ID, "task": task.String(), "session": res.Session,
+			"file": res.Path, "bytes": res.Size, "archive": res.Archive, "warnings": res.Warnings})
+	}
+	fmt.Fprintf(o.s.Err, "task %s: session %d recorded in %s\n", task, res.Session, res.Path)
 	return nil
 }
 
+// taskCheckOpts are the options of `taskie task check`.
+type taskCheckOpts struct {
+	s       *Streams
+	g       *globals
+	task, n string
+	uncheck bool
+	asJSON  bool
+}
+
 func newTaskCheckCmd(s *Streams, g *globals) *cobra.Command {
-	var uncheck bool
+	return newTaskCheckCmdWith(s, g, runTaskCheck)
+}
+
+func newTaskCheckCmdWith(s *Streams, g *globals, run func(*taskCheckOpts) error) *cobra.Command {
+	o := &taskCheckOpts{s: s, g: g}
 	c := &cobra.Command{
 		Use:   "check <task> <n>",
 		Short: "Check off acceptance criterion n of a task (--uncheck to undo)",
@@ -102,20 +138,25 @@ Criteria section of task-<T>.md, or among all checkboxes of the file when it has
 no such section). Check a criterion only once the test that proves it passes.
 ` + "`taskie task criteria <task>`" + ` lists the numbers.`,
 		Args: exactArgs(2, "a task id and a criterion number"),
-		RunE: func(_ *cobra.Command, args []string) error { return runTaskCheck(s, g, args[0], args[1], !uncheck) },
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.task, o.n = args[0], args[1]
+			return run(o)
+		},
 	}
-	c.Flags().BoolVar(&uncheck, "uncheck", false, "uncheck the criterion instead")
+	c.Flags().BoolVar(&o.uncheck, "uncheck", false, "uncheck the criterion instead")
+	c.Flags().BoolVar(&o.asJSON, "json", false, "print the task's criteria afterwards as JSON")
 	return c
 }
 
-func runTaskCheck(s *Streams, g *globals, arg, narg string, done bool) error {
-	p, task, err := g.openTask(arg)
+func runTaskCheck(o *taskCheckOpts) error {
+	done := !o.uncheck
+	p, task, err := o.g.openTask(o.task)
 	if err != nil {
 		return err
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(narg))
+	n, err := strconv.Atoi(strings.TrimSpace(o.n))
 	if err != nil || n < 1 {
-		return usageErr(fmt.Errorf("criterion %q is not a positive integer", narg), criteriaHint(p, task))
+		return usageErr(fmt.Errorf("criterion %q is not a positive integer", o.n), criteriaHint(p, task))
 	}
 	c, changed, err := continuity.Check(p, task, n, done)
 	var re *continuity.RangeError
@@ -125,6 +166,9 @@ func runTaskCheck(s *Streams, g *globals, arg, narg string, done bool) error {
 	case err != nil:
 		return usageErr(err, "")
 	}
+	if o.asJSON {
+		return printCriteriaJSON(o.s, p, task)
+	}
 	what := "checked"
 	if !done {
 		what = "unchecked"
@@ -132,10 +176,10 @@ func runTaskCheck(s *Streams, g *globals, arg, narg string, done bool) error {
 	if !changed {
 		what = "already " + what
 	}
-	fmt.Fprintf(s.Err, "task %s: criterion %d %s: %s\n", task, n, what, c.Text)
+	fmt.Fprintf(o.s.Err, "task %s: criterion %d %s: %s\n", task, n, what, c.Text)
 	if done && changed {
 		if cs, _, err := continuity.Criteria(p, task); err == nil && allDone(cs) {
-			fmt.Fprintf(s.Err, "all %d criteria of task %s are checked: write its chain output (`taskie task output %s < output.md`)\n", len(cs), task, task)
+			fmt.Fprintf(o.s.Err, "all %d criteria of task %s are checked: write its chain output (`taskie task output %s < output.md`)\n", len(cs), task, task)
 		}
 	}
 	return nil
@@ -162,8 +206,20 @@ func allDone(cs []continuity.Criterion) bool {
 	return len(cs) > 0
 }
 
+// taskOutputOpts are the options of `taskie task output`.
+type taskOutputOpts struct {
+	s          *Streams
+	g          *globals
+	task, file string
+	asJSON     bool
+}
+
 func newTaskOutputCmd(s *Streams, g *globals) *cobra.Command {
-	var file string
+	return newTaskOutputCmdWith(s, g, runTaskOutput)
+}
+
+func newTaskOutputCmdWith(s *Streams, g *globals, run func(*taskOutputOpts) error) *cobra.Command {
+	o := &taskOutputOpts{s: s, g: g}
 	c := &cobra.Command{
 		Use:   "output <task> [--file F]",
 		Short: "Set a task's Chain Output from stdin or a file",
@@ -173,21 +229,26 @@ that all becomes the summary. Tasks that depend on this one see it as their
 chain input in ` + "`taskie context`" + `.`,
 		Example: "  taskie task output 3 < output.md\n  taskie task output 3 --file output.md",
 		Args:    exactArgs(1, "a task id"),
-		RunE:    func(_ *cobra.Command, args []string) error { return runTaskOutput(s, g, args[0], file) },
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.task = args[0]
+			return run(o)
+		},
 	}
-	c.Flags().StringVar(&file, "file", "", "read the chain output from `F` (- for stdin)")
+	c.Flags().StringVar(&o.file, "file", "", "read the chain output from `F` (- for stdin)")
+	c.Flags().BoolVar(&o.asJSON, "json", false, "print the chain output written as JSON")
 	return c
 }
 
-func runTaskOutput(s *Streams, g *globals, arg, file string) error {
-	p, task, err := g.openTask(arg)
+func runTaskOutput(o *taskOutputOpts) error {
+	p, task, err := o.g.openTask(o.task)
 	if err != nil {
 		return err
 	}
-	if file != "" && file != "-" && !filepath.IsAbs(file) && g.dir != "" {
-		file = filepath.Join(g.dir, file) // relative to -C, as with git -C
+	file := o.file
+	if file != "" && file != "-" && !filepath.IsAbs(file) && o.g.dir != "" {
+		file = filepath.Join(o.g.dir, file) // relative to -C, as with git -C
 	}
-	data, err := readInput(s, file)
+	data, err := readInput(o.s, file)
 	if err != nil {
 		return err
 	}
@@ -198,7 +259,10 @@ func runTaskOutput(s *Streams, g *globals, arg, file string) error {
 	if err := continuity.SetOutput(p, task, out); err != nil {
 		return usageErr(err, "")
 	}
-	fmt.Fprintf(s.Err, "task %s: chain output written\n", task)
+	if o.asJSON {
+		return writeJSON(o.s.Out, map[string]any{"plan": p.ID, "task": task.String(), "chain_output": out})
+	}
+	fmt.Fprintf(o.s.Err, "task %s: chain output written\n", task)
 	return nil
 }
 
@@ -225,40 +289,81 @@ type criteriaView struct {
 	Criteria []continuity.Criterion `json:"criteria"`
 }
 
+// taskCriteriaOpts are the options of `taskie task criteria`.
+type taskCriteriaOpts struct {
+	s      *Streams
+	g      *globals
+	task   string
+	asJSON bool
+}
+
 func newTaskCriteriaCmd(s *Streams, g *globals) *cobra.Command {
-	var asJSON bool
+	return newTaskCriteriaCmdWith(s, g, runTaskCriteria)
+}
+
+func newTaskCriteriaCmdWith(s *Streams, g *globals, run func(*taskCriteriaOpts) error) *cobra.Command {
+	o := &taskCriteriaOpts{s: s, g: g}
 	c := &cobra.Command{
 		Use:   "criteria <task>",
 		Short: "List a task's acceptance criteria with their numbers",
 		Args:  exactArgs(1, "a task id"),
 		RunE: func(_ *cobra.Command, args []string) error {
-			p, task, err := g.openTask(args[0])
-			if err != nil {
-				return err
-			}
-			cs, section, err := continuity.Criteria(p, task)
-			if err != nil {
-				return usageErr(err, "")
-			}
-			if asJSON {
-				if cs == nil {
-					cs = []continuity.Criterion{}
-				}
-				return writeJSON(s.Out, criteriaView{Plan: p.ID, Task: task, Section: section, Criteria: cs})
-			}
-			if len(cs) == 0 {
-				fmt.Fprintf(s.Err, "task %s has no acceptance criteria\n", task)
-			}
-			fmt.Fprint(s.Out, continuity.FormatCriteria(cs))
-			return nil
+			o.task = args[0]
+			return run(o)
 		},
 	}
-	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	c.Flags().BoolVar(&o.asJSON, "json", false, "print JSON")
 	return c
 }
 
+func runTaskCriteria(o *taskCriteriaOpts) error {
+	p, task, err := o.g.openTask(o.task)
+	if err != nil {
+		return err
+	}
+	if o.asJSON {
+		return printCriteriaJSON(o.s, p, task)
+	}
+	cs, _, err := continuity.Criteria(p, task)
+	if err != nil {
+		return usageErr(err, "")
+	}
+	if len(cs) == 0 {
+		fmt.Fprintf(o.s.Err, "task %s has no acceptance criteria yet: add `- [ ]` items under `## Acceptance Criteria` in %s\n", task, plan.TaskFile(int(task)))
+	}
+	fmt.Fprint(o.s.Out, continuity.FormatCriteria(cs))
+	return nil
+}
+
+// printCriteriaJSON prints a task's criteria as `taskie task criteria
+// --json` does.
+func printCriteriaJSON(s *Streams, p *project.Plan, task domain.TaskID) error {
+	p.Reload()
+	cs, section, err := continuity.Criteria(p, task)
+	if err != nil {
+		return usageErr(err, "")
+	}
+	if cs == nil {
+		cs = []continuity.Criterion{}
+	}
+	return writeJSON(s.Out, criteriaView{Plan: p.ID, Task: task, Section: section, Criteria: cs})
+}
+
+// taskStatusOpts are the options of `taskie task status`.
+type taskStatusOpts struct {
+	s            *Streams
+	g            *globals
+	task, status string
+	asJSON       bool
+}
+
 func newTaskStatusCmd(s *Streams, g *globals) *cobra.Command {
-	return &cobra.Command{
+	return newTaskStatusCmdWith(s, g, runTaskStatus)
+}
+
+func newTaskStatusCmdWith(s *Streams, g *globals, run func(*taskStatusOpts) error) *cobra.Command {
+	o := &taskStatusOpts{s: s, g: g}
+	c := &cobra.Command{
 		Use:   "status <task> <status>",
 		Short: "Set a task's Status cell in tasks.md (pending, in-progress, done, cancelled, postponed, blocked)",
 		Long: `Set one task's Status in tasks.md, keeping every other cell, column and line as
@@ -266,23 +371,33 @@ written. The review loop marks a task done itself when its code review passes;
 this is for standalone work and for cancelling or postponing tasks.`,
 		Args: exactArgs(2, "a task id and a status"),
 		RunE: func(_ *cobra.Command, args []string) error {
-			p, task, err := g.openTask(args[0])
-			if err != nil {
-				return err
-			}
-			status := strings.ToLower(strings.TrimSpace(args[1]))
-			if !plan.KnownStatus(status) {
-				return usageErr(fmt.Errorf("unknown status %q", args[1]), "statuses: pending, in-progress, done, cancelled, postponed, blocked")
-			}
-			err = p.Update(func(*store.Snapshot) (store.Change, error) {
-				return store.Change{Actor: "cli", Reason: "task status", Kind: events.TaskStatus, Task: task,
-					Statuses: map[domain.TaskID]string{task: status}}, nil
-			})
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(s.Err, "task %s: %s\n", task, status)
-			return nil
+			o.task, o.status = args[0], args[1]
+			return run(o)
 		},
 	}
+	c.Flags().BoolVar(&o.asJSON, "json", false, "print the task's resulting status as JSON")
+	return c
+}
+
+func runTaskStatus(o *taskStatusOpts) error {
+	p, task, err := o.g.openTask(o.task)
+	if err != nil {
+		return err
+	}
+	status := strings.ToLower(strings.TrimSpace(o.status))
+	if !plan.KnownStatus(status) {
+		return usageErr(fmt.Errorf("unknown status %q%s", o.status, didYouMean(status, taskStatuses)), "statuses: "+strings.Join(taskStatuses, ", "))
+	}
+	err = p.Update(func(*store.Snapshot) (store.Change, error) {
+		return store.Change{Actor: "cli", Reason: "task status", Kind: events.TaskStatus, Task: task,
+			Statuses: map[domain.TaskID]string{task: status}}, nil
+	})
+	if err != nil {
+		return err
+	}
+	if o.asJSON {
+		return writeJSON(o.s.Out, map[string]any{"plan": p.ID, "task": task.String(), "status": status})
+	}
+	fmt.Fprintf(o.s.Err, "task %s: %s\n", task, status)
+	return nil
 }

@@ -15,10 +15,17 @@ import (
 	"github.com/taskie-dev/taskie/internal/trust"
 )
 
-type trustOpts struct{ revoke, list, asJSON bool }
+// trustOpts are the options of `taskie trust`.
+type trustOpts struct {
+	s                    *Streams
+	g                    *globals
+	revoke, list, asJSON bool
+}
 
-func newTrustCmd(s *Streams, g *globals) *cobra.Command {
-	o := &trustOpts{}
+func newTrustCmd(s *Streams, g *globals) *cobra.Command { return newTrustCmdWith(s, g, runTrust) }
+
+func newTrustCmdWith(s *Streams, g *globals, run func(*trustOpts) error) *cobra.Command {
+	o := &trustOpts{s: s, g: g}
 	c := &cobra.Command{
 		Use:   "trust",
 		Short: "Let this repository's .taskie/config.json run the programs it names",
@@ -30,7 +37,7 @@ revokes the trust; --revoke revokes it now; --list shows every trusted file.
 The same settings in your own config ($XDG_CONFIG_HOME/taskie/config.json)
 need no trust.`,
 		Args: exactArgs(0, "no arguments"),
-		RunE: func(*cobra.Command, []string) error { return runTrust(s, g, o) },
+		RunE: func(*cobra.Command, []string) error { return run(o) },
 	}
 	c.Flags().BoolVar(&o.revoke, "revoke", false, "stop trusting the file")
 	c.Flags().BoolVar(&o.list, "list", false, "list the trusted files")
@@ -39,7 +46,8 @@ need no trust.`,
 	return c
 }
 
-func runTrust(s *Streams, g *globals, o *trustOpts) error {
+func runTrust(o *trustOpts) error {
+	s, g := o.s, o.g
 	store, err := trust.Open()
 	if err != nil {
 		return usageErr(err, "")

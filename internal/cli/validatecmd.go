@@ -15,45 +15,68 @@ type validateView struct {
 	Violations []plan.Violation `json:"violations"`
 }
 
+// validateOpts are the options of `taskie validate`.
+type validateOpts struct {
+	s      *Streams
+	g      *globals
+	id     string
+	asJSON bool
+}
+
 func newValidateCmd(s *Streams, g *globals) *cobra.Command {
-	var asJSON bool
+	return newValidateCmdWith(s, g, runValidate)
+}
+
+func newValidateCmdWith(s *Streams, g *globals, run func(*validateOpts) error) *cobra.Command {
+	o := &validateOpts{s: s, g: g}
 	c := &cobra.Command{
 		Use:   "validate [plan]",
 		Short: "Check plan directories against the rules (every plan when none is named)",
 		Long: `Check a plan directory (every plan when none is named, or --plan) against the
-nine rules of the plan format and print every violation with its file.
-Exit 1 when there are errors; warnings (state.json) alone exit 0.`,
+nine rules of the plan format and print every violation with its file and rule
+number; ` + "`taskie help validation`" + ` lists the rules. Exit 1 when anything is
+wrong, a malformed or illegal state.json included. The Stop hook blocks on the
+other rules only: a bad state.json (rule 8, reported as a warning) makes it
+skip automation, never trap the agent.`,
 		Args: maxArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			plans, err := plansToValidate(g, firstArg(args))
-			if err != nil {
-				return err
-			}
-			views := make([]validateView, 0, len(plans))
-			bad := false
-			for _, p := range plans {
-				vs := p.Validate()
-				if vs == nil {
-					vs = []plan.Violation{}
-				}
-				views = append(views, validateView{Plan: p.ID, Valid: !plan.HasErrors(vs), Violations: vs})
-				bad = bad || plan.HasErrors(vs)
-			}
-			if asJSON {
-				if err := writeJSON(s.Out, views); err != nil {
-					return err
-				}
-			} else {
-				printViolations(s, views)
-			}
-			if bad {
-				return errProblems
-			}
-			return nil
+			o.id = firstArg(args)
+			return run(o)
 		},
 	}
-	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	c.Flags().BoolVar(&o.asJSON, "json", false, "print JSON")
 	return c
+}
+
+func runValidate(o *validateOpts) error {
+	plans, err := plansToValidate(o.g, o.id)
+	if err != nil {
+		return err
+	}
+	views := make([]validateView, 0, len(plans))
+	bad := false
+	for _, p := range plans {
+		vs := append(p.Validate(), lifecycleViolations(o.s, p)...)
+		if vs == nil {
+			vs = []plan.Violation{}
+		}
+		views = append(views, validateView{Plan: p.ID, Valid: len(vs) == 0, Violations: vs})
+		bad = bad || len(vs) > 0
+	}
+	if o.asJSON {
+		if err := writeJSON(o.s.Out, views); err != nil {
+			return err
+		}
+	} else {
+		printViolations(o.s, views)
+	}
+	if !bad {
+		return nil
+	}
+	if !o.asJSON {
+		fmt.Fprintf(o.s.Err, "%s `taskie help validation` explains each rule; a bad state.json can be rebuilt with `taskie recover --write --force`\n", o.s.errs().Yellow("taskie: hint:"))
+	}
+	return errProblems
 }
 
 func plansToValidate(g *globals, id string) ([]*project.Plan, error) {
@@ -72,23 +95,33 @@ func plansToValidate(g *globals, id string) ([]*project.Plan, error) {
 	}
 	var out []*project.Plan
 	for _, id := range ids {
-		p, err := project.Get(r, id)
+		p, err := getPlan(r, id)
 		if err != nil {
-			return nil, usageErr(err, "")
+			return nil, err
 		}
 		out = append(out, p)
+	}
+	if len(out) == 0 {
+		fmt.Fprintln(g.s.Err, "no plans yet: create one with `taskie plan new <id>`")
 	}
 	return out, nil
 }
 
 func printViolations(s *Streams, views []validateView) {
+	c := s.out()
 	for _, v := range views {
 		if len(v.Violations) == 0 {
-			fmt.Fprintf(s.Out, "%s: ok\n", v.Plan)
+			fmt.Fprintf(s.Out, "%s: %s\n", v.Plan, c.Green("ok"))
 			continue
 		}
 		for _, x := range v.Violations {
-			fmt.Fprintf(s.Out, "%s: %s\n", v.Plan, x)
+			line := x.String()
+			if x.Severity == plan.SeverityWarning {
+				line = c.Yellow(line)
+			} else {
+				line = c.Red(line)
+			}
+			fmt.Fprintf(s.Out, "%s: %s\n", v.Plan, line)
 		}
 	}
 }

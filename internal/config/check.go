@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"reflect"
 	"slices"
 	"sort"
@@ -72,8 +73,61 @@ func check(k string, c *Config) []string {
 		return oneOf(k, c.OutputFormat, outputFormats, "")
 	case "block_severity":
 		return oneOf(k, string(c.BlockSeverity), severities, "")
+	case "budget_usd":
+		if c.BudgetUSD < 0 {
+			return []string{fmt.Sprintf("budget_usd must be ≥ 0 (got %g); 0 means no budget", c.BudgetUSD)}
+		}
+	case "review_budget":
+		if c.ReviewBudget.D() >= MaxReviewerTimeout {
+			return []string{fmt.Sprintf("review_budget must be below %dm (got %s): a review cannot outlast the hook's own 30-minute timeout", int(MaxReviewerTimeout.Minutes()), c.ReviewBudget.D())}
+		}
 	case "lifecycle_timeouts":
 		return checkLifecycle(c.LifecycleTimeouts)
+	case "on_exhausted":
+		return oneOf(k, c.OnExhausted, []string{"skip", "escalate"}, "")
+	case "store":
+		return checkStore(c.Store)
+	case "project":
+		return checkProject(c.Project)
+	}
+	return nil
+}
+
+// checkStore checks the store setting: "" (files) or a PostgreSQL URL. A
+// message never repeats the URL's password.
+func checkStore(v string) []string {
+	if v == "" {
+		return nil
+	}
+	u, err := url.Parse(v)
+	scheme, _, _ := strings.Cut(v, "://")
+	switch {
+	case err != nil || u.Scheme == "" || !strings.Contains(v, "://"):
+		return []string{fmt.Sprintf("store must be \"\" (files) or a PostgreSQL URL like \"postgres://user@host:5432/db\" (got %s)", redactStore(v, scheme))}
+	case u.Scheme != "postgres" && u.Scheme != "postgresql":
+		return []string{fmt.Sprintf("store: %q URLs are not supported; use a PostgreSQL URL like \"postgres://user@host:5432/db\", or \"\" for files", u.Scheme)}
+	case u.Host == "" && u.Query().Get("host") == "":
+		return []string{fmt.Sprintf("store %s names no host", u.Redacted())}
+	}
+	return nil
+}
+
+// redactStore shows a store value that does not parse without what could
+// be its password.
+func redactStore(v, scheme string) string {
+	if strings.Contains(v, "@") {
+		return fmt.Sprintf("%q followed by a part with an @", scheme+"://")
+	}
+	return fmt.Sprintf("%q", v)
+}
+
+// checkProject checks the project setting: a name without white space at
+// its ends or control characters, as stored in the database.
+func checkProject(v string) []string {
+	bad := strings.TrimSpace(v) != v || len(v) > 200 ||
+		strings.IndexFunc(v, func(r rune) bool { return r < ' ' || r == 0x7f }) >= 0
+	if bad {
+		return []string{fmt.Sprintf("project must be a name of at most 200 characters without control characters or spaces at its ends (got %q), e.g. \"github.com/org/repo\"", v)}
 	}
 	return nil
 }
@@ -205,6 +259,8 @@ func kind(k string) string {
 			return "true or false"
 		case ft.Kind() == reflect.Int:
 			return "a whole number"
+		case ft.Kind() == reflect.Float64:
+			return "a number"
 		case ft.Kind() == reflect.String:
 			return "a string"
 		case ft.Kind() == reflect.Slice:

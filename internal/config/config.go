@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/ledger"
 )
 
 // FileName is the config file under .taskie/ and under the user's
@@ -35,8 +36,22 @@ type Config struct {
 	LifecycleTimeouts map[string]string `json:"lifecycle_timeouts,omitempty"`
 	GroupSize         int               `json:"group_size"`
 	LeaseTTL          Duration          `json:"lease_ttl"`
+	OnExhausted       string            `json:"on_exhausted"` // a task past its retries: skip or escalate (§13)
 	BlockSeverity     domain.Severity   `json:"block_severity"`
 	RatchetAfter      int               `json:"ratchet_after"`
+	// BudgetUSD caps what a plan's reviews may cost (SPEC §19); 0 = no cap.
+	BudgetUSD float64 `json:"budget_usd"`
+	// ReviewBudget caps one review's duration: the reviewer's timeout is
+	// the shorter of it and reviewer_timeout, and a review that used it up
+	// stops further reviews; 0 = no cap.
+	ReviewBudget Duration `json:"review_budget"`
+	// Store is where claims, leases and coordination events live (SPEC
+	// §20): "" for files, or a PostgreSQL URL ("postgres://…") shared by
+	// every clone; TASKIE_DATABASE_URL wins over it.
+	Store string `json:"store"`
+	// Project names the repository across its clones in a shared store;
+	// "" is its origin remote's URL, normalised.
+	Project string `json:"project"`
 
 	// Source maps each JSON key to where its value came from: "default" or
 	// a file's path.
@@ -74,6 +89,7 @@ func Default() Config {
 		LifecycleTimeouts: lifecycle,
 		GroupSize:         domain.DefaultGroupSize,
 		LeaseTTL:          Duration(domain.DefaultLeaseTTL),
+		OnExhausted:       "skip", // parallel.Skip
 		BlockSeverity:     domain.DefaultBlockSeverity,
 		RatchetAfter:      domain.DefaultRatchetAfter,
 	}
@@ -143,4 +159,10 @@ func known(k string) bool {
 		}
 	}
 	return false
+}
+
+// Ledger returns the review ledger's settings (SPEC §19).
+func (c Config) Ledger() ledger.Settings {
+	return ledger.Settings{BlockSeverity: c.BlockSeverity, RatchetAfter: c.RatchetAfter,
+		BudgetUSD: c.BudgetUSD, ReviewBudget: c.ReviewBudget.D()}
 }

@@ -13,10 +13,12 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/ledger"
 )
 
-var allKeys = []string{"allowed_tools", "autopilot", "block_cap", "block_severity", "group_size", "lease_ttl", "lifecycle_timeouts",
-	"max_reviews", "models", "output_format", "ratchet_after", "reviewer", "reviewer_command", "reviewer_timeout"}
+var allKeys = []string{"allowed_tools", "autopilot", "block_cap", "block_severity", "budget_usd", "group_size", "lease_ttl", "lifecycle_timeouts",
+	"max_reviews", "models", "on_exhausted", "output_format", "project", "ratchet_after", "review_budget", "reviewer", "reviewer_command",
+	"reviewer_timeout", "store"}
 
 // isolate points the user's config and state directories at empty temp
 // directories, so that no test reads the developer's own files.
@@ -70,6 +72,7 @@ func TestDefaults(t *testing.T) {
 		OutputFormat:    "exit2",
 		GroupSize:       5,
 		LeaseTTL:        Duration(30 * time.Minute),
+		OnExhausted:     "skip",
 		LifecycleTimeouts: map[string]string{"pending": "1h", "assigned": "15m", "planning": "30m", "validated": "15m",
 			"in_progress": "4h", "testing": "30m", "quality_review": "30m", "approved": "10m", "committing": "15m",
 			"cto_intervention": "1h"},
@@ -104,6 +107,8 @@ func TestFileValues(t *testing.T) {
   "lifecycle_timeouts": {"pending": "2h", "testing": "45m"},
   "block_severity": "blocker",
   "ratchet_after": 2,
+  "budget_usd": 2.5,
+  "review_budget": "10m",
   "reviewer_command": ["my-reviewer", "--strict"]
 }`)
 	trustFile(t, path)
@@ -117,13 +122,14 @@ func TestFileValues(t *testing.T) {
 	want.BlockCap, want.Autopilot, want.OutputFormat = 0, true, "json"
 	want.LifecycleTimeouts["pending"], want.LifecycleTimeouts["testing"] = "2h", "45m"
 	want.BlockSeverity, want.RatchetAfter = "blocker", 2
+	want.BudgetUSD, want.ReviewBudget = 2.5, Duration(10*time.Minute)
 	want.ReviewerCommand = []string{"my-reviewer", "--strict"}
 	if diff := cmp.Diff(want, c, cmpopts.IgnoreFields(Config{}, "Source")); diff != "" {
 		t.Errorf("config (-want +got):\n%s", diff)
 	}
 	fromFile := map[string]bool{"reviewer": true, "models": true, "reviewer_timeout": true, "lease_ttl": true, "block_cap": true,
 		"autopilot": true, "output_format": true, "lifecycle_timeouts": true, "reviewer_command": true,
-		"block_severity": true, "ratchet_after": true}
+		"block_severity": true, "ratchet_after": true, "budget_usd": true, "review_budget": true}
 	for _, k := range allKeys {
 		want := "default"
 		if fromFile[k] {
@@ -195,7 +201,17 @@ func TestBadValues(t *testing.T) {
 		{`{"max_reviews": -1}`, "max_reviews must be ≥ 0 (got -1)"},
 		{`{"block_cap": -2}`, "block_cap must be ≥ 0 (got -2)"},
 		{`{"group_size": 0}`, "group_size must be ≥ 1 (got 0)"},
+		{`{"on_exhausted": "ignore"}`, `on_exhausted must be "skip" or "escalate" (got "ignore")`},
+		{`{"store": "mysql://u@h/db"}`, `store: "mysql" URLs are not supported`},
+		{`{"store": "localhost:5432"}`, `store must be "" (files) or a PostgreSQL URL like "postgres://user@host:5432/db" (got "localhost:5432")`},
+		{`{"store": "postgres:///db"}`, "store postgres:///db names no host"},
+		{`{"store": "postgres://u:pw@h:bad/db"}`, `store must be "" (files) or a PostgreSQL URL like "postgres://user@host:5432/db" (got "postgres://" followed by a part with an @)`},
+		{`{"project": " x"}`, `project must be a name of at most 200 characters`},
 		{`{"ratchet_after": 0}`, "ratchet_after must be ≥ 1 (got 0)"},
+		{`{"budget_usd": -1}`, "budget_usd must be ≥ 0 (got -1); 0 means no budget"},
+		{`{"budget_usd": "5$"}`, `budget_usd must be a number (got "5$")`},
+		{`{"review_budget": "40m"}`, "review_budget must be below 29m (got 40m0s)"},
+		{`{"review_budget": "0s"}`, `"0s" is not a positive duration`},
 		{`{"max_reviews": "many"}`, `max_reviews must be a whole number (got "many")`},
 		{`{"autopilot": "yes"}`, `autopilot must be true or false (got "yes")`},
 		{`{"output_format": "xml"}`, `output_format must be "exit2" or "json" (got "xml")`},
@@ -285,5 +301,20 @@ func TestShortDuration(t *testing.T) {
 func TestPath(t *testing.T) {
 	if got := Path(filepath.Join("a", ".taskie")); got != filepath.Join("a", ".taskie", "config.json") {
 		t.Errorf("Path = %q", got)
+	}
+}
+
+func TestLedgerSettings(t *testing.T) {
+	dir, _ := withConfig(t, `{"block_severity": "minor", "ratchet_after": 3, "budget_usd": 4.5, "review_budget": "5m"}`)
+	c, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ledger.Settings{BlockSeverity: domain.Minor, RatchetAfter: 3, BudgetUSD: 4.5, ReviewBudget: 5 * time.Minute}
+	if diff := cmp.Diff(want, c.Ledger()); diff != "" {
+		t.Errorf("Ledger (-want +got):\n%s", diff)
+	}
+	if got := Default().Ledger(); got.BudgetUSD != 0 || got.ReviewBudget != 0 {
+		t.Errorf("default budgets = %+v, want none", got)
 	}
 }

@@ -129,9 +129,9 @@ func (b *Brief) header(limit int) string {
 	case !b.HasState:
 		s.WriteString("no state.json (standalone)")
 	default:
-		fmt.Fprintf(&s, "phase %s → next %s", b.Phase, orNull(string(b.NextPhase)))
+		fmt.Fprintf(&s, "phase %s", b.Phase)
 		if b.NextPhase != "" {
-			s.WriteString(" (automated)")
+			fmt.Fprintf(&s, " → next %s (automated)", b.NextPhase)
 		} else {
 			s.WriteString(" (standalone)")
 		}
@@ -144,13 +144,6 @@ func (b *Brief) header(limit int) string {
 	}
 	s.WriteString(".\n")
 	return clipText(s.String(), limit, "…\n")
-}
-
-func orNull(s string) string {
-	if s == "" {
-		return "null"
-	}
-	return s
 }
 
 func (b *Brief) task(limit int) string {

@@ -5,6 +5,7 @@
 package doctor
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -51,7 +52,7 @@ func Run(e Env) []Check {
 	if repo != nil {
 		c, err := config.Load(repo.TaskieDir())
 		if err != nil {
-			out = append(out, Check{Name: "config", Detail: err.Error(), Fix: "fix .taskie/config.json (`taskie config` shows the effective values)"})
+			out = append(out, Check{Name: "config", Detail: err.Error(), Fix: "fix .taskie/config.json (`taskie help config` lists the settings, `taskie config` shows the effective values)"})
 		} else {
 			cfg = c
 			out = append(out, Check{Name: "config", OK: true, Detail: "valid"})
@@ -64,6 +65,9 @@ func Run(e Env) []Check {
 	}
 	ag := detectAgents(e, root)
 	out = append(out, registration(ag))
+	if c, ok := projectMarketplace(cmp.Or(root, e.Cwd)); ok {
+		out = append(out, c)
+	}
 	if c, ok := codexTrust(e, root); ok {
 		out = append(out, c)
 	}
@@ -281,11 +285,67 @@ func plans(r *plan.Repo) []Check {
 			continue
 		}
 		vs := p.Validate()
-		if plan.HasErrors(vs) {
-			out = append(out, Check{Name: "plan " + id, Detail: fmt.Sprintf("%d violation(s), first: %s", len(vs), vs[0]), Fix: "taskie validate " + id})
+		if len(vs) > 0 {
+			out = append(out, planCheck(id, vs))
 			continue
 		}
 		out = append(out, Check{Name: "plan " + id, OK: true, Detail: "valid"})
 	}
 	return out
+}
+
+// planCheck reports a plan that breaks validation rules. A bad state.json
+// (rule 8) does not block the agent, but taskie cannot automate the plan
+// until it is fixed, so it fails the check too, with its own fix.
+func planCheck(id string, vs []plan.Violation) Check {
+	c := Check{Name: "plan " + id, Detail: fmt.Sprintf("%d violation(s), first: %s", len(vs), vs[0]),
+		Fix: "taskie validate " + id + " lists them; `taskie help validation` explains each rule"}
+	for _, v := range vs {
+		if v.Rule == 8 {
+			c.Detail = fmt.Sprintf("state.json: %s", v.Msg)
+			if len(vs) > 1 {
+				c.Detail += fmt.Sprintf(" (and %d more violation(s))", len(vs)-1)
+			}
+			c.Fix = fmt.Sprintf("fix .taskie/plans/%s/state.json by hand (`taskie validate %s` re-checks it), or rebuild it from the event log: taskie recover %s --write --force", id, id, id)
+			break
+		}
+	}
+	return c
+}
+
+// projectMarketplace checks that the plugin copy a project's committed
+// settings name (`taskie install claude --scope project`) exists: a fresh
+// clone has the settings but not the git-ignored copy.
+func projectMarketplace(root string) (Check, bool) {
+	if root == "" {
+		return Check{}, false
+	}
+	data, err := os.ReadFile(filepath.Join(root, ".claude", "settings.json"))
+	if err != nil {
+		return Check{}, false
+	}
+	var s struct {
+		Markets map[string]struct {
+			Source struct {
+				Source string `json:"source"`
+				Path   string `json:"path"`
+			} `json:"source"`
+		} `json:"extraKnownMarketplaces"`
+	}
+	if json.Unmarshal(data, &s) != nil {
+		return Check{}, false
+	}
+	m, ok := s.Markets[install.Marketplace]
+	if !ok || m.Source.Source != "directory" || m.Source.Path == "" {
+		return Check{}, false
+	}
+	dir := m.Source.Path
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(root, dir)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".claude-plugin", "marketplace.json")); err != nil {
+		return Check{Name: "plugin copy", Detail: fmt.Sprintf(".claude/settings.json names the taskie plugin at %s, which is missing (a fresh clone: the copy is git-ignored)", m.Source.Path),
+			Fix: "taskie install claude --scope project"}, true
+	}
+	return Check{Name: "plugin copy", OK: true, Detail: m.Source.Path}, true
 }

@@ -36,6 +36,10 @@ const (
 	Resumed         = "RESUMED"
 	OwnerChanged    = "OWNER_CHANGED"
 	Recovered       = "RECOVERED"
+	// LifecycleCommit is the commit event of a `taskie task move|fail|…`:
+	// the lifecycle records it changed in state.json (the moves themselves
+	// are the lifecycle events before it).
+	LifecycleCommit = "LIFECYCLE_CHANGED"
 	// Checkpoint records the whole of state.json when it was changed
 	// outside taskie (or by a version that did not log every field), so
 	// that a replay from here on is exact.

@@ -1,10 +1,14 @@
 package history
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/taskie-dev/taskie/internal/events"
@@ -22,23 +26,66 @@ type Row struct {
 // Cells returns the row's columns in display order.
 func (r Row) Cells() []string { return []string{r.TS, r.Event, r.Task, r.Change, r.Summary} }
 
+// eventText is an event's top-level text, as both event forms give it.
+type eventText struct {
+	ts, plan, task, event, from, to, actor, reason string
+}
+
+// metaView reads an event's meta, decoded (events.Event) or raw
+// (events.Lean), so that one set of formatting rules serves both.
+type metaView interface {
+	// str is a string value, "" when absent or another type.
+	str(k string) string
+	// num is a number value (a numeric string too), false when absent.
+	num(k string) (float64, bool)
+	// boolean is a boolean value, false when absent.
+	boolean(k string) (v, ok bool)
+	// has reports whether k is present, null included.
+	has(k string) bool
+	// text renders k's value as MetaSummary does.
+	text(k string) string
+	// length is the length of an array value, false when not an array.
+	length(k string) (int, bool)
+	// summary renders every key as "key=value …", keys sorted.
+	summary() string
+}
+
 // HistoryRow formats one event for `taskie history`.
 func HistoryRow(e events.Event) Row {
-	r := Row{TS: TS(e), Event: orDash(e.Event), Task: orDash(e.Task), Change: "-"}
+	return historyRow(eventFields(e), mapMeta(e.Meta))
+}
+
+// LeanRow formats one lean event for `taskie history`.
+func LeanRow(l *events.Lean) Row {
+	m := newRawMeta(l.Meta)
+	defer m.free()
+	return historyRow(leanFields(l), m)
+}
+
+func eventFields(e events.Event) eventText {
+	return eventText{TS(e), e.Plan, e.Task, e.Event, e.From, e.To, e.Actor, e.Reason}
+}
+
+func leanFields(l *events.Lean) eventText {
+	return eventText{LeanTS(l.TS), l.Plan, l.Task, l.Event, l.From, l.To, l.Actor, l.Reason}
+}
+
+func historyRow(e eventText, m metaView) Row {
+	r := Row{TS: e.ts, Event: orDash(e.event), Task: orDash(e.task), Change: "-"}
 	switch {
-	case e.From != "" && e.To != "":
-		r.Change = e.From + " → " + e.To
-	case e.To != "":
-		r.Change = "→ " + e.To
-	case e.From != "":
-		r.Change = e.From + " →"
+	case e.from != "" && e.to != "":
+		r.Change = e.from + " → " + e.to
+	case e.to != "":
+		r.Change = "→ " + e.to
+	case e.from != "":
+		r.Change = e.from + " →"
 	}
 	var parts []string
-	if e.Reason != "" {
-		parts = append(parts, oneLine(e.Reason, 120))
+	if e.reason != "" {
+		parts = append(parts, oneLine(e.reason, 120))
 	}
-	if m := MetaSummary(e.Meta); m != "" {
-		parts = append(parts, m)
+	if s := m.summary(); s != "" {
+		parts = append(parts, s)
 	}
 	r.Summary = orDash(strings.Join(parts, "; "))
 	return r
@@ -47,21 +94,59 @@ func HistoryRow(e events.Event) Row {
 // TS renders an event's time in RFC 3339 (UTC when the log says so).
 func TS(e events.Event) string { return e.TS.Format(time.RFC3339) }
 
-// MetaSummary renders meta as "key=value …", keys sorted, long values clipped.
-func MetaSummary(meta map[string]any) string {
-	if len(meta) == 0 {
-		return ""
+// LeanTS renders a logged time as TS does: the log's own text when it is
+// already RFC 3339 to the second in UTC, as taskie writes it.
+func LeanTS(s string) string {
+	if len(s) == 20 && s[19] == 'Z' && s[10] == 'T' {
+		return s
 	}
-	keys := make([]string, 0, len(meta))
-	for k := range meta {
-		keys = append(keys, k)
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return orDash(s)
+	}
+	return t.Format(time.RFC3339)
+}
+
+// MetaSummary renders meta as "key=value …", keys sorted, long values clipped.
+func MetaSummary(meta map[string]any) string { return mapMeta(meta).summary() }
+
+// joinSorted renders key=value pairs sorted by key.
+func joinSorted(keys []string, val func(k string) string) string {
+	if len(keys) == 0 {
+		return ""
 	}
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = k + "=" + oneLine(value(meta[k]), 60)
+		parts[i] = k + "=" + oneLine(val(k), 60)
 	}
 	return strings.Join(parts, " ")
+}
+
+// mapMeta is a decoded meta object.
+type mapMeta map[string]any
+
+func (m mapMeta) str(k string) string { s, _ := m[k].(string); return s }
+func (m mapMeta) num(k string) (float64, bool) {
+	n, ok := asInt(m[k])
+	if f, isF := m[k].(float64); isF {
+		return f, true
+	}
+	return float64(n), ok
+}
+func (m mapMeta) boolean(k string) (bool, bool) { b, ok := m[k].(bool); return b, ok }
+func (m mapMeta) has(k string) bool             { _, ok := m[k]; return ok }
+func (m mapMeta) text(k string) string          { return value(m[k]) }
+func (m mapMeta) length(k string) (int, bool) {
+	a, ok := m[k].([]any)
+	return len(a), ok
+}
+func (m mapMeta) summary() string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	return joinSorted(keys, m.text)
 }
 
 func value(v any) string {
@@ -80,14 +165,219 @@ func value(v any) string {
 	return string(b)
 }
 
+// rawMeta is a meta object as the log holds it, its top level walked once
+// into raw key and value slices: nothing is decoded until asked for.
+type rawMeta struct {
+	kv  []rawKV
+	buf [16]rawKV
+}
+
+// rawKV is one key (quotes included) and its raw value.
+type rawKV struct{ k, v []byte }
+
+// rawMetas recycles rawMeta values: one is used per event formatted.
+var rawMetas = sync.Pool{New: func() any { return &rawMeta{} }}
+
+func newRawMeta(meta []byte) *rawMeta {
+	m := rawMetas.Get().(*rawMeta)
+	m.kv = m.buf[:0]
+	if len(meta) > 0 {
+		_ = events.MetaEachRaw(meta, func(k, v []byte) bool {
+			m.kv = append(m.kv, rawKV{k, v})
+			return true
+		})
+	}
+	return m
+}
+
+// free returns m to the pool; it must not be used after.
+func (m *rawMeta) free() {
+	clear(m.buf[:])
+	m.kv = nil
+	rawMetas.Put(m)
+}
+
+// get returns k's raw value; the last of a repeated key wins, as in
+// encoding/json.
+func (m *rawMeta) get(k string) ([]byte, bool) {
+	for i := len(m.kv) - 1; i >= 0; i-- {
+		if events.KeyIs(m.kv[i].k, k) {
+			return m.kv[i].v, true
+		}
+	}
+	return nil, false
+}
+
+func (m *rawMeta) str(k string) string {
+	v, ok := m.get(k)
+	if !ok || len(v) == 0 || v[0] != '"' {
+		return ""
+	}
+	s, _ := events.Text(v)
+	return s
+}
+func (m *rawMeta) num(k string) (float64, bool) {
+	v, ok := m.get(k)
+	if !ok {
+		return 0, false
+	}
+	if len(v) > 0 && v[0] == '"' {
+		s, _ := events.Text(v)
+		n, isInt := asInt(s)
+		return float64(n), isInt
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	return f, err == nil
+}
+func (m *rawMeta) boolean(k string) (bool, bool) {
+	v, ok := m.get(k)
+	switch {
+	case !ok:
+		return false, false
+	case string(v) == "true":
+		return true, true
+	case string(v) == "false":
+		return false, true
+	}
+	return false, false
+}
+func (m *rawMeta) has(k string) bool { _, ok := m.get(k); return ok }
+func (m *rawMeta) text(k string) string {
+	v, _ := m.get(k)
+	return rawText(v)
+}
+func (m *rawMeta) length(k string) (int, bool) {
+	v, ok := m.get(k)
+	if !ok || len(v) == 0 || v[0] != '[' {
+		return 0, false
+	}
+	var a []json.RawMessage
+	if json.Unmarshal(v, &a) != nil {
+		return 0, false
+	}
+	return len(a), true
+}
+
+// summary renders "key=value …" by key; the log writes meta's keys sorted
+// already, so they are sorted (and deduplicated) only when written by hand.
+func (m *rawMeta) summary() string {
+	if len(m.kv) == 0 {
+		return ""
+	}
+	list := m.kv
+	for i := 1; i < len(list); i++ {
+		if string(list[i-1].k) >= string(list[i].k) || bytes.IndexByte(list[i].k, '\\') >= 0 {
+			list = sortKeys(list)
+			break
+		}
+	}
+	var b strings.Builder
+	for i, e := range list {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if bytes.IndexByte(e.k, '\\') < 0 {
+			b.Write(e.k[1 : len(e.k)-1])
+		} else {
+			k, _ := events.Text(e.k)
+			b.WriteString(k)
+		}
+		b.WriteByte('=')
+		if plainString(e.v, 60) {
+			b.Write(e.v[1 : len(e.v)-1])
+		} else {
+			b.WriteString(oneLine(rawText(e.v), 60))
+		}
+	}
+	return b.String()
+}
+
+// sortKeys sorts meta's entries by decoded key, keeping the last of a
+// repeated key.
+func sortKeys(list []rawKV) []rawKV {
+	type entry struct {
+		key string
+		kv  rawKV
+	}
+	es := make([]entry, len(list))
+	for i, e := range list {
+		k, _ := events.Text(e.k)
+		es[i] = entry{k, e}
+	}
+	slices.SortStableFunc(es, func(a, b entry) int { return strings.Compare(a.key, b.key) })
+	out := make([]rawKV, 0, len(es))
+	for i, e := range es {
+		if i+1 < len(es) && es[i+1].key == e.key {
+			continue
+		}
+		out = append(out, e.kv)
+	}
+	return out
+}
+
+// plainString reports whether v is a JSON string that oneLine would leave
+// as it is, so that its bytes can be written as they are.
+func plainString(v []byte, n int) bool {
+	if len(v) < 2 || v[0] != '"' || len(v)-2 > n {
+		return false
+	}
+	for i := 1; i < len(v)-1; i++ {
+		c := v[i]
+		if c < ' ' || c >= 0x7f || c == '\\' || (c == ' ' && (i == 1 || i == len(v)-2 || v[i+1] == ' ')) {
+			return false
+		}
+	}
+	return true
+}
+
+// rawText renders a raw JSON value as value renders its decoded form.
+func rawText(v []byte) string {
+	if len(v) == 0 {
+		return "null"
+	}
+	switch c := v[0]; {
+	case c == '"':
+		s, _ := events.Text(v)
+		return s
+	case c == '-' || c >= '0' && c <= '9':
+		if f, err := strconv.ParseFloat(string(v), 64); err == nil {
+			return fmt.Sprint(f)
+		}
+	case c == '{' || c == '[':
+		var b bytes.Buffer
+		if json.Compact(&b, v) == nil {
+			return b.String()
+		}
+	}
+	return string(v)
+}
+
 // oneLine puts s on one line (tabs and newlines become spaces, so the
 // tab-separated output keeps its columns) and clips it to n runes.
 func oneLine(s string, n int) string {
+	if len(s) <= n && plain(s) {
+		return s
+	}
 	s = strings.Join(strings.Fields(s), " ")
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// plain reports whether s is ASCII with single inner spaces and no other
+// white space, which oneLine leaves as it is.
+func plain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < ' ' || c >= 0x7f {
+			return false
+		}
+		if c == ' ' && (i == 0 || i == len(s)-1 || s[i+1] == ' ') {
+			return false
+		}
+	}
+	return true
 }
 
 func orDash(s string) string {
@@ -103,92 +393,59 @@ func LogLine(e events.Event) string {
 }
 
 // Message is a short human sentence for one event.
-func Message(e events.Event) string {
-	m := e.Meta
-	str := func(k string) string { s, _ := m[k].(string); return s }
+func Message(e events.Event) string { return message(eventFields(e), mapMeta(e.Meta)) }
+
+// LeanMessage is Message for a lean event.
+func LeanMessage(l *events.Lean) string {
+	m := newRawMeta(l.Meta)
+	defer m.free()
+	return message(leanFields(l), m)
+}
+
+func message(e eventText, m metaView) string {
 	task := ""
-	if e.Task != "" {
-		task = "task " + e.Task
+	if e.task != "" {
+		task = "task " + e.task
 	}
 	var msg string
-	switch e.Event {
+	switch e.event {
 	case events.PlanCreated:
 		mode := "standalone"
-		if b, _ := m["auto"].(bool); b {
+		if b, _ := m.boolean("auto"); b {
 			mode = "automated"
 		}
-		msg = fmt.Sprintf("plan %s created (%s", orDash(e.Plan), mode)
-		if b, _ := m["tdd"].(bool); b {
+		msg = fmt.Sprintf("plan %s created (%s", orDash(e.plan), mode)
+		if b, _ := m.boolean("tdd"); b {
 			msg += ", test-first"
 		}
 		msg += ")"
 	case events.PhaseChange:
-		msg = e.From + " → " + e.To
-		if e.From == e.To || e.From == "" {
-			msg = e.To
-		}
-		var extra []string
-		if v, ok := m["next_phase"]; ok {
-			extra = append(extra, "next "+value(v))
-		}
-		if n, ok := asInt(m["phase_iteration"]); ok && n > 0 {
-			extra = append(extra, fmt.Sprintf("iteration %d", n))
-		}
-		if len(extra) > 0 {
-			msg += " (" + strings.Join(extra, ", ") + ")"
-		}
+		msg = phaseMessage(e, m)
 		msg = prefix(task, msg)
 	case events.FieldSet:
-		msg = fmt.Sprintf("%s = %s", str("field"), value(m["value"]))
+		msg = fmt.Sprintf("%s = %s", m.str("field"), m.text("value"))
 	case events.ReviewStarted, events.ReviewFinished, events.ReviewFailed:
-		msg = reviewName(e)
-		switch e.Event {
-		case events.ReviewStarted:
-			msg += " started"
-		case events.ReviewFinished:
-			v := str("verdict")
-			if v == "" {
-				v = "no readable verdict"
-			}
-			msg += ": " + v
-			var extra []string
-			if c, ok := m["cost_usd"].(float64); ok && c > 0 {
-				extra = append(extra, fmt.Sprintf("$%.2f", c))
-			}
-			if ms, ok := asInt(m["duration_ms"]); ok && ms > 0 {
-				extra = append(extra, Duration(ms))
-			}
-			if len(extra) > 0 {
-				msg += " (" + strings.Join(extra, ", ") + ")"
-			}
-			if rec, ok := m["recorded"].(bool); ok && !rec {
-				msg += ", not recorded (state.json changed meanwhile)"
-			}
-		case events.ReviewFailed:
-			msg += " failed"
-			if f := str("failure"); f != "" {
-				msg += ": " + f
-			}
-			if l := str("log"); l != "" {
-				msg += " (log " + l + ")"
-			}
-		}
+		msg = reviewMessage(e, m)
 	case events.Progress:
-		msg = prefix(task, oneLine(e.Reason, 200))
+		msg = prefix(task, oneLine(e.reason, 200))
 	case events.TaskStatus:
-		msg = prefix(task, "status "+orDash(e.To))
+		msg = prefix(task, "status "+orDash(e.to))
 	case events.ReviewsArchived:
-		msg = oneLine(e.Reason, 120)
-		if files, ok := m["files"].([]any); ok {
-			msg += fmt.Sprintf(": %d file(s) moved to %s", len(files), str("dir"))
+		msg = oneLine(e.reason, 120)
+		if n, ok := m.length("files"); ok {
+			msg += fmt.Sprintf(": %d file(s) moved to %s", n, m.str("dir"))
 		}
+	case events.LifecycleCommit:
+		msg = prefix(task, oneLine(e.reason, 120))
+	case lcCreated, lcTransition, lcFailure, lcCTO, lcEscalated, lcRecovery:
+		msg = prefix(task, lifecycleMessage(e, m))
 	default:
 		var parts []string
-		if e.From != "" || e.To != "" {
-			parts = append(parts, strings.TrimSpace(e.From+" → "+e.To))
+		if e.from != "" || e.to != "" {
+			parts = append(parts, strings.TrimSpace(e.from+" → "+e.to))
 		}
-		if e.Reason != "" {
-			parts = append(parts, oneLine(e.Reason, 120))
+		if e.reason != "" {
+			parts = append(parts, oneLine(e.reason, 120))
 		}
 		msg = prefix(task, strings.Join(parts, ": "))
 	}
@@ -198,20 +455,74 @@ func Message(e events.Event) string {
 	return msg
 }
 
+func phaseMessage(e eventText, m metaView) string {
+	msg := e.from + " → " + e.to
+	if e.from == e.to || e.from == "" {
+		msg = e.to
+	}
+	var extra []string
+	if m.has("next_phase") {
+		extra = append(extra, "next "+m.text("next_phase"))
+	}
+	if n, ok := m.num("phase_iteration"); ok && n > 0 && n == float64(int(n)) {
+		extra = append(extra, "iteration "+strconv.Itoa(int(n)))
+	}
+	if len(extra) > 0 {
+		msg += " (" + strings.Join(extra, ", ") + ")"
+	}
+	return msg
+}
+
+func reviewMessage(e eventText, m metaView) string {
+	msg := reviewName(e, m)
+	switch e.event {
+	case events.ReviewStarted:
+		msg += " started"
+	case events.ReviewFinished:
+		v := m.str("verdict")
+		if v == "" {
+			v = "no readable verdict"
+		}
+		msg += ": " + v
+		var extra []string
+		if c, ok := m.num("cost_usd"); ok && c > 0 {
+			extra = append(extra, "$"+strconv.FormatFloat(c, 'f', 2, 64))
+		}
+		if ms, ok := m.num("duration_ms"); ok && ms > 0 && ms == float64(int(ms)) {
+			extra = append(extra, Duration(int(ms)))
+		}
+		if len(extra) > 0 {
+			msg += " (" + strings.Join(extra, ", ") + ")"
+		}
+		if rec, ok := m.boolean("recorded"); ok && !rec {
+			msg += ", not recorded (state.json changed meanwhile)"
+		}
+	case events.ReviewFailed:
+		msg += " failed"
+		if f := m.str("failure"); f != "" {
+			msg += ": " + f
+		}
+		if l := m.str("log"); l != "" {
+			msg += " (log " + l + ")"
+		}
+	}
+	return msg
+}
+
 // reviewName is "code-review 2 of task 3 by sonnet".
-func reviewName(e events.Event) string {
-	s, _ := e.Meta["review"].(string)
+func reviewName(e eventText, m metaView) string {
+	s := m.str("review")
 	if s == "" {
 		s = "review"
 	}
-	if n, ok := asInt(e.Meta["iteration"]); ok {
-		s += fmt.Sprintf(" %d", n)
+	if n, ok := m.num("iteration"); ok && n == float64(int(n)) {
+		s += " " + strconv.Itoa(int(n))
 	}
-	if e.Task != "" && e.Task != "0" {
-		s += " of task " + e.Task
+	if e.task != "" && e.task != "0" {
+		s += " of task " + e.task
 	}
-	if m, _ := e.Meta["model"].(string); m != "" {
-		s += " by " + m
+	if model := m.str("model"); model != "" {
+		s += " by " + model
 	}
 	return s
 }

@@ -30,12 +30,23 @@ type BlockData struct {
 	ReviewFile, PostFile, StateFile string // paths relative to the project root
 	PlanFlag                        string // " --plan ID" when the project has several plans
 	Reminder                        bool   // the block repeats one this session never received
+	// Judged says how the review counted when the review ledger, not the
+	// verdict alone, decided it (a PASS with a blocker open, the ratchet).
+	Judged string
+	// Findings lists the cycle's open findings, one a line with its id;
+	// "" when the reviewer tracks none.
+	Findings string
+	// Budget says the plan's review budget is spent: no review follows.
+	Budget string
 }
 
 // Outcome says how the review went, in words.
 func (d BlockData) Outcome() string {
 	if d.Reminder {
 		return "its post-review is still owed (this repeats a block this session did not receive)"
+	}
+	if d.Judged != "" {
+		return d.Judged
 	}
 	if d.Verdict == domain.Pass {
 		return fmt.Sprintf("PASS: passed; one more clean review is needed (%d of %d clean in a row)", d.Clean, domain.CleanToPass)

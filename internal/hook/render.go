@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/ledger"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/workflow"
@@ -19,6 +20,17 @@ type view struct {
 	blocksInRow, blockCap     int
 	pendingOther              bool
 	agent                     Agent
+	// ledger reads the review ledger of the cycle a state is in (it scans
+	// the event log: only messages that list findings call it); nil: none.
+	ledger func(*state.State) ledgerView
+}
+
+// findings lists the open findings of the cycle s is in, for a block.
+func (v view) findings(s *state.State) string {
+	if v.ledger == nil || s == nil {
+		return ""
+	}
+	return openList(v.ledger(s).l)
 }
 
 // render turns a decision that needs no reviewer into the hook's answer.
@@ -46,6 +58,19 @@ func render(d workflow.StopDecision, v view) Result {
 		return Result{Block: true, needsMemory: true, Reason: blockMessage(v, s, "", "", true)}
 	case workflow.RRecoveredBlock:
 		return Result{Block: true, Reason: blockMessage(v, d.Save, d.Model, "", false)}
+	case workflow.RNeedsHuman:
+		why, list := "the review ledger found it going round", ""
+		if v.ledger != nil && s != nil {
+			lv := v.ledger(s)
+			var a ledger.Assessment
+			a, list = goingRound(lv)
+			if a.Reason == ledger.ReasonStalled || a.Reason == ledger.ReasonReopened {
+				why = whyGoingRound(a.Reason, a.Threshold)
+			}
+		}
+		return Allow(needsHumanMessage(v, d.Review, why, list))
+	case workflow.RBudget:
+		return Allow(budgetMessage(v, d))
 	case workflow.RPostOwed:
 		return Allow(fmt.Sprintf("taskie: the %s of iteration %d is still owed; automation waits for it (`taskie continue` says what to do, `taskie pause` stops automation).", d.Review, d.Iteration))
 	case workflow.RIllegalNext:
@@ -92,17 +117,25 @@ func quoteList(xs []domain.Phase) string {
 	return strings.Join(q, ", ")
 }
 
-// blockMessage renders the review block of §5.1 for the state s.
+// blockMessage renders the review block of §5.1 for the state s, with the
+// cycle's open findings.
 func blockMessage(v view, s *state.State, model domain.Model, verdict domain.Verdict, reminder bool) string {
+	d := blockData(v, s, model, verdict, reminder)
+	d.Findings = v.findings(s)
+	return BlockMessage(d)
+}
+
+// blockData fills the block message of §5.1 for the state s.
+func blockData(v view, s *state.State, model domain.Model, verdict domain.Verdict, reminder bool) BlockData {
 	review, n, task := s.Phase, s.Iteration(), s.Task()
-	return BlockMessage(BlockData{
+	return BlockData{
 		Plan: v.plan, Task: task, Review: review, Model: model, Verdict: verdict, Reminder: reminder,
 		Iteration: n, NextIteration: n + 1, Clean: s.ConsecutiveClean,
 		ReviewFile: relPath(v.root, v.dir+"/"+plan.ReviewFile(string(review), int(task), n)),
 		PostFile:   relPath(v.root, v.dir+"/"+plan.PostReviewFile(string(review), int(task), n)),
 		StateFile:  relPath(v.root, v.dir+"/"+state.FileName),
 		PlanFlag:   v.planFlag,
-	})
+	}
 }
 
 // advanced is the answer when a review cycle passed.

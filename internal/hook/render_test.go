@@ -84,6 +84,8 @@ var renderKind = map[workflow.Reason]string{
 	workflow.RNoTaskFiles:     message,
 	workflow.RReviewDue:       silent,
 	workflow.RLock:            silent,
+	workflow.RNeedsHuman:      message,
+	workflow.RBudget:          message,
 }
 
 func mk(phase, next domain.Phase, task domain.TaskID, iter int, model domain.Model, clean int) *state.State {

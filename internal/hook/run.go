@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -16,6 +17,8 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/fsafe"
+	"github.com/taskie-dev/taskie/internal/ledger"
+	"github.com/taskie-dev/taskie/internal/ledger/ledgerlog"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/review"
@@ -36,7 +39,8 @@ type stopper struct {
 	now  time.Time
 	why  string // for the log line
 
-	lock *fsafe.Lock // the review lock, when taken
+	lock *fsafe.Lock       // the review lock, when taken
+	lr   *ledgerlog.Reader // the event log folded for the review ledger, once read
 }
 
 func (h *stopper) run() Result {
@@ -102,6 +106,7 @@ func (h *stopper) facts(snap *store.Snapshot) workflow.StopFacts {
 		BlockCap:        h.cfg.BlockCap,
 		Models:          h.cfg.Models,
 		Autopilot:       h.cfg.Autopilot,
+		Budget:          h.budget,
 		Route:           func(s *state.State) workflow.Route { return workflow.Continue(snap.RouteFacts(s), h.cfg.Models) },
 	}
 	for _, v := range snap.Validate() {
@@ -153,9 +158,11 @@ func (h *stopper) orphan(review domain.Phase, task domain.TaskID, it int) bool {
 }
 
 func (h *stopper) view(snap *store.Snapshot, f workflow.StopFacts) view {
-	return view{plan: h.p.ID, planFlag: h.p.PlanFlag(), root: h.p.Repo.Root, dir: h.p.Dir, s: snap.State,
+	v := view{plan: h.p.ID, planFlag: h.p.PlanFlag(), root: h.p.Repo.Root, dir: h.p.Dir, s: snap.State,
 		violations: f.Violations, untrusted: f.Untrusted, blocksInRow: f.BlocksInRow, blockCap: f.BlockCap, pendingOther: f.PendingOther,
 		agent: h.in.Agent}
+	v.ledger = h.currentLedger
+	return v
 }
 
 // internal turns an unexpected error into an allow: never trap the user.
@@ -176,11 +183,14 @@ func (h *stopper) review(snap *store.Snapshot, d workflow.StopDecision, orphan b
 		// A reviewer whose hook was killed wrote it: not this cycle's review.
 		h.setAside(d, name, "left by a reviewer whose hook was killed")
 	}
+	series := ledgerlog.SeriesOf(d.Review, d.Task)
+	before := h.cycleLedger(series, d.Iteration)
+	settings := h.cfg.Ledger()
 	req := review.Request{
 		Kind: d.Review, PlanID: h.p.ID, Task: d.Task, Iteration: d.Iteration, Model: d.Model,
 		Root: h.p.Repo.Root, PlanDir: h.p.Dir, ReviewFile: h.p.Path(name),
-		TaskFiles: snap.TaskFiles(), Timeout: h.cfg.ReviewerTimeout.D(), Tools: h.cfg.AllowedTools,
-		Command: h.cfg.ReviewerCommand, Effort: pick.Effort, HoldLock: h.lock.File(),
+		TaskFiles: snap.TaskFiles(), Timeout: ledger.ReviewTimeout(settings, h.cfg.ReviewerTimeout.D()), Tools: h.cfg.AllowedTools,
+		Command: h.cfg.ReviewerCommand, Effort: pick.Effort, HoldLock: h.lock.File(), Findings: ledger.ForReviewer(before),
 	}
 	if pick.Reviewer != h.cfg.Reviewer || pick.Model != d.Model {
 		req.Model = pick.Model
@@ -198,17 +208,26 @@ func (h *stopper) review(snap *store.Snapshot, d workflow.StopDecision, orphan b
 	}
 	_, statErr := h.p.Store.Root().Lstat(store.Rel(h.p.ID, name))
 	existed := statErr == nil
+	start := time.Now()
 	res, err := rv.Review(ctx, req)
+	took := time.Since(start)
 	if err != nil {
-		return h.failed(d, name, !existed, err)
+		return h.failed(d, name, !existed, err, took, settings.ReviewBudget > 0 && req.Timeout == settings.ReviewBudget)
 	}
+	found, after, a := h.judge(before, d.Iteration, res, settings)
 	fin := map[string]any{"review": string(d.Review), "iteration": d.Iteration, "model": string(d.Model), "verdict": string(res.Verdict),
-		"cost_usd": res.CostUSD, "duration_ms": res.DurationMS, "reviewer_session": res.SessionID,
-		"review_file": name, "wrote_file": res.WroteFile}
+		"cost_usd": res.CostUSD, "duration_ms": res.DurationMS, "took_ms": took.Milliseconds(), "reviewer_session": res.SessionID,
+		"review_file": name, "wrote_file": res.WroteFile, "clean": a.Clean}
+	if a.Tracked {
+		fin["rule"] = string(a.Reason)
+	}
 	record := func(snap *store.Snapshot) (workflow.ReviewResult, error) {
-		rr := workflow.AfterReview(snap.State, d, res.Verdict, snap.PendingOther(snap.State.Task()), h.cfg.Models, h.cfg.Autopilot, h.in.SessionID)
-		c := store.Change{Actor: "hook", Reason: "hook: " + string(d.Review) + " " + string(res.Verdict), State: rr.Save, DuringReview: true,
-			Events: []events.Event{{Task: d.Task.String(), Event: events.ReviewFinished, Actor: "hook", Meta: fin}}}
+		rr := workflow.AfterReview(snap.State, d, workflow.Finished{Verdict: res.Verdict, Ledger: &a}, snap.PendingOther(snap.State.Task()), h.cfg.Models, h.cfg.Autopilot, h.in.SessionID)
+		evs := append([]events.Event{{Task: d.Task.String(), Event: events.ReviewFinished, Actor: "hook", Meta: fin}}, ledgerlog.ToLog(series, found)...)
+		if rr.NeedsHuman {
+			evs = append(evs, ledgerlog.NeedsHumanEvent(series, d.Iteration, a))
+		}
+		c := store.Change{Actor: "hook", Reason: "hook: " + string(d.Review) + " " + string(res.Verdict), State: rr.Save, DuringReview: true, Events: evs}
 		if rr.MarkDone != 0 {
 			c.Statuses = map[domain.TaskID]string{rr.MarkDone: plan.StatusDone}
 		}
@@ -237,12 +256,41 @@ func (h *stopper) review(snap *store.Snapshot, d workflow.StopDecision, orphan b
 		return h.internal(fmt.Errorf("%s written but not recorded: %w", relPath(h.p.Repo.Root, req.ReviewFile), err))
 	}
 	h.why = fmt.Sprintf("%s %d: %s", d.Review, d.Iteration, res.Verdict)
+	return h.reviewed(v, d, res.Verdict, rr, after, a)
+}
+
+// judge records a review's findings in the cycle's ledger and applies the
+// ledger's rules (SPEC §19): the events to append, the ledger after them,
+// and the assessment. A reviewer that reports no findings adds no event
+// and its verdict alone decides.
+func (h *stopper) judge(before ledger.Ledger, it int, res review.Result, s ledger.Settings) ([]ledger.Event, ledger.Ledger, ledger.Assessment) {
+	found := ledger.Record(before, it, res.Answer())
+	after := before
+	for _, e := range found {
+		after = ledger.Fold(after, e)
+	}
+	return found, after, ledger.Assess(after, it, res.Verdict, s, h.ledgerLog().SpentUSD+res.CostUSD)
+}
+
+// reviewed answers the stop once a review is recorded: paused, a human
+// needed, the block for the post-review, or the advance.
+func (h *stopper) reviewed(v view, d workflow.StopDecision, verdict domain.Verdict, rr workflow.ReviewResult, l ledger.Ledger, a ledger.Assessment) Result {
 	if rr.Paused {
-		return Allow(fmt.Sprintf("taskie: %s %d: %s, recorded; automation was paused while the reviewer ran, so the agent is not asked to act on it (`taskie resume%s` goes on).", d.Review, d.Iteration, res.Verdict, v.planFlag))
+		return Allow(fmt.Sprintf("taskie: %s %d: %s, recorded; automation was paused while the reviewer ran, so the agent is not asked to act on it (`taskie resume%s` goes on).", d.Review, d.Iteration, verdict, v.planFlag))
+	}
+	if rr.NeedsHuman {
+		h.why += ", needs a human"
+		msg := strings.TrimPrefix(needsHumanMessage(v, d.Review, whyGoingRound(a.Reason, a.Threshold), indent(ledger.Describe(l, a.Going))), "taskie: the ")
+		return Allow(fmt.Sprintf("taskie: %s %d: %s, recorded. The %s", d.Review, d.Iteration, verdict, msg))
 	}
 	if !rr.Outcome.Advanced {
 		h.sess.LastReviewBlock = rr.Mark
-		return Result{Block: true, Reason: blockMessage(v, rr.Save, d.Model, res.Verdict, false)}
+		bd := blockData(v, rr.Save, d.Model, verdict, false)
+		bd.Judged, bd.Findings = judged(verdict, a, rr.Save.ConsecutiveClean), openList(l)
+		if a.BudgetExceeded != nil {
+			bd.Budget = a.BudgetExceeded.String()
+		}
+		return Result{Block: true, Reason: BlockMessage(bd)}
 	}
 	return advanced(v, d.Review, rr.Outcome.Target, h.cfg.Autopilot)
 }
@@ -264,7 +312,10 @@ func (h *stopper) setAside(d workflow.StopDecision, name, why string) string {
 // failed keeps the reviewer's output in a log and allows: state unchanged.
 // A review file the failed run left behind goes into the log too, so the
 // next stop retries the review instead of taking a partial file for one.
-func (h *stopper) failed(d workflow.StopDecision, name string, ours bool, err error) Result {
+//
+// took is how long the reviewer ran; outOfBudget says its timeout was the
+// review_budget, which a timeout then used up.
+func (h *stopper) failed(d workflow.StopDecision, name string, ours bool, err error, took time.Duration, outOfBudget bool) Result {
 	var f *review.Failure
 	raw := []byte(err.Error())
 	kind := "error"
@@ -281,8 +332,13 @@ func (h *stopper) failed(d workflow.StopDecision, name string, ours bool, err er
 	}
 	logPath := h.keep(d, raw)
 	h.event(events.Event{Task: d.Task.String(), Event: events.ReviewFailed, Actor: "hook",
-		Meta: map[string]any{"review": string(d.Review), "iteration": d.Iteration, "model": string(d.Model), "failure": kind, "log": relPath(h.p.Repo.Root, logPath)}})
+		Meta: map[string]any{"review": string(d.Review), "iteration": d.Iteration, "model": string(d.Model), "failure": kind,
+			"log": relPath(h.p.Repo.Root, logPath), "took_ms": took.Milliseconds()}})
 	h.why = fmt.Sprintf("%s %d failed: %s", d.Review, d.Iteration, kind)
+	if kind == review.FailTimeout && outOfBudget {
+		return warnAllow(h.e, fmt.Sprintf("the %s reviewer used up its review_budget (%s) and was stopped: %v. state.json is unchanged; the reviewer's output is in %s. No further review runs while the last one took its whole budget: raise \"review_budget\" in .taskie/config.json to review again.",
+			d.Review, h.cfg.ReviewBudget.D(), firstLine(err.Error()), relPath(h.p.Repo.Root, logPath)))
+	}
 	return warnAllow(h.e, fmt.Sprintf("the %s reviewer failed (%s): %v. state.json is unchanged; the reviewer's output is in %s. Fix it (`taskie doctor`) and stop again to retry.",
 		d.Review, kind, firstLine(err.Error()), relPath(h.p.Repo.Root, logPath)))
 }

@@ -55,6 +55,20 @@ func (t Target) ClaudeMarketplace() (string, error) {
 	return filepath.Join(b, ".taskie", "claude-marketplace"), err
 }
 
+// marketplaceRel is the marketplace directory as a project's settings name
+// it: relative to the project root, so that .claude/settings.json can be
+// committed and works in every clone.
+const marketplaceRel = "./.taskie/claude-marketplace"
+
+// marketplaceSource is the path settings.json gives the marketplace:
+// absolute for the user scope, relative to the project for --scope project.
+func (t Target) marketplaceSource() (string, error) {
+	if t.Scope == ScopeProject {
+		return marketplaceRel, nil
+	}
+	return t.ClaudeMarketplace()
+}
+
 const marketplaceJSON = `{
   "name": "taskie",
   "owner": {"name": "taskie"},
@@ -79,15 +93,33 @@ func Claude(t Target, assets fs.FS) ([]Change, error) {
 		return changes, err
 	}
 	changes = append(changes, c)
-	c, err = editJSON(settings, func(o *object) error {
-		src, _ := json.Marshal(map[string]any{"source": map[string]string{"source": "directory", "path": mp}})
+	if t.Scope == ScopeProject {
+		c, err := ignoreMarketplace(t)
+		if err != nil {
+			return changes, err
+		}
+		changes = append(changes, c)
+	}
+	c, err = claudeSettings(t, settings)
+	return append(changes, c), err
+}
+
+// claudeSettings registers the marketplace and enables the plugin in the
+// scope's settings.json.
+func claudeSettings(t Target, settings string) (Change, error) {
+	path, err := t.marketplaceSource()
+	if err != nil {
+		return Change{}, err
+	}
+	c, err := editJSON(settings, func(o *object) error {
+		src, _ := json.Marshal(map[string]any{"source": map[string]string{"source": "directory", "path": path}})
 		if err := setIn(o, "extraKnownMarketplaces", Marketplace, src); err != nil {
 			return err
 		}
 		return setIn(o, "enabledPlugins", PluginID, json.RawMessage("true"))
 	})
 	c.What = "marketplace " + Marketplace + ", plugin " + PluginID + " enabled"
-	return append(changes, c), err
+	return c, err
 }
 
 // UninstallClaude removes what Claude installed and nothing else.
@@ -106,13 +138,22 @@ func UninstallClaude(t Target) ([]Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	changes := []Change{c}
+	changes := []Change{dropEmptyJSON(c)}
+	removeIfEmpty(filepath.Dir(settings))
 	if _, err := os.Stat(mp); err == nil {
 		if err := os.RemoveAll(mp); err != nil {
 			return changes, err
 		}
 		changes = append(changes, Change{Path: mp, Action: "removed"})
 	}
+	if t.Scope == ScopeProject {
+		c, err := unignoreMarketplace(t)
+		if err != nil {
+			return changes, err
+		}
+		changes = append(changes, c)
+	}
+	removeIfEmpty(filepath.Dir(mp)) // .taskie, when the plugin was all it held
 	return changes, nil
 }
 

@@ -133,3 +133,117 @@ func TestBadSettingsFileIsNotOverwritten(t *testing.T) {
 		t.Errorf("malformed settings.json was rewritten: %q", data)
 	}
 }
+
+// listTree lists every file and directory under dir, relative to it.
+func listTree(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && p != dir {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	return out
+}
+
+// A project-scope install can be committed: settings.json names the
+// marketplace relative to the project, and .taskie/.gitignore covers the
+// plugin copy. Uninstall leaves the project as it found it, empty
+// directories and files included.
+func TestClaudeProjectScopeIsShareable(t *testing.T) {
+	root := t.TempDir()
+	tg := Target{Scope: ScopeProject, Home: t.TempDir(), Root: root}
+	cs, err := Claude(tg, assets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings, _ := tg.ClaudeSettings()
+	got := readJSON(t, settings)["extraKnownMarketplaces"]
+	want := map[string]any{"taskie": map[string]any{"source": map[string]any{"source": "directory", "path": "./.taskie/claude-marketplace"}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("marketplace entry (-want +got):\n%s", diff)
+	}
+	if data, _ := os.ReadFile(settings); bytes.Contains(data, []byte(root)) {
+		t.Errorf("settings.json holds the absolute project path:\n%s", data)
+	}
+	if got := actions(cs)[".gitignore"]; got != "created" {
+		t.Errorf(".gitignore: %q, want created", got)
+	}
+	data, _ := os.ReadFile(filepath.Join(root, ".taskie", ".gitignore"))
+	if !bytes.Contains(data, []byte("claude-marketplace/\n")) {
+		t.Errorf(".taskie/.gitignore does not cover the marketplace:\n%s", data)
+	}
+	if _, err := UninstallClaude(tg); err != nil {
+		t.Fatal(err)
+	}
+	if left := listTree(t, root); len(left) != 0 {
+		t.Errorf("uninstall left %v", left)
+	}
+}
+
+// A project that has taskie's own .gitignore gets one line; uninstall
+// keeps the file (taskie init writes the line too).
+func TestClaudeProjectScopeKeepsTheGitignore(t *testing.T) {
+	root := t.TempDir()
+	tg := Target{Scope: ScopeProject, Home: t.TempDir(), Root: root}
+	gi := filepath.Join(root, ".taskie", ".gitignore")
+	if err := writeFile(gi, []byte("# written by taskie: machine-local files\nlogs/")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Claude(tg, assets); err != nil {
+		t.Fatal(err)
+	}
+	if data, _ := os.ReadFile(gi); string(data) != "# written by taskie: machine-local files\nlogs/\nclaude-marketplace/\n" {
+		t.Errorf(".gitignore = %q", data)
+	}
+	if _, err := UninstallClaude(tg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(gi); err != nil {
+		t.Errorf("uninstall removed the project's .gitignore: %v", err)
+	}
+}
+
+// Without the claude CLI, uninstall still unregisters the plugin from
+// Claude Code's records, this scope's entry only, and the marketplace and
+// cache once no taskie entry is left.
+func TestUninstallWithoutTheCLI(t *testing.T) {
+	home, root := t.TempDir(), t.TempDir()
+	plugins := filepath.Join(home, ".claude", "plugins")
+	installed := `{"version": 2, "plugins": {
+  "taskie@taskie": [
+    {"scope": "user", "installPath": "/x", "version": "0.1.0"},
+    {"scope": "project", "projectPath": "` + root + `", "installPath": "/x"}
+  ],
+  "other@market": [{"scope": "user"}]
+}}`
+	for name, data := range map[string]string{
+		"installed_plugins.json":          installed,
+		"known_marketplaces.json":         `{"taskie": {"source": {"source": "directory", "path": "/x"}}, "market": {}}`,
+		"cache/taskie/taskie/0.1.0/x.txt": "x",
+	} {
+		if err := writeFile(filepath.Join(plugins, filepath.FromSlash(name)), []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	user := UninstallClaudeCLI(Target{Scope: ScopeUser, Home: home, Root: root}, nil)
+	if got := actions(user)["installed_plugins.json"]; got != "updated" {
+		t.Errorf("installed_plugins.json: %q, want updated (%v)", got, user)
+	}
+	if _, err := os.Stat(filepath.Join(plugins, "cache", "taskie")); err != nil {
+		t.Errorf("cache removed while the project install remains: %v", err)
+	}
+	UninstallClaudeCLI(Target{Scope: ScopeProject, Home: home, Root: root}, nil)
+	want := map[string]any{"version": float64(2), "plugins": map[string]any{"other@market": []any{map[string]any{"scope": "user"}}}}
+	if diff := cmp.Diff(want, readJSON(t, filepath.Join(plugins, "installed_plugins.json"))); diff != "" {
+		t.Errorf("installed_plugins.json (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(map[string]any{"market": map[string]any{}}, readJSON(t, filepath.Join(plugins, "known_marketplaces.json"))); diff != "" {
+		t.Errorf("known_marketplaces.json (-want +got):\n%s", diff)
+	}
+	if _, err := os.Stat(filepath.Join(plugins, "cache")); !os.IsNotExist(err) {
+		t.Errorf("plugin cache left behind: %v", err)
+	}
+}

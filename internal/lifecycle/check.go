@@ -46,6 +46,9 @@ func (v Violation) String() string {
 // Error makes a Violation an error, as Fold and Replay return it.
 func (v Violation) Error() string { return v.String() }
 
+// allStates is States(), for loops that must not allocate.
+var allStates = States()
+
 // Check returns the invariants a task record breaks: one known state;
 // no state reached without its predecessor on the chain having been
 // entered; nothing entered after a terminal state was left; failures ≤ 3
@@ -78,7 +81,7 @@ func checkEscalatedFrom(t Task, add adder) {
 }
 
 func checkCounts(t Task, add adder) {
-	for _, s := range States() {
+	for _, s := range allStates {
 		switch n := t.Failures[s]; {
 		case n > MaxFailures:
 			add(RuleFailures, "%d failures in %s", n, s)
@@ -124,7 +127,7 @@ func checkTimes(t Task, add adder) {
 	if t.Since.Before(t.Created) {
 		add(RuleTime, "entered %s at %s, before it was created at %s", t.State, stamp(t.Since), stamp(t.Created))
 	}
-	for _, s := range States() {
+	for _, s := range allStates {
 		if d := t.Entered[s]; d < 0 {
 			add(RuleTime, "%s of time in %s", d, s)
 		}
@@ -141,16 +144,23 @@ func CheckLog(effects []Effect) []Violation {
 	var vs []Violation
 	tasks := map[domain.TaskID]Task{}
 	for i, e := range effects {
-		t, ok := tasks[e.Task]
-		if rule, msg := check(&t, ok, e); rule != "" {
-			vs = append(vs, Violation{Pos: i, Task: e.Task, Rule: rule, Msg: msg})
-			if !ok {
-				t = newTask(e.Task, e.At)
-				t.State = e.From
-			}
+		if v, bad := absorb(tasks, i, e); bad {
+			vs = append(vs, v)
 		}
-		evolve(&t, e)
-		tasks[e.Task] = t
 	}
 	return vs
+}
+
+// absorb folds e into tasks whatever it breaks, and returns the violation
+// it broke, if any (CheckLog and Log).
+func absorb(tasks map[domain.TaskID]Task, pos int, e Effect) (Violation, bool) {
+	t, ok := tasks[e.Task]
+	rule, msg := check(&t, ok, e)
+	if rule != "" && !ok && e.Kind != KindCreated {
+		t = newTask(e.Task, e.At)
+		t.State = e.From
+	}
+	evolve(&t, e)
+	tasks[e.Task] = t
+	return Violation{Pos: pos, Task: e.Task, Rule: rule, Msg: msg}, rule != ""
 }

@@ -35,10 +35,9 @@ func Kinds() []Kind {
 
 // ParseKind reads an effect kind; other event kinds of the log are errors.
 func ParseKind(s string) (Kind, error) {
-	for _, k := range Kinds() {
-		if string(k) == s {
-			return k, nil
-		}
+	switch k := Kind(s); k {
+	case KindCreated, KindTransition, KindFailure, KindCTO, KindEscalated, KindRecovery:
+		return k, nil
 	}
 	return "", fmt.Errorf("%q is not a lifecycle event; lifecycle events are %s", s, join(Kinds()))
 }

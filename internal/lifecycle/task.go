@@ -125,8 +125,10 @@ func (t Task) Failing() bool {
 }
 
 // apply applies decided effects to a copy of t through step, the code Fold
-// uses, and returns the copy and the effects. An effect that does not apply
-// means t was not a valid record; t is returned unchanged with the error.
+// uses, and returns the copy and the effects. An effect that does not apply,
+// or a result that breaks an invariant (Check), means t was not a valid
+// record; t is returned unchanged with the error. Every move passes here,
+// so every move checks the invariants.
 func apply(t Task, exists bool, effs []Effect) (Task, []Effect, error) {
 	out := t.clone()
 	for _, e := range effs {
@@ -135,6 +137,9 @@ func apply(t Task, exists bool, effs []Effect) (Task, []Effect, error) {
 		}
 		evolve(&out, e)
 		exists = true
+	}
+	if vs := Check(out); len(vs) > 0 {
+		return t, nil, errorf(t, ErrInvalid, "the record would break an invariant: %s (%s); `taskie validate` reports it", vs[0].Msg, vs[0].Rule)
 	}
 	return out, effs, nil
 }

@@ -181,9 +181,16 @@ func (p *Plan) RouteFacts(st *state.State) workflow.RouteFacts {
 }
 
 // Update commits the change fn makes on a snapshot read under the plan
-// lock; afterwards the plan's snapshot is the written one.
+// lock, with the lifecycle moves its phases make (follow); afterwards the
+// plan's snapshot is the written one.
 func (p *Plan) Update(fn func(*store.Snapshot) (store.Change, error)) error {
-	s, err := p.Store.Update(p.ID, fn)
+	s, err := p.Store.Update(p.ID, func(snap *store.Snapshot) (store.Change, error) {
+		c, err := fn(snap)
+		if err != nil {
+			return c, err
+		}
+		return p.follow(snap, c), nil
+	})
 	if err != nil {
 		return err
 	}
@@ -193,9 +200,9 @@ func (p *Plan) Update(fn func(*store.Snapshot) (store.Change, error)) error {
 
 // Commit applies a change made on snapshot s, unless the plan moved since
 // (store.ErrMoved): compare-and-swap, so slow work such as a review never
-// overwrites a newer update.
+// overwrites a newer update. The lifecycle follows the phases as in Update.
 func (p *Plan) Commit(s *store.Snapshot, c store.Change) error {
-	n, err := p.Store.Commit(p.ID, s.Version, c)
+	n, err := p.Store.Commit(p.ID, s.Version, p.follow(s, c))
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/ledger"
 )
 
 // fakeDir holds the fake reviewer built as "claude" and "codex".
@@ -75,6 +78,7 @@ type fakeLog struct {
 	Step          string   `json:"step"`
 	Cwd           string   `json:"cwd"`
 	ChildPID      int      `json:"child_pid"`
+	PromptIDs     []string `json:"prompt_ids"`
 }
 
 type fixture struct {
@@ -242,7 +246,7 @@ func TestReviewInvocation(t *testing.T) {
 			}
 			var want [][]string
 			if name == "claude" {
-				want = [][]string{{"-p"}, {"--model", "model-strong"}, {"--output-format", "json"}, {"--json-schema", Schema},
+				want = [][]string{{"-p"}, {"--model", "model-strong"}, {"--output-format", "json"}, {"--json-schema", Schema()},
 					{"--permission-mode", "dontAsk"}, {"--allowedTools", "Read,Grep,Glob,Bash,Write"}, {"--settings", `{"disableAllHooks":true}`}}
 				if slices.Contains(l.Args, "--dangerously-skip-permissions") {
 					t.Error("claude got --dangerously-skip-permissions")
@@ -473,7 +477,7 @@ func TestFakeEnforcesRealChecks(t *testing.T) {
 	f := newFixture(t, "PASS")
 	claude := filepath.Join(fakeDir, "claude"+exeSuffix())
 
-	cmd := exec.Command(claude, "-p", "--output-format", "json", "--json-schema", Schema)
+	cmd := exec.Command(claude, "-p", "--output-format", "json", "--json-schema", Schema())
 	cmd.Stdin = strings.NewReader("prompt")
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError
@@ -507,4 +511,41 @@ func sameDir(a, b string) bool {
 	ea, err1 := filepath.EvalSymlinks(a)
 	eb, err2 := filepath.EvalSymlinks(b)
 	return err1 == nil && err2 == nil && ea == eb
+}
+
+// Both adapters send the findings schema (codex's strict-mode check of
+// nested objects passes), hand the findings on record to the reviewer and
+// return the findings it reports; a reviewer that reports none still
+// gives its verdict.
+func TestAdaptersFindings(t *testing.T) {
+	for _, name := range []string{"claude", "codex"} {
+		t.Run(name, func(t *testing.T) {
+			f := newFixture(t, `FAIL [{"severity":"blocker","title":"nil map write","file":"a.go","line":10},{"id":"F1","status":"fixed"}]`, "PASS")
+			rv, err := New(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := f.request(2)
+			req.Findings = "## Findings on record\n\nOpen:\n- F1 (major) b.go:3 — error ignored\n"
+			res, err := rv.Review(context.Background(), req)
+			if err != nil {
+				t.Fatalf("review: %v", err)
+			}
+			want := []ledger.ReportedFinding{
+				{Severity: domain.Blocker, Title: "nil map write", File: "a.go", Line: 10, Status: ledger.Open},
+				{ID: "F1", Severity: domain.Major, Status: ledger.Fixed},
+			}
+			if res.Verdict != domain.Fail || !cmp.Equal(want, res.Findings) {
+				t.Errorf("verdict %s, findings %+v; want FAIL, %+v", res.Verdict, res.Findings, want)
+			}
+			res, err = rv.Review(context.Background(), f.request(3))
+			if err != nil || res.Verdict != domain.Pass || res.Findings != nil {
+				t.Errorf("a review without findings: %+v, %v; want PASS and nil findings", res, err)
+			}
+			logs := f.logs(t)
+			if len(logs) != 2 || !cmp.Equal(logs[0].PromptIDs, []string{"F1"}) || logs[1].PromptIDs != nil {
+				t.Errorf("prompt ids %v; want [F1] then none", logs)
+			}
+		})
+	}
 }

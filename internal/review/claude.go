@@ -22,7 +22,7 @@ func claudeArgs(req Request) []string {
 	}
 	return append(argv,
 		"--output-format", "json",
-		"--json-schema", Schema,
+		"--json-schema", Schema(),
 		"--permission-mode", "dontAsk",
 		"--allowedTools", strings.Join(req.Tools, ","),
 		"--settings", `{"disableAllHooks":true}`,

@@ -60,7 +60,7 @@ func (codexReviewer) Review(ctx context.Context, req Request) (Result, error) {
 	defer os.RemoveAll(tmp)
 	schemaFile := filepath.Join(tmp, "schema.json")
 	lastFile := filepath.Join(tmp, "last-message.json")
-	if err := os.WriteFile(schemaFile, []byte(CodexSchema), 0o600); err != nil {
+	if err := os.WriteFile(schemaFile, []byte(Schema()), 0o600); err != nil {
 		return Result{}, failf(FailExit, nil, "codex reviewer: not started: %v", err)
 	}
 

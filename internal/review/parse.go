@@ -9,14 +9,14 @@ import (
 	"sync"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/ledger"
 )
 
-// Schema is the verdict schema given to claude with --json-schema. The
-// review text travels in it too, so taskie can write the file itself.
-var Schema = `{"type":"object","properties":{"verdict":{"type":"string","enum":["PASS","FAIL"]},"review":{"type":"string"}},"required":["verdict","review"]}`
-
-// CodexSchema is Schema in strict mode, which codex requires.
-var CodexSchema = `{"type":"object","properties":{"verdict":{"type":"string","enum":["PASS","FAIL"]},"review":{"type":"string"}},"required":["verdict","review"],"additionalProperties":false}`
+// Schema returns the answer schema given to claude with --json-schema and
+// to codex with --output-schema: the verdict, the review text (so taskie
+// can write the file itself) and the findings (SPEC §19), in strict mode
+// (ledger.SchemaJSON).
+func Schema() string { return ledger.SchemaJSON() }
 
 // claudeOutput is the part of `claude -p --output-format json` we use.
 type claudeOutput struct {
@@ -59,7 +59,7 @@ func ParseClaude(out []byte) (Result, error) {
 	if err != nil {
 		return res, failf(FailOutput, out, "claude reviewer: %v", err)
 	}
-	res.Verdict, res.Text = v, text
+	res.Verdict, res.Text, res.Findings = v, text, findingsOf(obj)
 	return res, nil
 }
 
@@ -74,7 +74,7 @@ func ParseCodex(msg []byte) (Result, error) {
 	if err != nil {
 		return Result{Raw: msg}, failf(FailOutput, msg, "codex reviewer: %v", err)
 	}
-	return Result{Verdict: v, Text: text, Raw: msg}, nil
+	return Result{Verdict: v, Text: text, Findings: findingsOf(obj), Raw: msg}, nil
 }
 
 // claudeVerdictObject returns the first object carrying a verdict, in
@@ -109,6 +109,25 @@ func verdictOf(obj map[string]json.RawMessage) (verdict domain.Verdict, text str
 		_ = json.Unmarshal(raw, &text)
 	}
 	return verdict, text, nil
+}
+
+// findingsOf reads the answer's findings (ledger.DecodeAnswer's leniency):
+// nil when the answer has none, as from a reviewer that does not track
+// findings; unreadable findings count as none, so the verdict alone decides.
+func findingsOf(obj map[string]json.RawMessage) []ledger.ReportedFinding {
+	raw, ok := obj["findings"]
+	if !ok {
+		return nil
+	}
+	b, err := json.Marshal(map[string]json.RawMessage{"verdict": json.RawMessage(`"PASS"`), "findings": raw})
+	if err != nil {
+		return nil
+	}
+	a, err := ledger.DecodeAnswer(b)
+	if err != nil {
+		return nil
+	}
+	return a.Findings
 }
 
 var fence = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(?s)```[a-zA-Z]*[ \t]*\r?\n(.*?)```") })

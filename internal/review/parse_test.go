@@ -1,6 +1,7 @@
 package review
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/ledger"
 )
 
 func TestParseClaude(t *testing.T) {
@@ -174,13 +176,96 @@ func TestLastObject(t *testing.T) {
 }
 
 func TestSchemas(t *testing.T) {
-	for name, s := range map[string]string{"Schema": Schema, "CodexSchema": CodexSchema} {
-		obj, ok := asObject([]byte(s))
-		if !ok || obj["properties"] == nil || obj["required"] == nil {
-			t.Errorf("%s is not a usable object schema: %s", name, s)
+	obj, ok := asObject([]byte(Schema()))
+	if !ok || obj["properties"] == nil || obj["required"] == nil {
+		t.Fatalf("Schema is not a usable object schema: %s", Schema())
+	}
+	for _, want := range []string{`"additionalProperties":false`, `"required":["verdict","review","findings"]`,
+		`"required":["id","severity","title","file","line","status"]`} {
+		if !strings.Contains(Schema(), want) {
+			t.Errorf("Schema lacks %s (strict mode): %s", want, Schema())
 		}
 	}
-	if !strings.Contains(CodexSchema, `"additionalProperties":false`) {
-		t.Error("CodexSchema is not strict")
+}
+
+func TestParseFindings(t *testing.T) {
+	finding := `{"id":"","severity":"major","title":"error ignored","file":"b.go","line":20,"status":"open"}`
+	tests := []struct {
+		name  string
+		parse func() (Result, error)
+		want  []ledger.ReportedFinding
+	}{
+		{
+			name: "claude structured_output with findings",
+			parse: func() (Result, error) {
+				return ParseClaude([]byte(`{"type":"result","subtype":"success","structured_output":{"verdict":"FAIL","review":"r","findings":[` +
+					finding + `,{"id":"f2","severity":"critical","title":"x","file":"","line":0,"status":"fixed"}]}}`))
+			},
+			want: []ledger.ReportedFinding{
+				{Severity: domain.Major, Title: "error ignored", File: "b.go", Line: 20, Status: ledger.Open},
+				{ID: "F2", Severity: domain.Blocker, Title: "x", Status: ledger.Fixed},
+			},
+		},
+		{
+			name: "claude without findings: nil, the verdict alone decides",
+			parse: func() (Result, error) {
+				return ParseClaude([]byte(`{"structured_output":{"verdict":"PASS","review":"r"}}`))
+			},
+		},
+		{
+			name: "claude with no findings: empty, tracked",
+			parse: func() (Result, error) {
+				return ParseClaude([]byte(`{"structured_output":{"verdict":"PASS","review":"r","findings":[]}}`))
+			},
+			want: []ledger.ReportedFinding{},
+		},
+		{
+			name: "claude findings that are no list: none",
+			parse: func() (Result, error) {
+				return ParseClaude([]byte(`{"structured_output":{"verdict":"PASS","review":"r","findings":"none"}}`))
+			},
+		},
+		{
+			name: "claude findings in a .result string",
+			parse: func() (Result, error) {
+				text := "verdict:\n```json\n{\"verdict\":\"FAIL\",\"review\":\"r\",\"findings\":[" + finding + "]}\n```"
+				return ParseClaude([]byte(`{"result":` + mustJSON(t, text) + `}`))
+			},
+			want: []ledger.ReportedFinding{{Severity: domain.Major, Title: "error ignored", File: "b.go", Line: 20, Status: ledger.Open}},
+		},
+		{
+			name: "codex final message with findings",
+			parse: func() (Result, error) {
+				return ParseCodex([]byte(`{"verdict":"FAIL","review":"r","findings":[` + finding + `]}`))
+			},
+			want: []ledger.ReportedFinding{{Severity: domain.Major, Title: "error ignored", File: "b.go", Line: 20, Status: ledger.Open}},
+		},
+		{
+			name:  "codex without findings",
+			parse: func() (Result, error) { return ParseCodex([]byte(`{"verdict":"PASS","review":"r"}`)) },
+		},
 	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			res, err := tc.parse()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, res.Findings); diff != "" {
+				t.Errorf("findings (-want +got):\n%s", diff)
+			}
+			if (tc.want == nil) != (res.Answer().Findings == nil) {
+				t.Errorf("Answer().Findings nil = %v, want %v", res.Answer().Findings == nil, tc.want == nil)
+			}
+		})
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -107,3 +107,37 @@ func TestReviewerEnv(t *testing.T) {
 		t.Errorf("reviewerEnv = %q, want %q", got, want)
 	}
 }
+
+// The findings on record of the cycle go to the reviewer, with the
+// instruction to re-check each by id; without them the prompt asks for new
+// findings only. Every prompt asks for the findings field.
+func TestPromptFindings(t *testing.T) {
+	dir := t.TempDir()
+	req := Request{Kind: domain.CodeReview, Task: 2, PlanDir: dir, ReviewFile: filepath.Join(dir, "task-2-review-3.md")}
+	p, err := Prompt(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"`findings`", "`blocker`", "An empty list when there are no findings."} {
+		if !strings.Contains(p, w) {
+			t.Errorf("prompt without findings lacks %q", w)
+		}
+	}
+	if strings.Contains(p, "on record") {
+		t.Error("prompt without findings mentions findings on record")
+	}
+	req.Findings = "## Findings on record\n\nRe-check each one.\n\nOpen:\n- F3 (major) a.go:12 — error ignored\n"
+	p, err = Prompt(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"## Findings on record", "- F3 (major) a.go:12 — error ignored", "Report every finding on record,\n  fixed or open.",
+		"the finding's id for one on record"} {
+		if !strings.Contains(p, w) {
+			t.Errorf("prompt with findings lacks %q", w)
+		}
+	}
+	if strings.Index(p, "## Findings on record") > strings.Index(p, "## Review file") {
+		t.Error("findings on record come after the review file instructions")
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/ledger"
 )
 
 // Request describes one review run. The kinds of review are the four
@@ -30,6 +31,9 @@ type Request struct {
 	Tools      []string      // allowed tools for claude; nil = domain.DefaultAllowedTools
 	Command    []string      // reviewer executable + leading args; nil = adapter default
 	Effort     string        // codex: model_reasoning_effort ("high", "medium", …); "" = codex's default; claude ignores it
+	// Findings lists the findings on record in this review cycle, to be
+	// re-checked (ledger.ForReviewer); "" when there are none.
+	Findings string
 
 	// HoldLock, when set, is an open file whose open file description
 	// holds the plan's review lock (a flock). The reviewer inherits it, so
@@ -46,14 +50,22 @@ type Request struct {
 
 // Result is a successful review.
 type Result struct {
-	Verdict    domain.Verdict // domain.Pass or domain.Fail
-	Text       string         // review text from the structured output
-	CostUSD    float64        // claude: total_cost_usd
-	DurationMS int64          // claude: duration_ms; else measured wall time
-	SessionID  string         // claude: session_id
-	Model      domain.Model   // the requested model
-	WroteFile  bool           // true when taskie wrote ReviewFile itself from Text
-	Raw        []byte         // the reviewer's raw stdout+stderr (for the failure log)
+	Verdict domain.Verdict // domain.Pass or domain.Fail
+	Text    string         // review text from the structured output
+	// Findings are the reported findings (SPEC §19); nil when the answer
+	// had no "findings", so that the verdict alone decides.
+	Findings   []ledger.ReportedFinding
+	CostUSD    float64      // claude: total_cost_usd
+	DurationMS int64        // claude: duration_ms; else measured wall time
+	SessionID  string       // claude: session_id
+	Model      domain.Model // the requested model
+	WroteFile  bool         // true when taskie wrote ReviewFile itself from Text
+	Raw        []byte       // the reviewer's raw stdout+stderr (for the failure log)
+}
+
+// Answer returns the review as the ledger reads it.
+func (r Result) Answer() ledger.Answer {
+	return ledger.Answer{Verdict: r.Verdict, Review: r.Text, Findings: r.Findings}
 }
 
 // Reviewer runs one review.

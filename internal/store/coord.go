@@ -39,6 +39,16 @@ type Coordination interface {
 	Close() error
 }
 
+// Coordination event kinds, the same for every implementation. A renewal
+// (heartbeat, or a claim by the holder) is not logged: it moves an expiry
+// and nothing else.
+const (
+	EventClaim         = events.Claim     // a task was free and is now claimed
+	EventClaimTakeover = "CLAIM_TAKEOVER" // an expired lease was taken over (From: its holder)
+	EventRelease       = "RELEASE"        // the holder let its claim go
+	EventTaskResult    = "TASK_RESULT"    // a subagent's result (meta: status, commit, attempt)
+)
+
 // PlanKey names a plan across clones: the repository's identity (its
 // origin URL normalised, or `project` in config) and the plan id.
 type PlanKey struct {

@@ -69,6 +69,10 @@ func Set(s *state.State, field, value string) (*state.State, error) {
 		n.Phase = domain.Phase(value)
 	case "next_phase":
 		if !null && !IsNextPhase(domain.Phase(value)) {
+			next := append(slices.Clone(Phases), domain.CompleteTask, domain.CompleteTaskTDD)
+			if s := Nearest(value, phaseNames(next)); s != "" {
+				return nil, fmt.Errorf("unknown next_phase %q; did you mean %q?", value, s)
+			}
 			return nil, fmt.Errorf("unknown next_phase %q; use null or one of %s", value, quoteList(append(slices.Clone(Phases), domain.CompleteTask, domain.CompleteTaskTDD)))
 		}
 		n.NextPhase = nil
@@ -125,6 +129,9 @@ func Set(s *state.State, field, value string) (*state.State, error) {
 			n.SessionID = ""
 		}
 	default:
+		if s := Nearest(field, Settable); s != "" {
+			return nil, fmt.Errorf("cannot set %q; did you mean %q?", field, s)
+		}
 		return nil, fmt.Errorf("cannot set %q; settable fields: %s", field, strings.Join(Settable, ", "))
 	}
 	return n, nil

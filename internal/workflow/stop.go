@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/ledger"
 	"github.com/taskie-dev/taskie/internal/state"
 )
 
@@ -72,6 +73,11 @@ type StopFacts struct {
 	AnyTaskFile    bool // a task file named in tasks.md exists
 	PendingOther   bool // a pending task other than the current one remains
 
+	// Budget reports whether the plan's review budgets are spent
+	// (ledger.CheckBudget); asked only when a review would run, as it reads
+	// the event log. nil = no budget.
+	Budget func() *ledger.BudgetOverrun
+
 	LastReviewBlock *Mark // this session's last review block on this plan
 	BlocksInRow     int
 	BlockCap        int // 0 = no cap
@@ -124,6 +130,8 @@ const (
 	RNoTaskFiles     Reason = "no-task-files"
 	RReviewDue       Reason = "review-due"
 	RLock            Reason = "review-lock-needed"
+	RNeedsHuman      Reason = "needs-human"
+	RBudget          Reason = "budget-spent"
 )
 
 // StopDecision is the outcome of Decide.
@@ -144,6 +152,8 @@ type StopDecision struct {
 	Task      domain.TaskID
 	Iteration int
 	Model     domain.Model
+	// Budget is the budget a review was refused for (RBudget).
+	Budget *ledger.BudgetOverrun
 }
 
 // Decide returns the Stop hook's decision for one plan (SPEC §5 steps 1,
@@ -169,6 +179,15 @@ func Decide(f StopFacts) StopDecision {
 	n := s.Next()
 	if !IsReview(n) && !IsPostReview(n) {
 		return StopDecision{Reason: RNotReview, Review: n}
+	}
+	if s.NeedsHuman {
+		// The review ledger found the cycle going round (SPEC §19): no
+		// review, no reminder, until a human decides (taskie resume).
+		review := n
+		if !IsReview(n) {
+			review = ReviewOf(n)
+		}
+		return StopDecision{Reason: RNeedsHuman, Review: review, Task: s.Task(), Iteration: s.Iteration()}
 	}
 	if f.Untrusted != "" && IsReview(n) {
 		return StopDecision{Reason: RUntrusted}
@@ -300,6 +319,11 @@ func decide(f StopFacts, s *state.State) StopDecision {
 			return StopDecision{Reason: RNoTaskFiles, Review: review}
 		}
 	}
+	if f.Budget != nil {
+		if b := f.Budget(); b != nil {
+			return StopDecision{Reason: RBudget, Review: review, Task: s.Task(), Iteration: iter, Budget: b}
+		}
+	}
 	model := s.ReviewModel
 	if model == "" {
 		model = FirstModel(f.Models)
@@ -347,9 +371,14 @@ type Outcome struct {
 // and returns the new state; s is not modified. domain.CleanToPass
 // consecutive PASS verdicts end the cycle.
 func Apply(s *state.State, d StopDecision, verdict domain.Verdict, pendingOther bool, models []domain.Model) (*state.State, Outcome) {
+	return apply(s, d, verdict == domain.Pass, pendingOther, models)
+}
+
+// apply records a finished review that was clean or not.
+func apply(s *state.State, d StopDecision, isClean bool, pendingOther bool, models []domain.Model) (*state.State, Outcome) {
 	n := s.Clone()
 	clean := 0
-	if verdict == domain.Pass {
+	if isClean {
 		clean = s.ConsecutiveClean + 1
 	}
 	n.Phase = d.Review
@@ -384,16 +413,44 @@ type ReviewResult struct {
 	// Paused: automation was paused while the reviewer ran; the verdict
 	// is recorded but the agent is not blocked.
 	Paused bool
+	// NeedsHuman: the review ledger found the cycle going round; the state
+	// says so (needs_human) and the agent is not blocked: a human decides.
+	NeedsHuman bool
 }
 
-// AfterReview decides what a finished review does (SPEC §5 steps 13–14).
-// owner, when not "", becomes the plan's session_id.
-func AfterReview(s *state.State, d StopDecision, verdict domain.Verdict, pendingOther bool, models []domain.Model, autopilot bool, owner string) ReviewResult {
-	next, out := Apply(s, d, verdict, pendingOther, models)
+// Finished is a finished review as AfterReview judges it.
+type Finished struct {
+	// Verdict is PASS, FAIL or "" for unreadable.
+	Verdict domain.Verdict
+	// Ledger is the review ledger's assessment of the review (SPEC §19):
+	// with it, a review is clean when the ledger says so (verdict PASS and
+	// nothing open at or above block_severity, or the severity ratchet).
+	// nil: the verdict alone decides.
+	Ledger *ledger.Assessment
+}
+
+// Clean reports whether the review counts towards the clean reviews that
+// end the cycle.
+func (f Finished) Clean() bool {
+	if f.Ledger != nil {
+		return f.Ledger.Clean
+	}
+	return f.Verdict == domain.Pass
+}
+
+// AfterReview decides what a finished review does (SPEC §5 steps 13–14,
+// §19). owner, when not "", becomes the plan's session_id.
+func AfterReview(s *state.State, d StopDecision, fin Finished, pendingOther bool, models []domain.Model, autopilot bool, owner string) ReviewResult {
+	next, out := apply(s, d, fin.Clean(), pendingOther, models)
 	if owner != "" {
 		next.SessionID = owner
 	}
 	r := ReviewResult{Save: next, Outcome: out}
+	if fin.Ledger != nil && fin.Ledger.NeedsHuman && !out.Advanced {
+		next.NeedsHuman, r.NeedsHuman = true, true
+		r.Paused = !s.IsEnabled()
+		return r
+	}
 	if !s.IsEnabled() {
 		r.Paused = true
 		if out.Advanced && d.Review == domain.CodeReview {
@@ -420,9 +477,11 @@ func VerdictStillApplies(from, cur *state.State) bool {
 	return cur != nil && MarkOf(cur) == MarkOf(from) && cur.Next() == from.Next()
 }
 
-// ResetCycle starts a fresh review cycle.
+// ResetCycle starts a fresh review cycle: a cycle that stopped for a
+// human (needs_human) is left behind with its findings.
 func ResetCycle(s *state.State, models []domain.Model) {
 	s.PhaseIteration = state.Int(0)
 	s.ConsecutiveClean = 0
+	s.NeedsHuman = false
 	s.ReviewModel = FirstModel(models)
 }

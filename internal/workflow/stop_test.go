@@ -9,6 +9,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/ledger"
 	"github.com/taskie-dev/taskie/internal/state"
 )
 
@@ -84,7 +85,7 @@ func TestCodeReviewCycleFailPassFailPassPass(t *testing.T) {
 		var out Outcome
 		unchanged(t, s, func() { n, out = Apply(s, d, v, true, nil) })
 		var rr ReviewResult
-		unchanged(t, s, func() { rr = AfterReview(s, d, v, true, nil, false, "") })
+		unchanged(t, s, func() { rr = AfterReview(s, d, Finished{Verdict: v}, true, nil, false, "") })
 		diffState(t, fmt.Sprintf("review %d: AfterReview saves what Apply computes", iter), n, rr.Save)
 		if diff := cmp.Diff(out, rr.Outcome); diff != "" {
 			t.Errorf("review %d: AfterReview outcome (-Apply +AfterReview):\n%s", iter, diff)
@@ -271,6 +272,10 @@ func checkDecision(t *testing.T, want, got StopDecision) {
 
 func paused(s *state.State) *state.State {
 	return with(s, func(s *state.State) { f := false; s.Enabled = &f })
+}
+
+func human(s *state.State) *state.State {
+	return with(s, func(s *state.State) { s.NeedsHuman = true })
 }
 
 func iteration(s *state.State, it int) *state.State {
@@ -595,6 +600,45 @@ func TestDecide(t *testing.T) {
 			f:    factsWith(mkState(domain.PostAllCodeReview, domain.AllCodeReview, 3, 1, "", 0), func(f *StopFacts) { f.Models = []domain.Model{"m1", "m2"} }),
 			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: domain.AllCodeReview, Task: 3, Iteration: 2, Model: "m1"},
 		},
+		{
+			name: "needs_human: no review, whatever is due",
+			f:    okFacts(human(mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 0))),
+			want: StopDecision{Reason: RNeedsHuman, Review: domain.CodeReview, Task: 3, Iteration: 2},
+		},
+		{
+			name: "needs_human: no reminder of the owed post-review either",
+			f:    okFacts(human(mkState(domain.CodeReview, domain.PostCodeReview, 3, 3, "opus", 0))),
+			want: StopDecision{Reason: RNeedsHuman, Review: domain.CodeReview, Task: 3, Iteration: 3},
+		},
+		{
+			name: "needs_human: decided before the review lock is taken",
+			f:    factsWith(human(mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 0)), func(f *StopFacts) { f.Lock = LockUnknown }),
+			want: StopDecision{Reason: RNeedsHuman, Review: domain.CodeReview, Task: 3, Iteration: 2},
+		},
+		{
+			name: "needs_human: paused wins",
+			f:    okFacts(paused(human(mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 0)))),
+			want: StopDecision{Reason: RPaused},
+		},
+		{
+			name: "needs_human: the plan moved on to no review: nothing due",
+			f:    okFacts(human(mkState(domain.CodeReview, domain.CompleteTask, 3, 5, "opus", 0))),
+			want: StopDecision{Reason: RNotReview, Review: domain.CompleteTask},
+		},
+		{
+			name: "budget spent: no review, the figures kept for the message",
+			f: factsWith(mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 0), func(f *StopFacts) {
+				f.Budget = func() *ledger.BudgetOverrun { return &ledger.BudgetOverrun{SpentUSD: 1.2, BudgetUSD: 1} }
+			}),
+			want: StopDecision{Reason: RBudget, Review: domain.CodeReview, Task: 3, Iteration: 3, Budget: &ledger.BudgetOverrun{SpentUSD: 1.2, BudgetUSD: 1}},
+		},
+		{
+			name: "budget left: the review runs",
+			f: factsWith(mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 0), func(f *StopFacts) {
+				f.Budget = func() *ledger.BudgetOverrun { return nil }
+			}),
+			want: due3,
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -602,6 +646,25 @@ func TestDecide(t *testing.T) {
 			unchanged(t, tc.f.State, func() { got = Decide(tc.f) })
 			checkDecision(t, tc.want, got)
 		})
+	}
+}
+
+// The budget is read (a scan of the event log) only when a review would
+// run: never on a stop with nothing due.
+func TestDecideReadsTheBudgetOnlyForAReview(t *testing.T) {
+	for _, s := range []*state.State{
+		mkState(domain.CodeReview, domain.PostCodeReview, 3, 2, "opus", 0),
+		mkState(domain.CodeReview, domain.CompleteTask, 3, 5, "opus", 2),
+		human(mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 0)),
+		with(mkState(domain.PostCodeReview, domain.CodeReview, 3, 8, "opus", 0), func(s *state.State) { s.MaxReviews = 8 }),
+	} {
+		asked := false
+		d := Decide(factsWith(s, func(f *StopFacts) {
+			f.Budget = func() *ledger.BudgetOverrun { asked = true; return nil }
+		}))
+		if asked {
+			t.Errorf("%s → %s: budget read for a %s decision", s.Phase, s.Next(), d.Reason)
+		}
 	}
 }
 
@@ -847,7 +910,7 @@ func TestHookNeverRecordsAnIllegalMove(t *testing.T) {
 				if !Legal(p, n.Phase) {
 					bad = append(bad, fmt.Sprintf("%s with next_phase %s: %s review records phase %s", p, review, v, n.Phase))
 				}
-				rr := AfterReview(s, d, v, true, nil, true, "s")
+				rr := AfterReview(s, d, Finished{Verdict: v}, true, nil, true, "s")
 				if !Legal(p, rr.Save.Phase) {
 					bad = append(bad, fmt.Sprintf("%s with next_phase %s: %s review (AfterReview) records phase %s", p, review, v, rr.Save.Phase))
 				}
@@ -871,6 +934,7 @@ func TestAfterReview(t *testing.T) {
 		s         *state.State
 		d         StopDecision
 		verdict   domain.Verdict
+		ledger    *ledger.Assessment
 		pending   bool
 		autopilot bool
 		owner     string
@@ -938,6 +1002,48 @@ func TestAfterReview(t *testing.T) {
 				Outcome: Outcome{Advanced: true, Target: domain.CompleteTask, Clean: 2}, MarkDone: 3},
 		},
 		{
+			name: "ledger: PASS with a blocker open is not clean",
+			s:    mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 1), d: code(3, "opus"), verdict: domain.Pass, pending: true,
+			ledger: &ledger.Assessment{Reason: ledger.ReasonOpenFindings, Tracked: true, Threshold: domain.Major, Blocking: []string{"F1"}},
+			want: ReviewResult{Save: mkState(domain.CodeReview, domain.PostCodeReview, 3, 3, "sonnet", 0), Outcome: Outcome{Clean: 0},
+				Block: true, Mark: &Mark{Phase: domain.CodeReview, Task: 3, Iteration: 3}},
+		},
+		{
+			name: "ledger: FAIL clean by the ratchet, the second clean review: advance",
+			s:    mkState(domain.PostCodeReview, domain.CodeReview, 3, 4, "opus", 1), d: code(5, "opus"), verdict: domain.Fail, pending: true,
+			ledger: &ledger.Assessment{Clean: true, Reason: ledger.ReasonRatchet, Tracked: true, Ratchet: true, Threshold: domain.Blocker},
+			want: ReviewResult{Save: mkState(domain.CodeReview, domain.CompleteTask, 3, 5, "sonnet", 2),
+				Outcome: Outcome{Advanced: true, Target: domain.CompleteTask, Clean: 2}, MarkDone: 3},
+		},
+		{
+			name: "ledger: no findings reported, the verdict decides as before",
+			s:    mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 0), d: code(3, "opus"), verdict: domain.Pass, pending: true,
+			ledger: &ledger.Assessment{Clean: true, Reason: ledger.ReasonPass, Threshold: domain.Major},
+			want: ReviewResult{Save: mkState(domain.CodeReview, domain.PostCodeReview, 3, 3, "sonnet", 1), Outcome: Outcome{Clean: 1},
+				Block: true, Mark: &Mark{Phase: domain.CodeReview, Task: 3, Iteration: 3}},
+		},
+		{
+			name: "ledger: the cycle goes round: needs_human set, no block",
+			s:    mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 0), d: code(3, "opus"), verdict: domain.Fail, pending: true,
+			ledger: &ledger.Assessment{Reason: ledger.ReasonReopened, Tracked: true, Threshold: domain.Major, Blocking: []string{"F1"}, NeedsHuman: true, Going: []string{"F1"}},
+			want: ReviewResult{Save: with(mkState(domain.CodeReview, domain.PostCodeReview, 3, 3, "sonnet", 0), func(s *state.State) { s.NeedsHuman = true }),
+				Outcome: Outcome{Clean: 0}, NeedsHuman: true},
+		},
+		{
+			name: "ledger: the cycle goes round while paused: needs_human set, paused",
+			s:    paused(mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 0)), d: code(3, "opus"), verdict: domain.Fail, pending: true,
+			ledger: &ledger.Assessment{Reason: ledger.ReasonStalled, Tracked: true, NeedsHuman: true, Going: []string{"F1"}},
+			want: ReviewResult{Save: with(paused(mkState(domain.CodeReview, domain.PostCodeReview, 3, 3, "sonnet", 0)), func(s *state.State) { s.NeedsHuman = true }),
+				Outcome: Outcome{Clean: 0}, NeedsHuman: true, Paused: true},
+		},
+		{
+			name: "ledger: budget spent by this review: recorded as usual, the next stop refuses",
+			s:    mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 0), d: code(3, "opus"), verdict: domain.Fail, pending: true,
+			ledger: &ledger.Assessment{Reason: ledger.ReasonFail, Threshold: domain.Major, BudgetExceeded: &ledger.BudgetOverrun{SpentUSD: 2, BudgetUSD: 1}},
+			want: ReviewResult{Save: mkState(domain.CodeReview, domain.PostCodeReview, 3, 3, "sonnet", 0), Outcome: Outcome{Clean: 0},
+				Block: true, Mark: &Mark{Phase: domain.CodeReview, Task: 3, Iteration: 3}},
+		},
+		{
 			name: "no owner given: session_id kept",
 			s:    owned(mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 1), "sess-A"), d: code(3, "opus"), verdict: domain.Fail,
 			want: ReviewResult{Save: owned(mkState(domain.CodeReview, domain.PostCodeReview, 3, 3, "sonnet", 0), "sess-A"), Outcome: Outcome{Clean: 0},
@@ -947,7 +1053,9 @@ func TestAfterReview(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var got ReviewResult
-			unchanged(t, tc.s, func() { got = AfterReview(tc.s, tc.d, tc.verdict, tc.pending, nil, tc.autopilot, tc.owner) })
+			unchanged(t, tc.s, func() {
+				got = AfterReview(tc.s, tc.d, Finished{Verdict: tc.verdict, Ledger: tc.ledger}, tc.pending, nil, tc.autopilot, tc.owner)
+			})
 			if diff := cmp.Diff(tc.want, got, stateOpts); diff != "" {
 				t.Errorf("AfterReview (-want +got):\n%s", diff)
 			}
@@ -987,5 +1095,24 @@ func TestVerdictStillApplies(t *testing.T) {
 				t.Errorf("VerdictStillApplies = %v, want %v", got, tc.want)
 			}
 		})
+	}
+}
+
+// needs_human belongs to the cycle that did not converge: a new cycle
+// (the next task, the final review) starts without it.
+func TestNewCycleClearsNeedsHuman(t *testing.T) {
+	s := human(mkState(domain.CodeReview, domain.CompleteTask, 3, 3, "opus", 0))
+	n, err := Start(s, 4, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.NeedsHuman {
+		t.Error("taskie start kept needs_human")
+	}
+	if d := Decide(okFacts(n)); d.Reason != RReviewDue {
+		t.Errorf("the new cycle's first stop = %s, want a review", d.Reason)
+	}
+	if s.NeedsHuman != true {
+		t.Error("Start changed its input")
 	}
 }

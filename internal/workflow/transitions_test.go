@@ -138,7 +138,7 @@ func TestCheckMoveMessages(t *testing.T) {
 }
 
 func TestCheckMoveUnknownTarget(t *testing.T) {
-	for _, to := range []domain.Phase{"bogus", domain.CompleteTask, domain.CompleteTaskTDD, "", "Next-Task"} {
+	for _, to := range []domain.Phase{"bogus", domain.CompleteTask, domain.CompleteTaskTDD, ""} {
 		err := CheckMove(domain.NewPlan, to)
 		if err == nil {
 			t.Fatalf("CheckMove(new-plan, %q) = nil", to)
@@ -267,5 +267,35 @@ func TestAutoNextIsALegalMove(t *testing.T) {
 		if n := AutoNext(p); n != "" && !Legal(p, n) {
 			t.Errorf("AutoNext(%q) = %q, which is not a legal move", p, n)
 		}
+	}
+}
+
+// A misspelt phase gets the nearest phase instead of the whole list.
+func TestCheckMoveDidYouMean(t *testing.T) {
+	for _, tc := range []struct{ to, want string }{
+		{"post-code-reveiw", `unknown phase "post-code-reveiw"; did you mean "post-code-review"?`},
+		{"Next-Task", `unknown phase "Next-Task"; did you mean "next-task"?`},
+		{"complet", `unknown phase "complet"; did you mean "complete"?`},
+	} {
+		t.Run(tc.to, func(t *testing.T) {
+			err := CheckMove(domain.NewPlan, domain.Phase(tc.to))
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("CheckMove(new-plan, %q) = %v, want %s", tc.to, err, tc.want)
+			}
+		})
+	}
+}
+
+func TestNearest(t *testing.T) {
+	cands := []string{"status", "start", "plan", "validate"}
+	for _, tc := range []struct{ in, want string }{
+		{"statsu", "status"}, {"strat", "start"}, {"pln", "plan"}, {"validaet", "validate"},
+		{"status", ""}, {"xyz", ""}, {"", ""},
+	} {
+		t.Run(tc.in, func(t *testing.T) {
+			if got := Nearest(tc.in, cands); got != tc.want {
+				t.Errorf("Nearest(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
 	}
 }

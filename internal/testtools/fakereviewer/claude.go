@@ -4,25 +4,39 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 )
 
 // claudeResult mirrors `claude -p --output-format json`.
 type claudeResult struct {
-	Type             string   `json:"type"`
-	Subtype          string   `json:"subtype"`
-	IsError          bool     `json:"is_error"`
-	DurationMS       int64    `json:"duration_ms"`
-	NumTurns         int      `json:"num_turns"`
-	Result           any      `json:"result"`
-	SessionID        string   `json:"session_id"`
-	TotalCostUSD     float64  `json:"total_cost_usd"`
-	StructuredOutput *verdict `json:"structured_output,omitempty"`
+	Type             string  `json:"type"`
+	Subtype          string  `json:"subtype"`
+	IsError          bool    `json:"is_error"`
+	DurationMS       int64   `json:"duration_ms"`
+	NumTurns         int     `json:"num_turns"`
+	Result           any     `json:"result"`
+	SessionID        string  `json:"session_id"`
+	TotalCostUSD     float64 `json:"total_cost_usd"`
+	StructuredOutput any     `json:"structured_output,omitempty"`
 }
 
 type verdict struct {
 	Verdict string `json:"verdict"`
 	Review  string `json:"review"`
+}
+
+// answerOf is the structured answer of a step: the findings only when the
+// script gave some (an empty list included).
+func answerOf(inv invocation, v, text string) any {
+	if inv.findings == nil {
+		return &verdict{Verdict: v, Review: text}
+	}
+	return &struct {
+		Verdict  string    `json:"verdict"`
+		Review   string    `json:"review"`
+		Findings []finding `json:"findings"`
+	}{v, text, inv.findings}
 }
 
 func claude(inv invocation) int {
@@ -47,6 +61,9 @@ func claude(inv invocation) int {
 		Result:       "Review written.",
 		SessionID:    fmt.Sprintf("fake-%d", inv.run),
 		TotalCostUSD: 0.0123,
+	}
+	if c, err := strconv.ParseFloat(os.Getenv("FAKE_REVIEW_COST"), 64); err == nil {
+		res.TotalCostUSD = c
 	}
 	switch inv.step {
 	case "CRASH":
@@ -75,7 +92,7 @@ func claude(inv invocation) int {
 	if writeFile {
 		writeReview(inv, text)
 	}
-	out := &verdict{Verdict: v, Review: text}
+	out := answerOf(inv, v, text)
 	switch {
 	case inv.step == "RESULT-OBJ":
 		res.Result = out

@@ -52,7 +52,7 @@ func codex(inv invocation) int {
 		if writeFile {
 			writeReview(inv, text)
 		}
-		b, _ := json.Marshal(verdict{Verdict: v, Review: text})
+		b, _ := json.Marshal(answerOf(inv, v, text))
 		msg = string(b)
 		if inv.step == "RESULT-STR" {
 			msg = "Here is my verdict:\n```json\n" + msg + "\n```"
@@ -70,7 +70,8 @@ func codex(inv invocation) int {
 }
 
 // checkSchema rejects what the Responses API rejects in strict mode: every
-// object closed with additionalProperties false and all properties required.
+// object, nested ones included, closed with additionalProperties false and
+// all its properties required.
 func checkSchema(path string) string {
 	if path == "" {
 		return ""
@@ -79,25 +80,47 @@ func checkSchema(path string) string {
 	if err != nil {
 		return fmt.Sprintf("failed to read output schema file %s: %v", path, err)
 	}
-	var s struct {
-		Type                 string                     `json:"type"`
-		Properties           map[string]json.RawMessage `json:"properties"`
-		Required             []string                   `json:"required"`
-		AdditionalProperties *bool                      `json:"additionalProperties"`
-	}
+	var s schemaNode
 	if err := json.Unmarshal(b, &s); err != nil {
 		return fmt.Sprintf("output schema file %s is not valid JSON: %v", path, err)
 	}
-	if s.Type != "object" || s.AdditionalProperties == nil || *s.AdditionalProperties {
-		return "invalid_json_schema: 'additionalProperties' is required to be supplied and to be false"
+	if s.Type != "object" {
+		return "invalid_json_schema: the root must be an object"
+	}
+	return s.strict("root")
+}
+
+// schemaNode is the part of a JSON Schema strict mode looks at.
+type schemaNode struct {
+	Type                 string                `json:"type"`
+	Properties           map[string]schemaNode `json:"properties"`
+	Required             []string              `json:"required"`
+	AdditionalProperties *bool                 `json:"additionalProperties"`
+	Items                *schemaNode           `json:"items"`
+}
+
+func (s schemaNode) strict(at string) string {
+	if s.Items != nil {
+		if msg := s.Items.strict(at + ".items"); msg != "" {
+			return msg
+		}
+	}
+	if s.Type != "object" {
+		return ""
+	}
+	if s.AdditionalProperties == nil || *s.AdditionalProperties {
+		return fmt.Sprintf("invalid_json_schema: In context=(%s), 'additionalProperties' is required to be supplied and to be false", at)
 	}
 	req := map[string]bool{}
 	for _, r := range s.Required {
 		req[r] = true
 	}
-	for p := range s.Properties {
+	for p, sub := range s.Properties {
 		if !req[p] {
-			return fmt.Sprintf("invalid_json_schema: 'required' must include every property; missing %q", p)
+			return fmt.Sprintf("invalid_json_schema: In context=(%s), 'required' must include every property; missing %q", at, p)
+		}
+		if msg := sub.strict(at + "." + p); msg != "" {
+			return msg
 		}
 	}
 	return ""

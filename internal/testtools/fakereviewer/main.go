@@ -8,6 +8,7 @@
 //	FAKE_REVIEW_STATE   counter file (default: FAKE_REVIEW_SCRIPT + ".n")
 //	FAKE_REVIEW_LOG     append one JSON line per run
 //	FAKE_REVIEW_DELAY   wait this long (a Go duration) before answering
+//	FAKE_REVIEW_COST    claude's total_cost_usd (default 0.0123)
 //
 // Steps: PASS, FAIL (write the review file named in the prompt),
 // PASS-NOFILE, FAIL-NOFILE (review text only), EMPTY (no file, no text),
@@ -20,6 +21,20 @@
 // (claude: verdict in .result as an object / a fenced JSON string; codex:
 // plain / fenced final message). When the script runs out, the last step
 // repeats.
+//
+// Findings (SPEC §19): a step followed by a JSON array answers with those
+// findings, e.g.
+//
+//	FAIL [{"severity":"major","title":"error ignored","file":"b.go","line":20}]
+//	PASS [{"id":"F1","status":"fixed"}]
+//	PASS []
+//
+// Missing fields take the schema's "none" values (id "", file "", line 0,
+// status "open", severity "major"), so the answer carries every field, as
+// a strict-mode schema makes the real CLIs do. A step without an array
+// answers without "findings", like a reviewer that does not track them.
+// The ids of the findings on record listed in the prompt are logged
+// (prompt_ids).
 //
 // As codex, it rejects an option `codex exec` does not know, as the real
 // CLI's argument parser does.
@@ -60,6 +75,7 @@ type logRecord struct {
 	Run              int      `json:"run"`
 	Cwd              string   `json:"cwd"`
 	ChildPID         int      `json:"child_pid,omitempty"`
+	PromptIDs        []string `json:"prompt_ids,omitempty"`
 }
 
 // invocation is what one run of the fake knows.
@@ -67,7 +83,8 @@ type invocation struct {
 	name       string
 	args       []string
 	step       string
-	run        int // 1-based
+	findings   []finding // nil: answer without "findings"
+	run        int       // 1-based
 	reviewFile string
 }
 
@@ -77,12 +94,23 @@ func run() int {
 	// Like the real CLIs, read the prompt to EOF: a client that leaves
 	// stdin open hangs here.
 	prompt, _ := io.ReadAll(os.Stdin)
-	n, step, err := nextStep()
+	n, step, extra, err := nextStep()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "fakereviewer:", err)
 		return 2
 	}
-	inv := invocation{name: name, args: args, step: step, run: n, reviewFile: findReviewFile(string(prompt))}
+	fs, err := parseFindings(extra)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "fakereviewer: step %d: %v\n", n, err)
+		return 2
+	}
+	inv := invocation{name: name, args: args, step: step, findings: fs, run: n, reviewFile: findReviewFile(string(prompt))}
+	return answer(inv, prompt)
+}
+
+// answer logs the run and answers as the CLI it stands for.
+func answer(inv invocation, prompt []byte) int {
+	name, args, step, n := inv.name, inv.args, inv.step, inv.run
 
 	rec := logRecord{
 		Name:             name,
@@ -97,6 +125,7 @@ func run() int {
 		ReviewFile:       inv.reviewFile,
 		Step:             step,
 		Run:              n,
+		PromptIDs:        promptIDs(string(prompt)),
 	}
 	rec.Cwd, _ = os.Getwd()
 	if step == "SLEEP" {
@@ -118,26 +147,26 @@ func run() int {
 	return 2
 }
 
-// nextStep returns the 1-based run number and its step, and advances the
-// counter.
-func nextStep() (int, string, error) {
+// nextStep returns the 1-based run number, its step and the text after the
+// step's keyword, and advances the counter.
+func nextStep() (int, string, string, error) {
 	script := os.Getenv("FAKE_REVIEW_SCRIPT")
 	if script == "" {
-		return 1, "PASS", nil
+		return 1, "PASS", "", nil
 	}
 	data, err := os.ReadFile(script)
 	if err != nil {
-		return 0, "", err
+		return 0, "", "", err
 	}
 	var steps []string
 	for _, l := range strings.Split(string(data), "\n") {
-		l = strings.ToUpper(strings.TrimSpace(l))
+		l = strings.TrimSpace(l)
 		if l != "" && !strings.HasPrefix(l, "#") {
 			steps = append(steps, l)
 		}
 	}
 	if len(steps) == 0 {
-		return 0, "", fmt.Errorf("%s: no steps", script)
+		return 0, "", "", fmt.Errorf("%s: no steps", script)
 	}
 	state := os.Getenv("FAKE_REVIEW_STATE")
 	if state == "" {
@@ -148,9 +177,10 @@ func nextStep() (int, string, error) {
 		i, _ = strconv.Atoi(strings.TrimSpace(string(b)))
 	}
 	if err := os.WriteFile(state, []byte(strconv.Itoa(i+1)+"\n"), 0o644); err != nil {
-		return 0, "", err
+		return 0, "", "", err
 	}
-	return i + 1, steps[min(i, len(steps)-1)], nil
+	step, extra, _ := strings.Cut(steps[min(i, len(steps)-1)], " ")
+	return i + 1, strings.ToUpper(step), strings.TrimSpace(extra), nil
 }
 
 var (
@@ -260,7 +290,10 @@ func reviewText(inv invocation, verdict string) string {
 		return " \n\t\n"
 	}
 	finding := "No findings."
-	if verdict == "FAIL" {
+	switch {
+	case len(inv.findings) > 0:
+		finding = findingsText(inv.findings)
+	case verdict == "FAIL":
 		finding = "1. [major] fake finding: the fake reviewer was told to fail."
 	}
 	return fmt.Sprintf("# Fake review (%s, run %d, step %s)\n\n## Summary\nFake review.\n\n## Findings\n%s\n\n## Verdict\n%s\n",

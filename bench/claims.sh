@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# Times the built binary on the parallel-execution figures of SPEC §16, file store:
+#   - claim latency under 20 concurrent agents: ROUNDS rounds of 20 `taskie claim --next`
+#     processes started at once on a plan of 20 ready tasks, in a git repository (claims in
+#     the git common directory); p50/p99/max per claim (process start included), claims/s,
+#     and a check that every round gave 20 distinct tasks (none lost, none given twice);
+#   - `taskie groups` on a plan of 1,000 tasks (dependencies and Files), median of RUNS runs.
+# The same bursts of 20 `taskie --version` give the floor: process start-up alone. The
+# claim itself, without process start-up, is BenchmarkClaimNext20Agents (internal/store).
+# Usage: bench/claims.sh [taskie binary]   (default: builds bin/taskie)
+# Environment: ROUNDS (default 10), AGENTS (default 20), RUNS (default 20).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${ROUNDS:-10}
+agents=${AGENTS:-20}
+runs=${RUNS:-20}
+if [ $# -gt 0 ]; then
+	taskie=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+else
+	make -s build
+	taskie=$PWD/bin/taskie
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+now_ns() { date +%s%N; }
+
+# ---------------------------------------------------------------- claims
+repo=$work/repo
+mkdir -p "$repo/.taskie/plans"
+git -C "$repo" init -q -b main
+for r in $(seq "$rounds"); do
+	d=$repo/.taskie/plans/r$r
+	mkdir -p "$d"
+	echo "# Round $r" >"$d/plan.md"
+	{
+		echo "| Id | Status | Title |"
+		echo "|----|--------|-------|"
+		for i in $(seq "$agents"); do echo "| $i | pending | task $i |"; done
+	} >"$d/tasks.md"
+done
+git -C "$repo" add -A
+git -C "$repo" -c user.name=bench -c user.email=bench@example.com commit -q -m plans
+
+lat=$work/latencies
+: >"$lat"
+bad=0
+wall_total=0
+for r in $(seq "$rounds"); do
+	out=$work/out$r
+	mkdir -p "$out"
+	start=$(now_ns)
+	for i in $(seq "$agents"); do
+		(
+			s=$(now_ns)
+			"$taskie" -C "$repo" --plan "r$r" claim --next --as "agent-$i" >"$out/$i" 2>/dev/null || echo fail >"$out/$i"
+			e=$(now_ns)
+			echo $(((e - s) / 1000)) >>"$lat"
+		) &
+	done
+	wait
+	end=$(now_ns)
+	wall_total=$((wall_total + end - start))
+	distinct=$(cat "$out"/* | grep -E '^[0-9]+$' | sort -u | wc -l)
+	if [ "$distinct" -ne "$agents" ]; then
+		echo "round $r: $distinct distinct tasks claimed by $agents agents" >&2
+		bad=1
+	fi
+done
+# The floor: the same bursts of 20 processes that only start and exit.
+base=$work/baseline
+: >"$base"
+for r in $(seq "$rounds"); do
+	for i in $(seq "$agents"); do
+		(
+			s=$(now_ns)
+			"$taskie" --version >/dev/null
+			e=$(now_ns)
+			echo $(((e - s) / 1000)) >>"$base"
+		) &
+	done
+	wait
+done
+claims=$(wc -l <"$lat")
+sort -n "$lat" -o "$lat"
+sort -n "$base" -o "$base"
+pct() { sed -n "$(((claims * $1 + 99) / 100))p" "$2"; }
+p50=$(pct 50 "$lat")
+p99=$(pct 99 "$lat")
+b50=$(pct 50 "$base")
+b99=$(pct 99 "$base")
+maxl=$(tail -1 "$lat")
+cps=$(awk -v n="$claims" -v ns="$wall_total" 'BEGIN { printf "%.0f", n / (ns / 1e9) }')
+stored=$(grep -c '"task": ' "$repo/.git/taskie/r1/claims.json")
+echo "== claims: $rounds rounds x $agents concurrent \`taskie claim --next\` (file store, git common dir)"
+printf '%-38s %10s   %s\n' "claim latency p50" "$(awk -v u="$p50" 'BEGIN{printf "%.1f ms", u/1000}')" "target < 50 ms per claim"
+printf '%-38s %10s   %s\n' "claim latency p99" "$(awk -v u="$p99" 'BEGIN{printf "%.1f ms", u/1000}')" "target < 50 ms per claim"
+printf '%-38s %10s\n' "claim latency max" "$(awk -v u="$maxl" 'BEGIN{printf "%.1f ms", u/1000}')"
+printf '%-38s %10s   %s\n' "process start alone, p50 / p99" "$(awk -v a="$b50" -v b="$b99" 'BEGIN{printf "%.1f / %.1f ms", a/1000, b/1000}')" "(20 \`taskie --version\` at once: the floor)"
+printf '%-38s %10s\n' "throughput" "$cps claims/s"
+if [ "$bad" -eq 0 ] && [ "$stored" -eq "$agents" ]; then
+	printf '%-38s %10s\n' "lost or double claims" "none"
+else
+	printf '%-38s %10s\n' "lost or double claims" "FOUND"
+fi
+
+# ---------------------------------------------------------------- groups
+big=$repo/.taskie/plans/big
+mkdir -p "$big"
+echo "# Big" >"$big/plan.md"
+awk 'BEGIN {
+	srand(7)
+	print "| Id | Status | Priority | Depends on | Files | Title |"
+	print "|----|--------|----------|------------|-------|-------|"
+	split("high medium low", prio, " ")
+	for (i = 1; i <= 1000; i++) {
+		deps = ""
+		n = (i > 1) ? int(rand() * 4) : 0
+		for (k = 0; k < n; k++) deps = deps (k ? ", " : "") (1 + int(rand() * (i - 1)))
+		files = ""
+		for (k = 0; k < 3; k++) { f = int(rand() * 300); files = files (k ? ", " : "") sprintf("internal/pkg%02d/file%03d.go", f / 10, f) }
+		status = (i <= 100) ? "done" : "pending"
+		printf "| %d | %s | %s | %s | %s | task %d |\n", i, status, prio[1 + int(rand() * 3)], deps, files, i
+	}
+}' >"$big/tasks.md"
+"$taskie" -C "$repo" groups big >/dev/null
+times=$work/groups
+: >"$times"
+for _ in $(seq "$runs"); do
+	s=$(now_ns)
+	"$taskie" -C "$repo" groups big >/dev/null
+	e=$(now_ns)
+	echo $(((e - s) / 1000)) >>"$times"
+done
+sort -n "$times" -o "$times"
+med=$(sed -n "$(((runs + 1) / 2))p" "$times")
+waves=$("$taskie" -C "$repo" groups big | wc -l)
+echo "== groups: \`taskie groups\` on 1,000 tasks ($waves waves), $runs runs"
+printf '%-38s %10s   %s\n' "taskie groups, 1,000 tasks (median)" "$(awk -v u="$med" 'BEGIN{printf "%.1f ms", u/1000}')" "target < 100 ms"
+[ "$bad" -eq 0 ]

@@ -1,0 +1,410 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/gitwt"
+	"github.com/taskie-dev/taskie/internal/parallel"
+	"github.com/taskie-dev/taskie/internal/plan"
+	"github.com/taskie-dev/taskie/internal/store"
+)
+
+// claimOpts are the options of claim, heartbeat and release.
+type claimOpts struct {
+	as     string
+	ttl    time.Duration
+	next   bool
+	asJSON bool
+}
+
+// claimView is a claim decision on stdout with --json.
+type claimView struct {
+	Task     string        `json:"task"`
+	Agent    string        `json:"agent"`
+	Outcome  string        `json:"outcome"` // granted, renewed, takeover, released
+	Acquired time.Time     `json:"acquired"`
+	Expires  time.Time     `json:"expires"`
+	Previous *previousView `json:"previous,omitempty"`
+	Worktree string        `json:"worktree,omitempty"`
+}
+
+type previousView struct {
+	Agent   string    `json:"agent"`
+	Expires time.Time `json:"expires"`
+}
+
+const claimLong = `Claim a task for an agent, with a lease. Exactly one agent wins a task,
+however many claim it at once: the claims live in the git common directory
+(<git common dir>/taskie/<plan>/claims.json), which every worktree of the
+clone shares (.taskie/coord/<plan>/ outside git).
+
+A lease lasts --ttl (lease_ttl, default 30m); ` + "`taskie heartbeat`" + ` renews it. A
+lease that has expired can be claimed by another agent: the takeover is an
+event of the coordination log. Claiming a task you hold renews it.
+
+--next claims the first ready task (` + "`taskie ready`" + ` order); an agent that holds
+a live lease gets that task back. stdout: the task id (--json: the claim).
+Exit 1 when the claim is refused: another agent holds it, no task is ready,
+the task is done, or the plan is paused.`
+
+func newClaimCmd(s *Streams, g *globals) *cobra.Command {
+	o := &claimOpts{}
+	c := &cobra.Command{
+		Use:   "claim [<task> | --next] --as AGENT [--ttl 30m]",
+		Short: "Claim a task for an agent, with a lease (one winner, whatever the concurrency)",
+		Long:  claimLong,
+		Example: "  taskie claim 3 --as worker-1\n  taskie claim --next --as worker-2 --ttl 1h\n" +
+			"  TASKIE_AGENT=worker-3 taskie claim --next --json",
+		Args: maxArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			switch {
+			case o.next && len(args) > 0:
+				return usageErr(errors.New("give a task or --next, not both"), "usage: taskie claim [<task> | --next] --as AGENT")
+			case !o.next && len(args) == 0:
+				return usageErr(errors.New("which task? give its id, or --next for the first ready one"), "usage: taskie claim [<task> | --next] --as AGENT")
+			}
+			return runClaim(s, g, firstArg(args), o)
+		},
+	}
+	addAgentFlags(c, o, true)
+	c.Flags().BoolVar(&o.next, "next", false, "claim the first ready task")
+	return c
+}
+
+func newHeartbeatCmd(s *Streams, g *globals) *cobra.Command {
+	o := &claimOpts{}
+	c := &cobra.Command{
+		Use:   "heartbeat <task> --as AGENT [--ttl 30m]",
+		Short: "Renew an agent's lease on a task it claimed",
+		Long: `Renew the agent's lease on a task: it now expires --ttl from now. Only the
+holder may renew; a lease that expired is revived if nobody took it over.
+Allowed on a paused plan (the holder keeps its task). Exit 1 when refused.`,
+		Example: "  taskie heartbeat 3 --as worker-1",
+		Args:    exactArgs(1, "a task id"),
+		RunE:    func(_ *cobra.Command, args []string) error { return runHeartbeat(s, g, args[0], o) },
+	}
+	addAgentFlags(c, o, true)
+	return c
+}
+
+func newReleaseCmd(s *Streams, g *globals) *cobra.Command {
+	o := &claimOpts{}
+	c := &cobra.Command{
+		Use:   "release <task> --as AGENT",
+		Short: "Let an agent's claim on a task go",
+		Long: `Release the agent's claim on a task, so that another agent can claim it. Only
+the holder may release, its lease live or expired. Exit 1 when refused.`,
+		Example: "  taskie release 3 --as worker-1",
+		Args:    exactArgs(1, "a task id"),
+		RunE:    func(_ *cobra.Command, args []string) error { return runRelease(s, g, args[0], o) },
+	}
+	addAgentFlags(c, o, false)
+	return c
+}
+
+func addAgentFlags(c *cobra.Command, o *claimOpts, ttl bool) {
+	c.Flags().StringVar(&o.as, "as", "", "the agent's `name` (default $TASKIE_AGENT)")
+	c.Flags().BoolVar(&o.asJSON, "json", false, "print the claim as JSON")
+	if ttl {
+		c.Flags().DurationVar(&o.ttl, "ttl", 0, "lease `duration` (default lease_ttl, 30m)")
+	}
+}
+
+// leaseTTL is --ttl, else the configured lease_ttl.
+func (cp *coordPlan) leaseTTL(flag time.Duration) (time.Duration, error) {
+	if flag < 0 {
+		return 0, usageErr(fmt.Errorf("--ttl %s: must be positive", flag), "")
+	}
+	if flag > 0 {
+		return flag, nil
+	}
+	cfg, err := cp.p.Config()
+	if err != nil {
+		return domain.DefaultLeaseTTL, nil
+	}
+	return cfg.LeaseTTL.D(), nil
+}
+
+func runClaim(s *Streams, g *globals, arg string, o *claimOpts) error {
+	agent, err := agentName(o.as)
+	if err != nil {
+		return err
+	}
+	cp, err := g.openCoord("")
+	if err != nil {
+		return err
+	}
+	defer cp.close()
+	ttl, err := cp.leaseTTL(o.ttl)
+	if err != nil {
+		return err
+	}
+	if err := cp.refuseIfPaused(); err != nil {
+		return err
+	}
+	var d parallel.ClaimDecision
+	if o.next {
+		d, err = claimNext(s, cp, agent, ttl)
+	} else {
+		d, err = claimTask(s, cp, arg, agent, ttl)
+	}
+	if err != nil {
+		return err
+	}
+	if d.Outcome == parallel.Refused {
+		return refused(d, fmt.Sprintf("claim another task: `taskie claim --next --as %s`; `taskie ready` lists them", agent))
+	}
+	wt := cp.recordClaimHead(s, g, d)
+	return printClaim(s, d, wt, o.asJSON)
+}
+
+// claimTask claims one named task: it must exist and be open.
+func claimTask(s *Streams, cp *coordPlan, arg, agent string, ttl time.Duration) (parallel.ClaimDecision, error) {
+	task, err := cp.p.TaskID(arg)
+	if err != nil {
+		return parallel.ClaimDecision{}, usageErr(err, "")
+	}
+	tasks, _, err := cp.schedTasks(false)
+	if err != nil {
+		return parallel.ClaimDecision{}, err
+	}
+	for _, t := range tasks {
+		if t.ID != task {
+			continue
+		}
+		if t.Status != plan.StatusPending && t.Status != plan.StatusInProgress {
+			return parallel.ClaimDecision{}, &exitError{code: ExitProblems, err: fmt.Errorf("task %d is %s: only pending or in-progress tasks are claimed", task, t.Status),
+				hint: "`taskie ready` lists the tasks that can start"}
+		}
+		if open := openDeps(tasks, t); len(open) > 0 {
+			fmt.Fprintf(s.Err, "taskie: warning: task %d depends on %s, not done yet\n", task, joinIDs(open))
+		}
+	}
+	return cp.c.Claim(cp.ctx, cp.key, task, agent, ttl)
+}
+
+// openDeps lists t's dependencies that are neither done nor cancelled.
+func openDeps(tasks []parallel.Task, t parallel.Task) []domain.TaskID {
+	status := map[domain.TaskID]string{}
+	for _, x := range tasks {
+		status[x.ID] = x.Status
+	}
+	var out []domain.TaskID
+	for _, d := range t.Deps {
+		if st := status[d]; st != plan.StatusDone && st != plan.StatusCancelled {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func joinIDs(ids []domain.TaskID) string {
+	out := ""
+	for i, id := range ids {
+		if i > 0 {
+			out += ", "
+		}
+		out += id.String()
+	}
+	return out
+}
+
+// claimNext claims the first ready task, or gives back the agent's own
+// live claim on an open task (a restarted agent resumes its work).
+func claimNext(s *Streams, cp *coordPlan, agent string, ttl time.Duration) (parallel.ClaimDecision, error) {
+	tasks, _, err := cp.schedTasks(false)
+	if err != nil {
+		return parallel.ClaimDecision{}, err
+	}
+	claims, err := cp.c.Claims(cp.ctx, cp.key)
+	if err != nil {
+		return parallel.ClaimDecision{}, err
+	}
+	now, err := cp.now()
+	if err != nil {
+		return parallel.ClaimDecision{}, err
+	}
+	skip, err := cp.finished()
+	if err != nil {
+		return parallel.ClaimDecision{}, err
+	}
+	if own, ok := ownLiveClaim(tasks, claims, agent, now, skip); ok {
+		return cp.c.Claim(cp.ctx, cp.key, own, agent, ttl)
+	}
+	ready := readyExcept(tasks, claims, now, skip)
+	ids := make([]domain.TaskID, len(ready))
+	for i, t := range ready {
+		ids[i] = t.ID
+	}
+	d, ok, err := cp.c.ClaimNext(cp.ctx, cp.key, ids, agent, ttl)
+	if err == nil && !ok {
+		err = &exitError{code: ExitProblems, err: fmt.Errorf("plan %s: no task is ready to claim", cp.p.ID),
+			hint: "every open task is claimed or waits on a dependency; `taskie ready` and `taskie status` show which"}
+	}
+	return d, err
+}
+
+// ownLiveClaim finds the open task (pending or in progress) on which agent
+// holds a live lease, the first by id, as parallel.Next gives it back; a
+// task it finished (skip) is not given back.
+func ownLiveClaim(tasks []parallel.Task, claims []parallel.Claim, agent string, now time.Time, skip func(domain.TaskID) bool) (domain.TaskID, bool) {
+	open := map[domain.TaskID]bool{}
+	for _, t := range tasks {
+		open[t.ID] = t.Status == plan.StatusPending || t.Status == plan.StatusInProgress
+	}
+	for _, c := range claims { // sorted by task
+		if c.Agent == agent && c.Live(now) && open[c.Task] && !skip(c.Task) {
+			return c.Task, true
+		}
+	}
+	return 0, false
+}
+
+// recordClaimHead notes, when a task is newly claimed, the HEAD of its
+// worktree: a later HEAD that differs is a commit made since the claim
+// (the subagent gate checks it). A claim made from inside a linked
+// worktree that taskie did not make adopts that worktree for the task.
+// It returns the worktree's path, "" when the task has none.
+func (cp *coordPlan) recordClaimHead(s *Streams, g *globals, d parallel.ClaimDecision) string {
+	if !cp.files.Shared() {
+		return ""
+	}
+	ws, err := cp.files.Worktrees(cp.key)
+	if err != nil {
+		fmt.Fprintf(s.Err, "taskie: warning: %v\n", err)
+		return ""
+	}
+	w, ok := store.FindWorktree(ws, d.Claim.Task)
+	if !ok {
+		if w, ok = adoptable(g, ws, d.Claim.Task); !ok {
+			return ""
+		}
+	}
+	if d.Outcome != parallel.Granted && d.Outcome != parallel.Takeover {
+		return w.Path
+	}
+	head, err := gitwt.Head(w.Path)
+	if err != nil {
+		fmt.Fprintf(s.Err, "taskie: warning: task %d: worktree %s: %v\n", d.Claim.Task, w.Path, err)
+		return w.Path
+	}
+	err = cp.files.UpdateWorktrees(cp.ctx, cp.key, func(ws []store.Worktree, now time.Time) ([]store.Worktree, error) {
+		for i := range ws {
+			if ws[i].Task == w.Task {
+				ws[i].LastCommit = head
+				return ws, nil
+			}
+		}
+		w.BaseSHA, w.LastCommit, w.Created = head, head, now
+		return append(ws, w), nil
+	})
+	if err != nil {
+		fmt.Fprintf(s.Err, "taskie: warning: recording the worktree of task %d: %v\n", d.Claim.Task, err)
+	}
+	return w.Path
+}
+
+// adoptable is the linked worktree the command runs in, when it is not
+// the main checkout and no task has it yet. It reads the layout from the
+// files: no git process on the claim path.
+func adoptable(g *globals, ws []store.Worktree, task domain.TaskID) (store.Worktree, bool) {
+	cwd, err := g.cwd()
+	if err != nil {
+		return store.Worktree{}, false
+	}
+	l, err := gitwt.Discover(cwd)
+	if err != nil || !l.Linked {
+		return store.Worktree{}, false
+	}
+	if _, taken := store.WorktreeAt(ws, l.Toplevel); taken {
+		return store.Worktree{}, false
+	}
+	return store.Worktree{Task: task, Path: l.Toplevel, Adopted: true}, true
+}
+
+func printClaim(s *Streams, d parallel.ClaimDecision, worktree string, asJSON bool) error {
+	cl := d.Claim
+	if asJSON {
+		v := claimView{Task: cl.Task.String(), Agent: cl.Agent, Outcome: d.Outcome.String(),
+			Acquired: cl.Acquired, Expires: cl.Expires, Worktree: worktree}
+		if d.Previous != nil && d.Outcome == parallel.Takeover {
+			v.Previous = &previousView{Agent: d.Previous.Agent, Expires: d.Previous.Expires}
+		}
+		return writeJSON(s.Out, v)
+	}
+	until := cl.Expires.UTC().Format(time.RFC3339)
+	switch d.Outcome {
+	case parallel.Granted:
+		fmt.Fprintf(s.Err, "task %d: claimed by %s until %s\n", cl.Task, cl.Agent, until)
+	case parallel.Renewed:
+		fmt.Fprintf(s.Err, "task %d: already claimed by %s; lease renewed until %s\n", cl.Task, cl.Agent, until)
+	case parallel.Takeover:
+		fmt.Fprintf(s.Err, "task %d: claimed by %s until %s, taken over from %s (lease expired at %s)\n",
+			cl.Task, cl.Agent, until, d.Previous.Agent, d.Previous.Expires.UTC().Format(time.RFC3339))
+	case parallel.Released:
+		fmt.Fprintf(s.Err, "task %d: released by %s\n", cl.Task, cl.Agent)
+		return nil
+	}
+	if worktree != "" {
+		fmt.Fprintf(s.Err, "task %d: worktree %s\n", cl.Task, worktree)
+	}
+	fmt.Fprintln(s.Out, cl.Task)
+	return nil
+}
+
+func runHeartbeat(s *Streams, g *globals, arg string, o *claimOpts) error {
+	agent, err := agentName(o.as)
+	if err != nil {
+		return err
+	}
+	cp, err := g.openCoord("")
+	if err != nil {
+		return err
+	}
+	defer cp.close()
+	task, err := cp.p.TaskID(arg)
+	if err != nil {
+		return usageErr(err, "")
+	}
+	ttl, err := cp.leaseTTL(o.ttl)
+	if err != nil {
+		return err
+	}
+	d, err := cp.c.Heartbeat(cp.ctx, cp.key, task, agent, ttl)
+	if err != nil {
+		return err
+	}
+	if d.Outcome == parallel.Refused {
+		return refused(d, fmt.Sprintf("claim it first: `taskie claim %d --as %s`", task, agent))
+	}
+	return printClaim(s, d, "", o.asJSON)
+}
+
+func runRelease(s *Streams, g *globals, arg string, o *claimOpts) error {
+	agent, err := agentName(o.as)
+	if err != nil {
+		return err
+	}
+	cp, err := g.openCoord("")
+	if err != nil {
+		return err
+	}
+	defer cp.close()
+	task, err := cp.p.TaskID(arg)
+	if err != nil {
+		return usageErr(err, "")
+	}
+	d, err := cp.c.Release(cp.ctx, cp.key, task, agent)
+	if err != nil {
+		return err
+	}
+	if d.Outcome == parallel.Refused {
+		return refused(d, "only the agent that holds a claim releases it; an expired lease is taken over by claiming the task")
+	}
+	return printClaim(s, d, "", o.asJSON)
+}

@@ -1,0 +1,330 @@
+package cli
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode"
+
+	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/parallel"
+	"github.com/taskie-dev/taskie/internal/plan"
+	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/store"
+)
+
+// This file holds what the parallel commands (ready, claim, heartbeat,
+// release, groups, worktree, task result) share, and the claims that
+// `taskie status` shows.
+
+// agentEnv names the agent when --as is not given.
+const agentEnv = "TASKIE_AGENT"
+
+// coordPlan is a plan with its coordination store: the claims, leases and
+// coordination events every worktree of the clone shares (or, with a
+// shared store, every clone), and the clone's own record of its worktrees,
+// which always lives in files.
+type coordPlan struct {
+	p     *project.Plan
+	c     store.Coordination
+	files *store.FileCoord
+	key   store.PlanKey
+	ctx   context.Context
+}
+
+// openCoord opens the plan named by arg (or --plan, or the most recent)
+// and its coordination store.
+func (g *globals) openCoord(arg string) (*coordPlan, error) {
+	p, err := g.openPlan(arg)
+	if err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	c, project, err := openCoordination(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	files, ok := c.(*store.FileCoord)
+	if !ok {
+		if files, err = store.OpenFileCoord(p.Repo.Root); err != nil {
+			c.Close()
+			return nil, err
+		}
+	}
+	return &coordPlan{p: p, c: c, files: files, key: store.PlanKey{Project: project, Plan: p.ID}, ctx: ctx}, nil
+}
+
+// openCoordination opens the store that holds the plan's claims: the
+// files of the clone, or the database that TASKIE_DATABASE_URL or the
+// `store` setting names.
+func openCoordination(ctx context.Context, p *project.Plan) (store.Coordination, string, error) {
+	c, project, err := store.OpenCoordination(ctx, p.Repo.Root, coordSettings(p.Repo.TaskieDir()))
+	if err != nil {
+		return nil, "", dbErr(err)
+	}
+	return c, project, nil
+}
+
+func (cp *coordPlan) close() {
+	if c, ok := cp.c.(*store.FileCoord); !ok || c != cp.files {
+		cp.files.Close()
+	}
+	cp.c.Close()
+}
+
+// now is the coordination clock (TASKIE_NOW in tests).
+func (cp *coordPlan) now() (time.Time, error) {
+	t, err := cp.c.Now(cp.ctx)
+	if err != nil {
+		return t, usageErr(err, "unset it, or give a time like 2026-05-01T12:00:00Z")
+	}
+	return t, nil
+}
+
+// agentName is --as, else $TASKIE_AGENT: a name without spaces.
+func agentName(flag string) (string, error) {
+	name := strings.TrimSpace(cmp.Or(flag, os.Getenv(agentEnv)))
+	hint := "name the agent with --as NAME (or export TASKIE_AGENT=NAME): one name per agent, the same for all its claims"
+	switch {
+	case name == "":
+		return "", usageErr(errors.New("an agent name is required"), hint)
+	case len(name) > 128 || strings.IndexFunc(name, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }) >= 0:
+		return "", usageErr(fmt.Errorf("agent name %q: use at most 128 printable characters without spaces", name), hint)
+	}
+	return name, nil
+}
+
+// schedTasks reads the plan's tasks for scheduling: tasks.md and, with
+// files, the task files of the tasks whose Files cell is empty (their named
+// paths are the file set; only waves need it, so claims skip the reads).
+// Unknown priorities come back as problems; dependency problems are left
+// to the caller.
+func (cp *coordPlan) schedTasks(files bool) ([]parallel.Task, []parallel.Problem, error) {
+	ts, _, err := cp.p.Tasks()
+	if err != nil {
+		return nil, nil, err
+	}
+	if ts == nil {
+		return nil, nil, usageErr(fmt.Errorf("plan %s has no tasks.md yet", cp.p.ID), "write the task table first (`/taskie:create-tasks`)")
+	}
+	snap, err := cp.p.Snapshot()
+	if err != nil {
+		return nil, nil, err
+	}
+	filesCol := ""
+	for _, h := range ts.Header {
+		if strings.EqualFold(strings.TrimSpace(h), "files") {
+			filesCol = h
+		}
+	}
+	taskFiles := map[domain.TaskID][]byte{}
+	for _, t := range ts.Tasks {
+		if !files || filesCol != "" && strings.TrimSpace(t.Cells[filesCol]) != "" {
+			continue
+		}
+		if data, err := snap.ReadFile(plan.TaskFile(t.ID)); err == nil {
+			taskFiles[domain.TaskID(t.ID)] = data
+		}
+	}
+	tasks, problems := parallel.FromTable(ts, taskFiles)
+	return tasks, problems, nil
+}
+
+// titles maps task ids to their titles in tasks.md.
+func (cp *coordPlan) titles() map[domain.TaskID]string {
+	out := map[domain.TaskID]string{}
+	if ts, _, err := cp.p.Tasks(); err == nil && ts != nil {
+		for _, t := range ts.Tasks {
+			out[domain.TaskID(t.ID)] = t.Title()
+		}
+	}
+	return out
+}
+
+// refuseIfPaused refuses a new claim on a paused plan: pause stops all
+// automation, claims included.
+func (cp *coordPlan) refuseIfPaused() error {
+	st, err := cp.p.State()
+	switch {
+	case errors.Is(err, state.ErrNotFound):
+		return nil
+	case err != nil:
+		return stateErr(cp.p, err)
+	case !st.IsEnabled():
+		return &exitError{code: ExitProblems, err: fmt.Errorf("plan %s is paused: no task can be claimed", cp.p.ID),
+			hint: "`taskie resume" + cp.p.PlanFlag() + "` turns automation back on"}
+	}
+	return nil
+}
+
+// failedTasks is state.json's failed_tasks: tasks past their retries.
+func (cp *coordPlan) failedTasks() []domain.TaskID {
+	if st, err := cp.p.State(); err == nil {
+		return st.FailedTasks
+	}
+	return nil
+}
+
+// results summarises the TASK_RESULT events of the coordination log: the
+// latest status per task, and the failed attempts per task.
+type results struct {
+	latest   map[domain.TaskID]events.Event
+	failures map[domain.TaskID]int
+}
+
+func (cp *coordPlan) results() (results, error) {
+	r := results{latest: map[domain.TaskID]events.Event{}, failures: map[domain.TaskID]int{}}
+	err := cp.c.ScanEvents(cp.ctx, cp.key, func(e events.Event) {
+		if e.Event != store.EventTaskResult {
+			return
+		}
+		id, err := domain.ParseTaskID(e.Task)
+		if err != nil {
+			return
+		}
+		r.latest[id] = e
+		if resultStatus(e) == parallel.ResultFailed {
+			r.failures[id]++
+		}
+	})
+	return r, err
+}
+
+func resultStatus(e events.Event) string {
+	s, _ := e.Meta["status"].(string)
+	return s
+}
+
+// completed reports whether task's latest result is complete: its work
+// waits to be merged and marked done, so it is not ready again.
+func (r results) completed(task domain.TaskID) bool {
+	e, ok := r.latest[task]
+	return ok && resultStatus(e) == parallel.ResultComplete
+}
+
+// finished says which tasks no agent should take: those in failed_tasks
+// (past their retries) and those whose latest result is complete (their
+// work waits to be merged and marked done).
+func (cp *coordPlan) finished() (func(domain.TaskID) bool, error) {
+	res, err := cp.results()
+	if err != nil {
+		return nil, err
+	}
+	failed := cp.failedTasks()
+	return func(id domain.TaskID) bool { return slices.Contains(failed, id) || res.completed(id) }, nil
+}
+
+// readyTasks is parallel.Ready without the finished tasks.
+func (cp *coordPlan) readyTasks(tasks []parallel.Task, claims []parallel.Claim, now time.Time) ([]parallel.Task, error) {
+	skip, err := cp.finished()
+	if err != nil {
+		return nil, err
+	}
+	return readyExcept(tasks, claims, now, skip), nil
+}
+
+func readyExcept(tasks []parallel.Task, claims []parallel.Claim, now time.Time, skip func(domain.TaskID) bool) []parallel.Task {
+	return slices.DeleteFunc(parallel.Ready(tasks, claims, now), func(t parallel.Task) bool { return skip(t.ID) })
+}
+
+// refused turns a refused claim decision into exit 1 with its reason.
+func refused(d parallel.ClaimDecision, hint string) error {
+	return &exitError{code: ExitProblems, err: d.Err, hint: hint}
+}
+
+// claimStatusView is a claim as `taskie status` shows it.
+type claimStatusView struct {
+	Task      string    `json:"task"`
+	Agent     string    `json:"agent"`
+	Expires   time.Time `json:"expires"`
+	Live      bool      `json:"live"`
+	ExpiresIn string    `json:"expires_in"` // "29m10s", or "expired 3m0s ago"
+}
+
+// planClaims lists a plan's claims for `taskie status`; a coordination
+// store that cannot be read shows none (status still works).
+func planClaims(p *project.Plan) []claimStatusView {
+	ctx := context.Background()
+	c, project, err := openCoordination(ctx, p)
+	if err != nil {
+		return nil
+	}
+	defer c.Close()
+	claims, err := c.Claims(ctx, store.PlanKey{Project: project, Plan: p.ID})
+	if err != nil || len(claims) == 0 {
+		return nil
+	}
+	now, err := c.Now(ctx)
+	if err != nil {
+		now = time.Now()
+	}
+	out := make([]claimStatusView, len(claims))
+	for i, cl := range claims {
+		out[i] = claimStatusView{Task: cl.Task.String(), Agent: cl.Agent, Expires: cl.Expires, Live: cl.Live(now),
+			ExpiresIn: leaseLeft(cl, now)}
+	}
+	return out
+}
+
+// leaseLeft is "29m10s" for a live lease, "expired 3m0s ago" otherwise.
+func leaseLeft(cl parallel.Claim, now time.Time) string {
+	if cl.Live(now) {
+		return cl.Expires.Sub(now).Round(time.Second).String()
+	}
+	return "expired " + now.Sub(cl.Expires).Round(time.Second).String() + " ago"
+}
+
+// printClaims writes the claims lines of `taskie status`.
+func printClaims(w io.Writer, cs []claimStatusView) {
+	for i, c := range cs {
+		label := "claims: "
+		if i > 0 {
+			label = "        "
+		}
+		left := "expires in " + c.ExpiresIn
+		if !c.Live {
+			left = c.ExpiresIn + ", reclaimable"
+		}
+		fmt.Fprintf(w, "%s task %s by %s (%s)\n", label, c.Task, c.Agent, left)
+	}
+}
+
+// queryClaimed is `taskie query --claimed`: every claim of the plan with
+// its lease, live or expired; tab-separated when piped.
+func queryClaimed(s *Streams, p *project.Plan, asJSON bool) error {
+	cs := planClaims(p)
+	if cs == nil {
+		cs = []claimStatusView{}
+	}
+	if asJSON {
+		return writeJSON(s.Out, cs)
+	}
+	if len(cs) == 0 {
+		fmt.Fprintln(s.Err, "no task is claimed")
+		return nil
+	}
+	var tw io.Writer = s.Out
+	if s.TTY {
+		aligned := tabwriter.NewWriter(s.Out, 0, 4, 2, ' ', 0)
+		defer aligned.Flush()
+		fmt.Fprintln(aligned, "TASK\tAGENT\tEXPIRES\tLEASE")
+		tw = aligned
+	}
+	for _, c := range cs {
+		left := "expires in " + c.ExpiresIn
+		if !c.Live {
+			left = c.ExpiresIn
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Task, c.Agent, c.Expires.UTC().Format(time.RFC3339), left)
+	}
+	return nil
+}

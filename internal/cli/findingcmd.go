@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/ledger"
+	"github.com/taskie-dev/taskie/internal/ledger/ledgerlog"
+	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/store"
+)
+
+func newFindingCmd(s *Streams, g *globals) *cobra.Command {
+	c := &cobra.Command{
+		Use:   "finding",
+		Short: "Record what the post-review did with a review finding (fixed or declined)",
+		Long: `Record, during the post-review, what was done with one finding of the current
+review cycle, by its id (` + "`taskie findings`" + ` lists them): fixed, with an
+optional note on what changed, or declined, with the reason. The next reviewer
+re-checks both: a fixed finding it still finds is reopened; a declined one
+stays in front of it with your reason.`,
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageErr(fmt.Errorf("unknown command %q for %q", args[0], c.CommandPath()), "see `taskie finding --help`")
+			}
+			return c.Help()
+		},
+	}
+	var note, why string
+	fixed := &cobra.Command{
+		Use:     "fixed <id>",
+		Short:   "Mark a finding fixed",
+		Example: `  taskie finding fixed F3 --note "nil check added, test in cache_test.go"`,
+		Args:    exactArgs(1, "a finding id (F1, F2, …)"),
+		RunE: func(_ *cobra.Command, args []string) error {
+			return recordFinding(s, g, args[0], note, false)
+		},
+	}
+	fixed.Flags().StringVar(&note, "note", "", "what changed")
+	declined := &cobra.Command{
+		Use:     "declined <id> --why <reason>",
+		Short:   "Decline a finding, with the reason",
+		Example: `  taskie finding declined F4 --why "generated file, not edited by hand"`,
+		Args:    exactArgs(1, "a finding id (F1, F2, …)"),
+		RunE: func(_ *cobra.Command, args []string) error {
+			return recordFinding(s, g, args[0], why, true)
+		},
+	}
+	declined.Flags().StringVar(&why, "why", "", "why the finding is not changed (required)")
+	c.AddCommand(fixed, declined)
+	return c
+}
+
+// recordFinding appends the post-review's event for one finding of the
+// current cycle, under the plan lock.
+func recordFinding(s *Streams, g *globals, id, text string, decline bool) error {
+	p, err := g.openPlan("")
+	if err != nil {
+		return err
+	}
+	var e ledger.Event
+	var series ledgerlog.Series
+	err = p.Update(func(snap *store.Snapshot) (store.Change, error) {
+		if snap.State == nil {
+			return store.Change{}, stateErr(p, snap.StateErr)
+		}
+		r, err := readLedger(p)
+		if err != nil {
+			return store.Change{}, err
+		}
+		sr, l, ok := r.Current(snap.State)
+		if !ok {
+			return store.Change{}, usageErr(fmt.Errorf("plan %s is in no review cycle: no finding to record", p.ID), "")
+		}
+		if e, err = findingEvent(l, id, text, decline); err != nil {
+			return store.Change{}, err
+		}
+		series = sr
+		return store.Change{Actor: "cli", Events: ledgerlog.ToLog(sr, []ledger.Event{e})}, nil
+	})
+	if err != nil {
+		return err
+	}
+	what := "fixed"
+	if decline {
+		what = "declined"
+	}
+	fmt.Fprintf(s.Err, "%s: %s %s\n", series, e.ID, what)
+	return nil
+}
+
+// findingEvent asks the ledger for the event; a refusal is a usage error.
+func findingEvent(l ledger.Ledger, id, text string, decline bool) (ledger.Event, error) {
+	fn := ledger.Fix
+	if decline {
+		fn = ledger.Decline
+	}
+	e, err := fn(l, id, text)
+	switch {
+	case errors.Is(err, ledger.ErrUnknownFinding):
+		return e, usageErr(err, "`taskie findings` lists this cycle's findings")
+	case errors.Is(err, ledger.ErrNoReason):
+		return e, usageErr(err, `taskie finding declined `+id+` --why "…"`)
+	case err != nil:
+		return e, usageErr(err, "")
+	}
+	return e, nil
+}
+
+// resumeLedger returns the FINDINGS_RESUMED event of `taskie resume` after
+// a cycle stopped for a human: non-convergence is counted afresh. A log
+// that cannot be read gives an event at iteration 0, still a decision.
+func resumeLedger(p *project.Plan, st *state.State) []events.Event {
+	sr, ok := ledgerlog.Current(st)
+	if !ok {
+		return nil
+	}
+	var l ledger.Ledger
+	if r, err := readLedger(p); err == nil {
+		_, l, _ = r.Current(st)
+	}
+	return ledgerlog.ToLog(sr, []ledger.Event{ledger.Resume(l, "taskie resume")})
+}

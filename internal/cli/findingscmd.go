@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/ledger"
+	"github.com/taskie-dev/taskie/internal/ledger/ledgerlog"
+	"github.com/taskie-dev/taskie/internal/project"
+)
+
+type findingsOpts struct {
+	open, json bool
+}
+
+// findingsView is `taskie findings --json`.
+type findingsView struct {
+	Plan   string       `json:"plan"`
+	Review domain.Phase `json:"review,omitempty"` // "" outside every review cycle
+	Task   string       `json:"task,omitempty"`
+	// Iteration is the last review that reported findings.
+	Iteration int              `json:"iteration"`
+	Trend     []int            `json:"trend"`
+	Findings  []ledger.Finding `json:"findings"`
+}
+
+func newFindingsCmd(s *Streams, g *globals) *cobra.Command {
+	var o findingsOpts
+	c := &cobra.Command{
+		Use:   "findings [plan]",
+		Short: "List the findings of the current review cycle (the review ledger)",
+		Long: `List the findings that the reviewers of the current review cycle reported
+with their stable ids (F1, F2, …), severity, status and the note
+of their last change. Status "fixed?" is a finding the post-review marked
+fixed that no reviewer has confirmed yet. Record what the post-review did with
+one with ` + "`taskie finding fixed|declined`" + `.
+
+On a terminal: a table and the cycle's trend; piped: tab-separated rows
+(id, severity, status, opened at iteration, location, title, note).`,
+		Example: "  taskie findings --open\n  taskie findings --json",
+		Args:    maxArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error {
+			p, err := g.openPlan(firstArg(args))
+			if err != nil {
+				return err
+			}
+			return runFindings(s, p, o)
+		},
+	}
+	c.Flags().BoolVar(&o.open, "open", false, "only the open findings")
+	c.Flags().BoolVar(&o.json, "json", false, "print JSON")
+	return c
+}
+
+func runFindings(s *Streams, p *project.Plan, o findingsOpts) error {
+	st, err := p.State()
+	if err != nil {
+		return stateErr(p, err)
+	}
+	r, err := readLedger(p)
+	if err != nil {
+		return err
+	}
+	sr, l, inCycle := r.Current(st)
+	if o.json {
+		return writeJSON(s.Out, findingsJSON(p.ID, sr, inCycle, l, o.open))
+	}
+	rows := ledger.Table(l, o.open)
+	if !s.TTY {
+		for _, row := range rows {
+			fmt.Fprintln(s.Out, strings.Join(row, "\t"))
+		}
+		return nil
+	}
+	switch {
+	case !inCycle:
+		fmt.Fprintf(s.Err, "plan %s is in no review cycle: no findings to show\n", p.ID)
+		return nil
+	case len(l.Findings()) == 0:
+		fmt.Fprintf(s.Err, "%s: no findings recorded in this review cycle\n", sr)
+		return nil
+	}
+	fmt.Fprintf(s.Out, "%s, review %d: %s open\n\n", sr, l.Iteration(), ledger.TrendString(l))
+	tw := tabwriter.NewWriter(s.Out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(ledger.Header(), "\t"))
+	for _, row := range rows {
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(s.Out, "(none open)")
+	}
+	return nil
+}
+
+func findingsJSON(plan string, sr ledgerlog.Series, inCycle bool, l ledger.Ledger, open bool) findingsView {
+	v := findingsView{Plan: plan, Iteration: l.Iteration(), Trend: ledger.Trend(l), Findings: []ledger.Finding{}}
+	if inCycle {
+		v.Review, v.Task = sr.Review, sr.Task.String()
+	}
+	for _, f := range l.Findings() {
+		if !open || f.Status == ledger.Open {
+			v.Findings = append(v.Findings, f)
+		}
+	}
+	return v
+}

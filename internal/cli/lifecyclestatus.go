@@ -1,0 +1,229 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/history"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
+	"github.com/taskie-dev/taskie/internal/plan"
+	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/store"
+)
+
+// ClockEnv names the variable that sets taskie's clock (RFC 3339), for
+// tests and demonstrations of timeouts: every event, lifecycle move and
+// timeout uses it instead of the real time.
+const ClockEnv = "TASKIE_NOW"
+
+// setClock applies TASKIE_NOW. A value that is no RFC 3339 time is an
+// error, except for the hook, which never fails on its environment and
+// warns and keeps the real clock instead.
+func setClock(s Streams, args []string) error {
+	v := os.Getenv(ClockEnv)
+	if v == "" {
+		return nil
+	}
+	at, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		err = fmt.Errorf("%s=%q is not an RFC 3339 time (like 2026-03-01T09:00:00Z)", ClockEnv, v)
+		if len(args) > 0 && args[0] == "hook" {
+			fmt.Fprintf(s.Err, "taskie: warning: %v; the real clock is used\n", err)
+			return nil
+		}
+		return err
+	}
+	at = at.UTC().Truncate(time.Second)
+	events.Now = func() time.Time { return at }
+	return nil
+}
+
+// clock is the time commands act at: TASKIE_NOW when set.
+func clock() time.Time { return events.Now() }
+
+// lifecycleTimeouts returns the configured lifecycle timeouts.
+func lifecycleTimeouts(p *project.Plan) (lifecycle.Timeouts, error) {
+	cfg, err := p.Config()
+	if err != nil {
+		return nil, usageErr(err, "fix .taskie/config.json; `taskie config` shows the effective values")
+	}
+	t, err := lifecycle.ParseTimeouts(cfg.LifecycleTimeouts)
+	if err != nil {
+		return nil, usageErr(err, "fix lifecycle_timeouts in .taskie/config.json")
+	}
+	return t, nil
+}
+
+// lifecycleAlert is a task at 80 % of its state's timeout or more.
+type lifecycleAlert struct {
+	Task    string `json:"task"`
+	State   string `json:"state"`
+	Level   string `json:"level"` // warning, alert, escalate
+	Since   string `json:"since"`
+	Elapsed string `json:"elapsed"`
+	Limit   string `json:"timeout"`
+	Percent int    `json:"percent"`
+}
+
+// lifecycleAlerts lists the tasks of state.json's lifecycle records that
+// are at 80 % of their timeout or more, by id. It reads state.json only
+// (not the log), so status stays fast; a record that does not decode is
+// for `taskie validate` to report.
+func lifecycleAlerts(p *project.Plan) []lifecycleAlert {
+	st, err := p.State()
+	if err != nil || len(st.Lifecycle) == 0 {
+		return nil
+	}
+	tasks, err := lifecycle.Decode(st.Lifecycle)
+	if err != nil {
+		return nil
+	}
+	timeouts, err := lifecycleTimeouts(p)
+	if err != nil {
+		timeouts = lifecycle.DefaultTimeouts()
+	}
+	now := clock()
+	var out []lifecycleAlert
+	for _, t := range sortedTasks(tasks) {
+		ts := lifecycle.Status(t, now, timeouts)
+		if ts.Level < lifecycle.LevelWarning {
+			continue
+		}
+		out = append(out, lifecycleAlert{Task: t.ID.String(), State: string(t.State), Level: ts.Level.String(),
+			Since: t.Since.UTC().Format(time.RFC3339), Elapsed: short(ts.Elapsed), Limit: short(ts.Limit),
+			Percent: int(ts.Elapsed * 100 / ts.Limit)})
+	}
+	return out
+}
+
+// printLifecycleAlerts writes one status line per task near or over its
+// timeout.
+func printLifecycleAlerts(w io.Writer, alerts []lifecycleAlert) {
+	for _, a := range alerts {
+		what := a.Level
+		switch a.Level {
+		case "alert":
+			what = "alert: over its timeout"
+		case "escalate":
+			what = "escalate: consider `taskie task escalate " + a.Task + "`"
+		}
+		fmt.Fprintf(w, "timeout: task %s %s for %s of %s, %d%% (%s)\n", a.Task, a.State, a.Elapsed, a.Limit, a.Percent, what)
+	}
+}
+
+// sortedTasks returns the records by id.
+func sortedTasks(tasks map[domain.TaskID]lifecycle.Task) []lifecycle.Task {
+	out := make([]lifecycle.Task, 0, len(tasks))
+	for _, t := range tasks {
+		out = append(out, t)
+	}
+	slices.SortFunc(out, func(a, b lifecycle.Task) int { return int(a.ID - b.ID) })
+	return out
+}
+
+// short renders a duration as "4h10m", "45m", "30s".
+func short(d time.Duration) string {
+	d = d.Round(time.Second)
+	switch {
+	case d >= time.Hour && d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	case d >= time.Hour:
+		return fmt.Sprintf("%dh%dm", d/time.Hour, d%time.Hour/time.Minute)
+	case d >= time.Minute && d%time.Minute == 0:
+		return fmt.Sprintf("%dm", d/time.Minute)
+	case d >= time.Minute:
+		return fmt.Sprintf("%dm%ds", d/time.Minute, d%time.Minute/time.Second)
+	}
+	return fmt.Sprintf("%ds", d/time.Second)
+}
+
+// lifecycleRule is the validation rule number of the lifecycle invariants.
+const lifecycleRule = 10
+
+// lifecycleViolations checks the lifecycle (validation rule 10, warnings):
+// every record of state.json against the invariants (lifecycle.Check),
+// every lifecycle event of the log as it is folded (lifecycle.Log: a move
+// out of a terminal state, a fourth failure, a skipped state …), and the
+// records of state.json against the replay of the log.
+func lifecycleViolations(s *Streams, p *project.Plan) []plan.Violation {
+	var out []plan.Violation
+	warn := func(file string, line int, msg string) {
+		out = append(out, plan.Violation{Rule: lifecycleRule, File: file, Line: line, Severity: plan.SeverityWarning, Msg: msg})
+	}
+	var recorded map[domain.TaskID]lifecycle.Task // nil: no state.json to compare
+	if st, err := p.State(); err == nil {
+		if recorded, err = lifecycle.Decode(st.Lifecycle); err != nil {
+			warn("state.json", 0, err.Error())
+		}
+		for _, t := range sortedTasks(recorded) {
+			for _, v := range lifecycle.Check(t) {
+				warn("state.json", 0, "lifecycle: "+v.String())
+			}
+		}
+	}
+	fold := history.NewLifecycle()
+	err := scanPlanEvents(p, events.Filter{Kinds: history.LifecycleKinds()}, func(l *events.Lean) error {
+		fold.Add(l)
+		return nil
+	}, func(msg string) { fmt.Fprintf(s.Err, "taskie: warning: %s\n", msg) })
+	if err != nil {
+		warn("events.jsonl", 0, "cannot read the log: "+err.Error())
+		return out
+	}
+	vs, more := fold.Violations()
+	for _, v := range vs {
+		line := v.Pos
+		v.Pos = -1 // the line says where
+		warn("events.jsonl", line, "lifecycle: "+v.String())
+	}
+	if more > 0 {
+		warn("events.jsonl", 0, fmt.Sprintf("lifecycle: … and %d more", more))
+	}
+	if recorded != nil {
+		for _, id := range differing(recorded, fold.Tasks()) {
+			warn("state.json", 0, fmt.Sprintf("lifecycle: task %s's record differs from the replay of events.jsonl (edited by hand?)", id))
+		}
+	}
+	return out
+}
+
+// differing lists the tasks whose records differ between state.json and
+// the log's replay, by id.
+func differing(a, b map[domain.TaskID]lifecycle.Task) []domain.TaskID {
+	var out []domain.TaskID
+	for id, t := range a {
+		u, ok := b[id]
+		if !ok || string(lifecycle.Encode(map[domain.TaskID]lifecycle.Task{id: t})) != string(lifecycle.Encode(map[domain.TaskID]lifecycle.Task{id: u})) {
+			out = append(out, id)
+		}
+	}
+	for id := range b {
+		if _, ok := a[id]; !ok {
+			out = append(out, id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// scanPlanEvents streams the plan's events, read lean, through fn; a
+// missing log is no events.
+func scanPlanEvents(p *project.Plan, f events.Filter, fn func(*events.Lean) error, warn func(string)) error {
+	rel := store.Rel(p.ID, events.FileName)
+	r, err := p.Store.Root().OpenRead(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return events.ScanLean(r, p.Store.Root().Path(rel), f, fn, warn)
+}

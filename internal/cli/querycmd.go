@@ -1,0 +1,288 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/history"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
+	"github.com/taskie-dev/taskie/internal/project"
+)
+
+// queryOpts are the options of `taskie query`.
+type queryOpts struct {
+	state     string
+	stuck     bool
+	escalated bool
+	failing   bool
+	task      string
+	metrics   bool
+	asJSON    bool
+	claimed   bool
+}
+
+func newQueryCmd(s *Streams, g *globals) *cobra.Command {
+	o := &queryOpts{}
+	c := &cobra.Command{
+		Use:   "query [--state S] [--stuck] [--escalated] [--failing] [--task T] [--metrics]",
+		Short: "List tasks by lifecycle state, timeout, escalation or failures, with time metrics",
+		Long: `List the tasks of a plan by their lifecycle (taskie help lifecycle), as the event log
+records it: the lifecycle events of events.jsonl are folded through the same
+transition functions that made them (nothing else in the log is decoded).
+
+  --state S     tasks in state S
+  --stuck       tasks over their state's timeout (lifecycle_timeouts)
+  --escalated   tasks in cto_intervention or human_escalation
+  --failing     unfinished tasks with 2 or more failures in a state
+  --task T      that task only
+
+Selectors combine (all must hold); none lists every task the lifecycle knows.
+Each line: task, state, since, time in state, the state's timeout, the
+timeout level (ok, warning ≥ 80 %, alert ≥ 100 %, escalate ≥ 150 %), failures.
+--metrics prints time metrics instead: time in state, total, time by state.
+Columns are aligned on a terminal and tab-separated otherwise; --json prints
+an array with every field (durations in seconds). TASKIE_NOW sets the clock.`,
+		Example: "  taskie query --stuck\n  taskie query --state quality_review --json\n  taskie query --task 3 --metrics",
+		Args:    exactArgs(0, "no arguments (use --task T)"),
+		RunE:    func(*cobra.Command, []string) error { return runQuery(s, g, o) },
+	}
+	f := c.Flags()
+	f.StringVar(&o.state, "state", "", "tasks in this lifecycle `state`")
+	f.BoolVar(&o.stuck, "stuck", false, "tasks over their state's timeout")
+	f.BoolVar(&o.escalated, "escalated", false, "tasks in cto_intervention or human_escalation")
+	f.BoolVar(&o.failing, "failing", false, "unfinished tasks with 2 or more failures in a state")
+	f.StringVar(&o.task, "task", "", "only this `task`")
+	f.BoolVar(&o.metrics, "metrics", false, "print time metrics: time in state, total, by state")
+	f.BoolVar(&o.asJSON, "json", false, "print a JSON array")
+	f.BoolVar(&o.claimed, "claimed", false, "list the claims instead: task, agent, lease expiry")
+	return c
+}
+
+func runQuery(s *Streams, g *globals, o *queryOpts) error {
+	p, err := g.openPlan("")
+	if err != nil {
+		return err
+	}
+	if o.claimed {
+		return queryClaimed(s, p, o.asJSON)
+	}
+	q, err := o.query(p)
+	if err != nil {
+		return err
+	}
+	timeouts, err := lifecycleTimeouts(p)
+	if err != nil {
+		return err
+	}
+	fold := history.NewLifecycle()
+	if q.LiveOnly() {
+		fold.ForgetFinished()
+	}
+	filter := events.Filter{Kinds: history.LifecycleKinds()}
+	if q.Task != 0 {
+		filter.Task = q.Task.String()
+	}
+	err = scanPlanEvents(p, filter, func(l *events.Lean) error {
+		fold.Add(l)
+		return nil
+	}, func(msg string) { fmt.Fprintf(s.Err, "taskie: warning: %s\n", msg) })
+	if err != nil {
+		return err
+	}
+	if vs, more := fold.Violations(); len(vs)+more > 0 {
+		fmt.Fprintf(s.Err, "taskie: warning: %s: %d lifecycle event(s) break an invariant (first: line %d: %s); `taskie validate` lists them\n",
+			events.FileName, len(vs)+more, vs[0].Pos, vs[0].Msg)
+	}
+	now := clock()
+	tasks := q.Select(fold.Tasks(), now, timeouts)
+	w := bufio.NewWriterSize(s.Out, 64<<10)
+	if o.asJSON {
+		err = writeQueryJSON(w, tasks, now, timeouts)
+	} else {
+		printQuery(w, tasks, now, timeouts, o.metrics, s.TTY)
+		if len(tasks) == 0 {
+			fmt.Fprintln(s.Err, "no task matches")
+		}
+	}
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// writeQueryJSON writes the tasks as an indented JSON array, one view at a
+// time (a long plan's views are never all held).
+func writeQueryJSON(w io.Writer, tasks []lifecycle.Task, now time.Time, timeouts lifecycle.Timeouts) error {
+	if len(tasks) == 0 {
+		_, err := io.WriteString(w, "[]\n")
+		return err
+	}
+	for i, t := range tasks {
+		b, err := json.MarshalIndent(newQueryView(t, now, timeouts), "  ", "  ")
+		if err != nil {
+			return err
+		}
+		sep := ",\n  "
+		if i == 0 {
+			sep = "[\n  "
+		}
+		if _, err := fmt.Fprintf(w, "%s%s", sep, b); err != nil {
+			return err
+		}
+	}
+	_, err := io.WriteString(w, "\n]\n")
+	return err
+}
+
+// query checks the selectors.
+func (o *queryOpts) query(p *project.Plan) (history.Query, error) {
+	q := history.Query{Stuck: o.stuck, Escalated: o.escalated, Failing: o.failing}
+	if o.state != "" {
+		st, err := lifecycle.ParseState(o.state)
+		if err != nil {
+			return q, usageErr(err, "")
+		}
+		q.State = st
+	}
+	if o.task != "" {
+		id, err := taskArg(p, o.task)
+		if err != nil {
+			return q, usageErr(err, "")
+		}
+		q.Task = id
+	}
+	return q, nil
+}
+
+// queryView is one task as `taskie query --json` shows it.
+type queryView struct {
+	Task          string           `json:"task"`
+	State         lifecycle.State  `json:"state"`
+	Since         string           `json:"since"`
+	Created       string           `json:"created"`
+	InState       int64            `json:"in_state_s"`
+	Timeout       int64            `json:"timeout_s"` // 0: the state has none
+	Level         string           `json:"level"`
+	Failures      map[string]int   `json:"failures"`
+	CTOAttempts   int              `json:"cto_attempts"`
+	EscalatedFrom lifecycle.State  `json:"escalated_from,omitempty"`
+	Total         int64            `json:"total_s"`
+	ByState       map[string]int64 `json:"by_state_s"`
+}
+
+func newQueryView(t lifecycle.Task, now time.Time, timeouts lifecycle.Timeouts) queryView {
+	st := lifecycle.Status(t, now, timeouts)
+	m := lifecycle.Metrics(t, now)
+	v := queryView{Task: t.ID.String(), State: t.State, Since: t.Since.UTC().Format(time.RFC3339), Created: t.Created.UTC().Format(time.RFC3339),
+		InState: seconds(st.Elapsed), Timeout: seconds(st.Limit), Level: st.Level.String(), Failures: map[string]int{},
+		CTOAttempts: t.CTOAttempts, EscalatedFrom: t.EscalatedFrom, Total: seconds(m.Total), ByState: map[string]int64{}}
+	for s, n := range t.Failures {
+		v.Failures[string(s)] = n
+	}
+	for s, d := range m.ByState {
+		v.ByState[string(s)] = seconds(d)
+	}
+	return v
+}
+
+func seconds(d time.Duration) int64 { return int64(d / time.Second) }
+
+// printQuery writes one line per task: tab-separated when piped; on a
+// terminal aligned, in two passes over the tasks (widths, then lines), so
+// that no row is held.
+func printQuery(w io.Writer, tasks []lifecycle.Task, now time.Time, timeouts lifecycle.Timeouts, metrics, tty bool) {
+	if len(tasks) == 0 {
+		return
+	}
+	header := []string{"TASK", "STATE", "SINCE", "IN STATE", "TIMEOUT", "LEVEL", "FAILURES"}
+	if metrics {
+		header = []string{"TASK", "STATE", "IN STATE", "TOTAL", "BY STATE"}
+	}
+	cells := func(t lifecycle.Task) []string { return queryCells(newQueryView(t, now, timeouts), metrics) }
+	if !tty {
+		for _, t := range tasks {
+			fmt.Fprintln(w, strings.Join(cells(t), "\t"))
+		}
+		return
+	}
+	widths := make([]int, len(header))
+	measure := func(r []string) {
+		for i, c := range r {
+			widths[i] = max(widths[i], utf8.RuneCountInString(c))
+		}
+	}
+	measure(header)
+	for _, t := range tasks {
+		measure(cells(t))
+	}
+	line := func(r []string) {
+		var b strings.Builder
+		for i, c := range r {
+			b.WriteString(c)
+			if i < len(r)-1 {
+				b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+2))
+			}
+		}
+		fmt.Fprintln(w, b.String())
+	}
+	line(header)
+	for _, t := range tasks {
+		line(cells(t))
+	}
+}
+
+// queryCells are one task's columns.
+func queryCells(v queryView, metrics bool) []string {
+	if metrics {
+		return []string{v.Task, string(v.State), short(time.Duration(v.InState) * time.Second),
+			short(time.Duration(v.Total) * time.Second), byState(v.ByState)}
+	}
+	limit := "-"
+	if v.Timeout > 0 {
+		limit = short(time.Duration(v.Timeout) * time.Second)
+	}
+	return []string{v.Task, string(v.State), v.Since, short(time.Duration(v.InState) * time.Second), limit, v.Level, failures(v)}
+}
+
+// byState renders time by state in machine order: "pending=0s in_progress=1h".
+func byState(m map[string]int64) string {
+	var parts []string
+	for _, s := range lifecycle.States() {
+		if d, ok := m[string(s)]; ok {
+			parts = append(parts, string(s)+"="+short(time.Duration(d)*time.Second))
+		}
+	}
+	return orNone(strings.Join(parts, " "))
+}
+
+// failures renders failure counts in machine order, and CTO attempts.
+func failures(v queryView) string {
+	var parts []string
+	for _, s := range lifecycle.States() {
+		if n := v.Failures[string(s)]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s=%d", s, n))
+		}
+	}
+	if v.CTOAttempts > 0 {
+		parts = append(parts, fmt.Sprintf("cto_attempts=%d", v.CTOAttempts))
+	}
+	if v.EscalatedFrom != "" {
+		parts = append(parts, "escalated_from="+string(v.EscalatedFrom))
+	}
+	return orNone(strings.Join(parts, " "))
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/parallel"
+)
+
+type readyOpts struct {
+	asJSON bool
+}
+
+// readyView is one ready task on stdout with --json.
+type readyView struct {
+	Task     string        `json:"task"`
+	Title    string        `json:"title,omitempty"`
+	Status   string        `json:"status"`
+	Priority string        `json:"priority"`
+	Files    []string      `json:"files"`
+	Expired  *previousView `json:"expired_claim,omitempty"` // a lease that lapsed: claiming takes it over
+}
+
+func newReadyCmd(s *Streams, g *globals) *cobra.Command {
+	o := &readyOpts{}
+	c := &cobra.Command{
+		Use:   "ready [plan] [--json]",
+		Short: "List the tasks that can start now, in priority order",
+		Long: `List the tasks that can start now: every dependency done (or cancelled), not
+done, and not claimed — pending tasks without a live lease, and in-progress
+tasks whose lease expired (claiming one takes it over). Tasks recorded in
+failed_tasks and tasks whose result is complete (waiting to be merged) are
+left out. Order: the priority a task inherits from the tasks waiting on it,
+its own priority, its id — the order ` + "`taskie claim --next`" + ` takes them in.
+
+Output: one task per line, "<id>\t<priority>\t<title>" (aligned, with a
+header, on a terminal); --json for machines.`,
+		Args: maxArgs(1),
+		RunE: func(_ *cobra.Command, args []string) error { return runReady(s, g, firstArg(args), o) },
+	}
+	c.Flags().BoolVar(&o.asJSON, "json", false, "print JSON")
+	return c
+}
+
+func runReady(s *Streams, g *globals, arg string, o *readyOpts) error {
+	cp, err := g.openCoord(arg)
+	if err != nil {
+		return err
+	}
+	defer cp.close()
+	tasks, problems, err := cp.schedTasks(true)
+	if err != nil {
+		return err
+	}
+	for _, p := range problems {
+		fmt.Fprintf(s.Err, "taskie: warning: %s\n", p.Msg)
+	}
+	claims, err := cp.c.Claims(cp.ctx, cp.key)
+	if err != nil {
+		return err
+	}
+	now, err := cp.now()
+	if err != nil {
+		return err
+	}
+	ready, err := cp.readyTasks(tasks, claims, now)
+	if err != nil {
+		return err
+	}
+	if err := cp.refuseIfPaused(); err != nil {
+		fmt.Fprintf(s.Err, "taskie: warning: %v; none of these can be claimed until `taskie resume`\n", err)
+	}
+	views := readyViews(ready, claims, cp.titles(), now)
+	if o.asJSON {
+		return writeJSON(s.Out, views)
+	}
+	printReady(s.Out, views, s.TTY)
+	if len(views) == 0 {
+		fmt.Fprintf(s.Err, "plan %s: no task is ready\n", cp.p.ID)
+	}
+	return nil
+}
+
+func readyViews(ready []parallel.Task, claims []parallel.Claim, titles map[domain.TaskID]string, now time.Time) []readyView {
+	held := map[domain.TaskID]parallel.Claim{}
+	for _, c := range claims {
+		held[c.Task] = c
+	}
+	out := make([]readyView, len(ready))
+	for i, t := range ready {
+		v := readyView{Task: t.ID.String(), Title: titles[t.ID], Status: t.Status,
+			Priority: parallel.PriorityName(t.Priority), Files: t.Files}
+		if v.Files == nil {
+			v.Files = []string{}
+		}
+		if c, ok := held[t.ID]; ok && !c.Live(now) {
+			v.Expired = &previousView{Agent: c.Agent, Expires: c.Expires}
+		}
+		out[i] = v
+	}
+	return out
+}
+
+func printReady(w io.Writer, views []readyView, tty bool) {
+	if !tty {
+		for _, v := range views {
+			fmt.Fprintf(w, "%s\t%s\t%s\n", v.Task, v.Priority, v.Title)
+		}
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "TASK\tPRIORITY\tSTATUS\tTITLE")
+	for _, v := range views {
+		status := v.Status
+		if v.Expired != nil {
+			status += " (lease of " + v.Expired.Agent + " expired)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", v.Task, v.Priority, status, v.Title)
+	}
+	tw.Flush()
+}

@@ -1,0 +1,233 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/history"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
+	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/store"
+)
+
+// taskMoveOpts are the options of the lifecycle commands
+// (`taskie task move|fail|retry|rollback|skip|abandon|escalate|resolve`).
+type taskMoveOpts struct {
+	action lifecycle.Action
+	actor  string
+	reason string
+	note   string // retry: a guided retry's guidance
+}
+
+// taskVerb describes one lifecycle command.
+type taskVerb struct {
+	action  lifecycle.Action
+	use     string
+	short   string
+	long    string
+	example string
+	target  bool // takes a state after the task
+}
+
+var taskVerbs = []taskVerb{
+	{lifecycle.ActMove, "move <task> <state>", "Move a task to another lifecycle state",
+		`Move a task along the lifecycle table (taskie help lifecycle): forward on the chain
+pending → assigned → planning → validated → in_progress → testing →
+quality_review → approved → committing → completed, or by a failure move
+(planning → planning, quality_review → in_progress, committing →
+in_progress), which counts a failure and escalates to cto_intervention at the
+third. An illegal move is refused with the moves legal now.`,
+		"  taskie task move 3 testing\n  taskie task move 3 in_progress --actor hook --reason \"review failed\"", true},
+	{lifecycle.ActFail, "fail <task>", "Count a failure in a task's lifecycle state",
+		`Count a failure in the task's state. The third failure in a state moves it to
+cto_intervention; once its 2 CTO attempts are used, a failure goes on to
+human_escalation.`,
+		"  taskie task fail 3 --reason \"tests still red\"", false},
+	{lifecycle.ActRetry, "retry <task>", "Return a task from cto_intervention to the state it came from (CTO or human)",
+		`Return a task from cto_intervention to the state it was escalated from, with
+that state's failures cleared: a CTO attempt (at most 2). With --note it is a
+guided retry and the note is the guidance.`,
+		"  taskie task retry 3 --actor cto --note \"use the streaming API\"", false},
+	{lifecycle.ActRollback, "rollback <task> <state>", "Send a task back to an earlier working state (CTO or human)",
+		`Send a task back to an earlier working state than the one it is in (or was
+escalated from), clearing the failures of the states it will work again.`,
+		"  taskie task rollback 3 planning --actor cto --reason \"wrong approach\"", true},
+	{lifecycle.ActSkip, "skip <task>", "Move a task past the state it is stuck in (CTO only)",
+		`Move a task past the state it is stuck in (its state, or the one it was
+escalated from) to the next state of the chain: the CTO's override.`,
+		"  taskie task skip 3 --actor cto --reason \"tested by hand\"", false},
+	{lifecycle.ActAbandon, "abandon <task>", "End a task that will not be completed (human only)",
+		`End a task that will not be completed: abandoned is terminal. A human's
+decision, which also answers a human escalation.`,
+		"  taskie task abandon 3 --actor human --reason \"no longer needed\"", false},
+	{lifecycle.ActEscalate, "escalate <task>", "Ask for help: a working task to cto_intervention, from there to human_escalation",
+		`Escalate without waiting for failures: a working task goes to
+cto_intervention (on to human_escalation when its CTO attempts are used up),
+a task in cto_intervention goes to human_escalation.`,
+		"  taskie task escalate 3 --reason \"blocked on credentials\"", false},
+	{lifecycle.ActResolve, "resolve <task>", "Answer a human escalation: back to the state escalated from (human only)",
+		`Answer a human escalation: the task returns to the state it was escalated
+from, with no failures and no CTO attempts.`,
+		"  taskie task resolve 3 --actor human --reason \"credentials added\"", false},
+}
+
+// newTaskMoveCmds returns the lifecycle commands of `taskie task`.
+func newTaskMoveCmds(s *Streams, g *globals) []*cobra.Command {
+	out := make([]*cobra.Command, len(taskVerbs))
+	for i, v := range taskVerbs {
+		out[i] = newTaskMoveCmd(s, g, v)
+	}
+	return out
+}
+
+func newTaskMoveCmd(s *Streams, g *globals, v taskVerb) *cobra.Command {
+	o := &taskMoveOpts{action: v.action}
+	n, what := 1, "a task id"
+	if v.target {
+		n, what = 2, "a task id and a lifecycle state"
+	}
+	who := strings.Join(actorNames(lifecycle.Permitted(v.action)), ", ")
+	c := &cobra.Command{
+		Use:     v.use,
+		Short:   v.short,
+		Long:    v.long + "\n\nWho may: " + who + ". Every move is one commit: state.json's lifecycle\nrecords and one event per change in events.jsonl.",
+		Example: v.example,
+		Args:    exactArgs(n, what),
+		RunE: func(_ *cobra.Command, args []string) error {
+			target := ""
+			if v.target {
+				target = args[1]
+			}
+			return runTaskMove(s, g, o, args[0], target)
+		},
+	}
+	c.Flags().StringVar(&o.actor, "actor", string(lifecycle.ActorAgent), "who acts: agent, hook, cto, human or system")
+	c.Flags().StringVar(&o.reason, "reason", "", "why, for the event log")
+	if v.action == lifecycle.ActRetry {
+		c.Flags().StringVar(&o.note, "note", "", "guidance for a guided retry")
+	}
+	return c
+}
+
+func actorNames(as []lifecycle.Actor) []string {
+	out := make([]string, len(as))
+	for i, a := range as {
+		out[i] = string(a)
+	}
+	return out
+}
+
+func runTaskMove(s *Streams, g *globals, o *taskMoveOpts, taskArg, stateArg string) error {
+	actor, err := lifecycle.ParseActor(o.actor)
+	if err != nil {
+		return usageErr(err, "")
+	}
+	var to lifecycle.State
+	if stateArg != "" {
+		if to, err = lifecycle.ParseState(stateArg); err != nil {
+			return usageErr(err, "`taskie diagram --lifecycle` shows the machine")
+		}
+	}
+	p, task, err := g.openTask(taskArg)
+	if err != nil {
+		return err
+	}
+	var evs []events.Event
+	err = p.Update(func(snap *store.Snapshot) (store.Change, error) {
+		c, err := lifecycleChange(snap, o, task, to, actor)
+		evs = c.Events
+		return c, err
+	})
+	if err != nil {
+		return moveErr(p, err)
+	}
+	for _, e := range evs {
+		fmt.Fprintf(s.Err, "%s\n", history.Message(e))
+	}
+	return nil
+}
+
+// lifecycleChange decides a lifecycle command on a snapshot taken under
+// the plan lock: the task's new record in state.json and its effects as
+// events. A task that has no record yet starts in pending.
+func lifecycleChange(snap *store.Snapshot, o *taskMoveOpts, task domain.TaskID, to lifecycle.State, actor lifecycle.Actor) (store.Change, error) {
+	st := snap.State
+	if st == nil {
+		return store.Change{}, snap.StateErr
+	}
+	tasks, err := lifecycle.Decode(st.Lifecycle)
+	if err != nil {
+		return store.Change{}, &state.FieldError{Path: snap.Path(state.FileName), Field: "lifecycle", Msg: err.Error()}
+	}
+	now := clock()
+	t, ok := tasks[task]
+	var effs []lifecycle.Effect
+	if !ok {
+		if t, effs, err = lifecycle.New(task, actor, now); err != nil {
+			return store.Change{}, err
+		}
+	}
+	next, more, err := act(o, t, to, actor, now)
+	if err != nil {
+		return store.Change{}, err
+	}
+	tasks[task] = next
+	n := st.Clone()
+	n.Lifecycle = lifecycle.Encode(tasks)
+	reason := fmt.Sprintf("task %s %s by %s", o.action, task, actor)
+	return store.Change{Actor: "cli", Reason: reason, Kind: events.LifecycleCommit, Task: task, State: n,
+		Events: project.LifecycleEvents(append(effs, more...))}, nil
+}
+
+// act makes the command's move.
+func act(o *taskMoveOpts, t lifecycle.Task, to lifecycle.State, actor lifecycle.Actor, now time.Time) (lifecycle.Task, []lifecycle.Effect, error) {
+	switch o.action {
+	case lifecycle.ActMove:
+		return lifecycle.Move(t, to, actor, o.reason, now)
+	case lifecycle.ActFail:
+		return lifecycle.Fail(t, actor, o.reason, now)
+	case lifecycle.ActRetry:
+		if strings.TrimSpace(o.note) != "" {
+			return lifecycle.GuidedRetry(t, actor, o.note, now)
+		}
+		return lifecycle.Retry(t, actor, o.reason, now)
+	case lifecycle.ActRollback:
+		return lifecycle.Rollback(t, to, actor, o.reason, now)
+	case lifecycle.ActSkip:
+		return lifecycle.Skip(t, actor, o.reason, now)
+	case lifecycle.ActAbandon:
+		return lifecycle.Abandon(t, actor, o.reason, now)
+	case lifecycle.ActEscalate:
+		return lifecycle.Escalate(t, actor, o.reason, now)
+	case lifecycle.ActResolve:
+		return lifecycle.Resolve(t, actor, o.reason, now)
+	}
+	return t, nil, fmt.Errorf("unknown lifecycle action %q", o.action)
+}
+
+// moveErr explains a refused lifecycle command.
+func moveErr(p *project.Plan, err error) error {
+	var ee *exitError
+	var se *state.SyntaxError
+	var fe *state.FieldError
+	switch {
+	case errors.As(err, &ee):
+		return err
+	case errors.As(err, &fe) && fe.Field == "lifecycle":
+		return usageErr(err, "state.json's lifecycle records do not decode; `taskie validate` reports them, and the log keeps every move (`taskie history`)")
+	case errors.As(err, &se), errors.As(err, &fe), errors.Is(err, state.ErrNotFound):
+		return stateErr(p, err)
+	case errors.Is(err, lifecycle.ErrRefused):
+		return usageErr(err, "say who acts with --actor (agent, hook, cto, human or system)")
+	case errors.Is(err, lifecycle.ErrIllegal):
+		return usageErr(err, "`taskie query --task <task>` shows where the task stands; `taskie diagram --lifecycle` shows the machine")
+	}
+	return usageErr(err, "")
+}

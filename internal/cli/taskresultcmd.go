@@ -1,0 +1,255 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/gitwt"
+	"github.com/taskie-dev/taskie/internal/parallel"
+	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/store"
+)
+
+type taskResultOpts struct {
+	status, commit, as, note string
+	asJSON                   bool
+}
+
+// resultView is a stored result with --json (and without --status).
+type resultView struct {
+	parallel.Result
+	Agent   string    `json:"agent,omitempty"`
+	Note    string    `json:"note,omitempty"`
+	Attempt int       `json:"attempt,omitempty"`
+	Action  string    `json:"action,omitempty"` // after a failure: retry, skip, escalate
+	At      time.Time `json:"at"`
+}
+
+const taskResultLong = `Store a subagent's result for a task and print its one-line reference,
+{"task":3,"commit":"…","status":"complete"}, which the subagent returns to
+its orchestrator instead of its whole report. The result goes to the plan's
+coordination log, beside the claims, where every worktree sees it; without
+--status, the latest stored result of the task is printed.
+
+--status complete needs a commit: --commit, else the HEAD of the task's
+worktree. A commit that is still the worktree's HEAD at the claim is refused
+(the task produced nothing). The claim stays until the orchestrator has
+merged the work and runs ` + "`taskie release`" + `; meanwhile the task is not ready.
+
+--status failed counts a failed attempt. A task is retried up to 2 times: the
+agent's claim (--as) is released and the task is ready again. After that it
+is recorded in state.json's failed_tasks and, by on_exhausted, skipped (the
+other tasks go on) or escalated (the plan is paused for a human; ` + "`taskie\nresume`" + ` continues).`
+
+func newTaskResultCmd(s *Streams, g *globals) *cobra.Command {
+	o := &taskResultOpts{}
+	c := &cobra.Command{
+		Use:   "result <task> [--status complete|failed] [--commit SHA] [--as AGENT] [--note TEXT]",
+		Short: "Store a subagent's task result and print its one-line reference",
+		Long:  taskResultLong,
+		Example: "  taskie task result 3 --commit 1a2b3c4 --status complete --as worker-1\n" +
+			"  taskie task result 3 --status failed --as worker-1 --note \"tests time out\"\n  taskie task result 3",
+		Args: exactArgs(1, "a task id"),
+		RunE: func(_ *cobra.Command, args []string) error { return runTaskResult(s, g, args[0], o) },
+	}
+	c.Flags().StringVar(&o.status, "status", "", "complete or failed (none: show the stored result)")
+	c.Flags().StringVar(&o.commit, "commit", "", "the commit holding the task's work (complete)")
+	c.Flags().StringVar(&o.as, "as", "", "the agent reporting (default $TASKIE_AGENT); its claim is released after a failure")
+	c.Flags().StringVar(&o.note, "note", "", "one line about the result")
+	c.Flags().BoolVar(&o.asJSON, "json", false, "print the stored result as JSON")
+	return c
+}
+
+func runTaskResult(s *Streams, g *globals, arg string, o *taskResultOpts) error {
+	cp, err := g.openCoord("")
+	if err != nil {
+		return err
+	}
+	defer cp.close()
+	task, err := cp.p.TaskID(arg)
+	if err != nil {
+		return usageErr(err, "")
+	}
+	switch o.status {
+	case "":
+		return showResult(s, cp, task, o.asJSON)
+	case parallel.ResultComplete:
+		return resultComplete(s, cp, task, o)
+	case parallel.ResultFailed:
+		return resultFailed(s, cp, task, o)
+	}
+	return usageErr(fmt.Errorf("--status %q: must be %q or %q", o.status, parallel.ResultComplete, parallel.ResultFailed), "")
+}
+
+// optionalAgent is --as or $TASKIE_AGENT when given, checked.
+func optionalAgent(flag string) (string, error) {
+	if strings.TrimSpace(flag) == "" && strings.TrimSpace(os.Getenv(agentEnv)) == "" {
+		return "", nil
+	}
+	return agentName(flag)
+}
+
+// hexSHA matches a commit id as written; compiled on first use.
+var hexSHA = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-fA-F]{7,64}$`) })
+
+// resultCommit resolves the commit of a complete result to a full id: the
+// one given, else HEAD of the task's worktree.
+func resultCommit(cp *coordPlan, task domain.TaskID, given string, w store.Worktree, hasWT bool) (string, error) {
+	where := cp.p.Repo.Root
+	if hasWT {
+		where = w.Path
+	}
+	if given == "" {
+		if !hasWT {
+			return "", usageErr(fmt.Errorf("task %d: --commit is required (the task has no worktree whose HEAD taskie could take)", task), "")
+		}
+		head, err := gitwt.Head(w.Path)
+		if err != nil {
+			return "", err
+		}
+		return head, nil
+	}
+	sha, err := gitwt.Commit(where, given)
+	if errors.Is(err, gitwt.ErrNotRepo) && hexSHA().MatchString(given) {
+		return strings.ToLower(given), nil // no git here: taken as written
+	}
+	if err != nil {
+		return "", usageErr(err, "")
+	}
+	return sha, nil
+}
+
+func resultComplete(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResultOpts) error {
+	agent, err := optionalAgent(o.as)
+	if err != nil {
+		return err
+	}
+	ws, err := cp.files.Worktrees(cp.key)
+	if err != nil {
+		return err
+	}
+	w, hasWT := store.FindWorktree(ws, task)
+	commit, err := resultCommit(cp, task, o.commit, w, hasWT)
+	if err != nil {
+		return err
+	}
+	if hasWT && commit == w.Since() {
+		return &exitError{code: ExitProblems,
+			err:  fmt.Errorf("task %d: commit %s is the worktree's HEAD at the claim: the task has produced no commit", task, shortSHA(commit)),
+			hint: "commit the work in " + w.Path + " first, or report `--status failed`"}
+	}
+	ev := events.Event{Task: task.String(), Event: store.EventTaskResult, Actor: agent,
+		Meta: map[string]any{"status": parallel.ResultComplete, "commit": commit}}
+	if o.note != "" {
+		ev.Meta["note"] = o.note
+	}
+	if err := cp.c.AppendEvents(cp.ctx, cp.key, ev); err != nil {
+		return err
+	}
+	fmt.Fprintf(s.Err, "task %d: result complete at %s; merge it, mark it done (`taskie task status %d done`) and release the claim\n",
+		task, shortSHA(commit), task)
+	fmt.Fprintln(s.Out, parallel.ResultRef(task, commit, parallel.ResultComplete))
+	return nil
+}
+
+func resultFailed(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResultOpts) error {
+	agent, err := optionalAgent(o.as)
+	if err != nil {
+		return err
+	}
+	res, err := cp.results()
+	if err != nil {
+		return err
+	}
+	onExhausted := parallel.Skip
+	if cfg, err := cp.p.Config(); err == nil {
+		if onExhausted, err = parallel.ParseOnExhausted(cfg.OnExhausted); err != nil {
+			onExhausted = parallel.Escalate
+		}
+	}
+	attempt := res.failures[task] + 1
+	d := parallel.AfterFailure(attempt, parallel.DefaultMaxRetries, onExhausted)
+	ev := events.Event{Task: task.String(), Event: store.EventTaskResult, Actor: agent, Reason: d.Msg,
+		Meta: map[string]any{"status": parallel.ResultFailed, "attempt": attempt, "action": d.Action.String()}}
+	if o.note != "" {
+		ev.Meta["note"] = o.note
+	}
+	if err := cp.c.AppendEvents(cp.ctx, cp.key, ev); err != nil {
+		return err
+	}
+	if agent != "" {
+		if rd, err := cp.c.Release(cp.ctx, cp.key, task, agent); err == nil && rd.Outcome == parallel.Released {
+			fmt.Fprintf(s.Err, "task %d: claim of %s released\n", task, agent)
+		}
+	}
+	if d.Failed {
+		if err := cp.recordFailed(task, d); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(s.Err, "task %d: %s\n", task, d.Msg)
+	switch d.Action {
+	case parallel.Retry:
+		fmt.Fprintf(s.Err, "task %d is ready again: `taskie claim --next` gives it to the next agent\n", task)
+	case parallel.EscalateTask:
+		fmt.Fprintf(s.Err, "plan %s is paused until a human decides: `taskie resume%s` continues\n", cp.p.ID, cp.p.PlanFlag())
+	}
+	fmt.Fprintln(s.Out, parallel.ResultRef(task, "", parallel.ResultFailed))
+	return nil
+}
+
+// recordFailed adds task to failed_tasks in state.json; escalation also
+// pauses the plan, so that no agent claims anything until a human resumes.
+func (cp *coordPlan) recordFailed(task domain.TaskID, d parallel.RetryDecision) error {
+	_, _, err := changeWith(cp.p, "task "+task.String()+" failed", true, func(_ *store.Snapshot, cur *state.State) (store.Change, error) {
+		n := cur.Clone()
+		if !slices.Contains(n.FailedTasks, task) {
+			n.FailedTasks = append(n.FailedTasks, task)
+		}
+		kind := events.FieldSet
+		if d.Action == parallel.EscalateTask {
+			off := false
+			n.Enabled, kind = &off, events.Paused
+		}
+		return store.Change{State: n, Kind: kind, Task: task,
+			Meta: map[string]any{"field": "failed_tasks", "task": task.String(), "action": d.Action.String()}}, nil
+	})
+	return err
+}
+
+func showResult(s *Streams, cp *coordPlan, task domain.TaskID, asJSON bool) error {
+	res, err := cp.results()
+	if err != nil {
+		return err
+	}
+	e, ok := res.latest[task]
+	if !ok {
+		return &exitError{code: ExitProblems, err: fmt.Errorf("task %d has no result yet", task),
+			hint: fmt.Sprintf("a subagent stores it with `taskie task result %d --status complete --commit <sha>`", task)}
+	}
+	commit, _ := e.Meta["commit"].(string)
+	v := resultView{Result: parallel.Result{Task: task, Commit: commit, Status: resultStatus(e)}, Agent: e.Actor, At: e.TS}
+	v.Note, _ = e.Meta["note"].(string)
+	v.Action, _ = e.Meta["action"].(string)
+	if n, ok := e.Meta["attempt"].(float64); ok {
+		v.Attempt = int(n)
+	}
+	if asJSON {
+		return writeJSON(s.Out, v)
+	}
+	fmt.Fprintln(s.Out, parallel.ResultRef(task, commit, v.Status))
+	if v.Note != "" {
+		fmt.Fprintf(s.Err, "note: %s\n", v.Note)
+	}
+	return nil
+}

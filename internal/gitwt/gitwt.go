@@ -1,0 +1,269 @@
+// Package gitwt runs the few git commands parallel execution needs (SPEC
+// §13): where a clone keeps what all its worktrees share (the git common
+// directory), a worktree's HEAD, and adding, inspecting and removing
+// worktrees. Each call is one git process with a timeout, run without the
+// GIT_DIR-like variables a git hook may have set, so that it always acts on
+// the directory it is given. Outside a repository, or without git, calls
+// fail with an error wrapping ErrNotRepo.
+package gitwt
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ErrNotRepo is wrapped by the error of a call made outside a git
+// repository, or where git cannot run.
+var ErrNotRepo = errors.New("not in a git repository")
+
+// Timeout bounds one git command; adding a worktree checks out files.
+var Timeout = 2 * time.Minute
+
+// scrubbed are the variables that would point git somewhere else than the
+// directory given (a git hook sets them).
+var scrubbed = []string{"GIT_DIR=", "GIT_WORK_TREE=", "GIT_COMMON_DIR=", "GIT_INDEX_FILE=", "GIT_PREFIX=", "GIT_OBJECT_DIRECTORY="}
+
+// run runs git with args in dir and returns its trimmed stdout. A failure
+// names the command and git's last line of stderr.
+func run(dir string, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "git", args...)
+	cmd.Dir = dir
+	cmd.Env = env()
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if err == nil {
+		return strings.TrimSpace(out.String()), nil
+	}
+	msg := lastLine(errb.String())
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		return "", fmt.Errorf("git %s: %w (%v)", args[0], ErrNotRepo, err)
+	}
+	if strings.Contains(msg, "not a git repository") {
+		return "", fmt.Errorf("%s: %w", dir, ErrNotRepo)
+	}
+	if msg == "" {
+		msg = err.Error()
+	}
+	return "", fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
+}
+
+func env() []string {
+	var out []string
+	for _, kv := range os.Environ() {
+		keep := true
+		for _, p := range scrubbed {
+			if strings.HasPrefix(kv, p) {
+				keep = false
+				break
+			}
+		}
+		if keep {
+			out = append(out, kv)
+		}
+	}
+	return append(out, "GIT_TERMINAL_PROMPT=0")
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(strings.TrimPrefix(lines[len(lines)-1], "fatal: "))
+}
+
+// abs makes a path git printed relative to dir absolute and clean.
+func abs(dir, p string) string {
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	return filepath.Clean(p)
+}
+
+// CommonDir returns the absolute git common directory of the clone that
+// holds dir: the same for every worktree of the clone (".git" of the main
+// checkout). It reads the repository's layout from the files (Discover),
+// as `git rev-parse --git-common-dir` would answer, and asks git itself
+// only when that layout is not the usual one.
+func CommonDir(dir string) (string, error) {
+	l, err := Discover(dir)
+	if err == nil {
+		return l.CommonDir, nil
+	}
+	if errors.Is(err, ErrNotRepo) {
+		return "", err
+	}
+	out, err := run(dir, "rev-parse", "--git-common-dir")
+	if err != nil {
+		return "", err
+	}
+	return abs(dir, out), nil
+}
+
+// Layout is where a worktree keeps its git data.
+type Layout struct {
+	Toplevel  string // the worktree's root: the directory holding .git
+	GitDir    string // its git directory (.git, or .git/worktrees/<name> of a linked worktree)
+	CommonDir string // the clone's common directory, shared by all its worktrees
+	Linked    bool   // a linked worktree (`git worktree add`), not the main checkout
+}
+
+// errUnusual is returned by Discover for a layout it leaves to git.
+var errUnusual = errors.New("unusual repository layout")
+
+// Discover finds the worktree that holds dir by reading the files git
+// reads: the nearest .git upwards, a directory (a main checkout) or a file
+// "gitdir: <path>" (a linked worktree or a submodule), and that git
+// directory's "commondir" file. It runs no git process: commands that run
+// at every claim stay fast. A dir in no repository is ErrNotRepo.
+func Discover(dir string) (Layout, error) {
+	cur, err := filepath.Abs(dir)
+	if err != nil {
+		return Layout{}, err
+	}
+	for {
+		dotgit := filepath.Join(cur, ".git")
+		fi, err := os.Stat(dotgit)
+		switch {
+		case err == nil && fi.IsDir():
+			return layoutOf(cur, dotgit, false)
+		case err == nil && fi.Mode().IsRegular():
+			gitdir, err := readGitFile(dotgit)
+			if err != nil {
+				return Layout{}, err
+			}
+			return layoutOf(cur, gitdir, true)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return Layout{}, fmt.Errorf("%s: %w", dir, ErrNotRepo)
+		}
+		cur = parent
+	}
+}
+
+// readGitFile reads a .git file: "gitdir: <path>", relative to its directory.
+func readGitFile(path string) (string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	p, ok := strings.CutPrefix(strings.TrimSpace(line), "gitdir:")
+	if !ok || strings.TrimSpace(p) == "" {
+		return "", fmt.Errorf("%s: %w", path, errUnusual)
+	}
+	return abs(filepath.Dir(path), strings.TrimSpace(p)), nil
+}
+
+// layoutOf completes a layout from the git directory: its "commondir"
+// file, when there is one, names the common directory (relative to it).
+func layoutOf(top, gitdir string, viaFile bool) (Layout, error) {
+	if fi, err := os.Stat(filepath.Join(gitdir, "HEAD")); err != nil || !fi.Mode().IsRegular() {
+		return Layout{}, fmt.Errorf("%s: %w", gitdir, errUnusual)
+	}
+	l := Layout{Toplevel: top, GitDir: gitdir, CommonDir: gitdir}
+	data, err := os.ReadFile(filepath.Join(gitdir, "commondir"))
+	switch {
+	case err == nil:
+		l.CommonDir = abs(gitdir, strings.TrimSpace(string(data)))
+		l.Linked = true
+	case !errors.Is(err, os.ErrNotExist):
+		return Layout{}, err
+	case viaFile:
+		// A .git file without commondir: a submodule, whose git
+		// directory is its common directory.
+	}
+	return l, nil
+}
+
+// Toplevel returns the root of the worktree that holds dir.
+func Toplevel(dir string) (string, error) {
+	out, err := run(dir, "rev-parse", "--show-toplevel")
+	if err != nil {
+		return "", err
+	}
+	return abs(dir, out), nil
+}
+
+// Head returns the full commit id HEAD points to in the worktree at dir.
+func Head(dir string) (string, error) {
+	return Commit(dir, "HEAD")
+}
+
+// Commit resolves ref (a branch, a tag, an abbreviated id) to a full commit
+// id in the repository at dir.
+func Commit(dir, ref string) (string, error) {
+	out, err := run(dir, "rev-parse", "--verify", "--quiet", "--end-of-options", ref+"^{commit}")
+	if err != nil && !errors.Is(err, ErrNotRepo) {
+		return "", fmt.Errorf("%q is not a commit of the repository at %s", ref, dir)
+	}
+	return out, err
+}
+
+// Dirty returns the changed and untracked paths of the worktree at dir, as
+// `git status --porcelain` lists them; none means clean.
+func Dirty(dir string) ([]string, error) {
+	out, err := run(dir, "status", "--porcelain")
+	if err != nil || out == "" {
+		return nil, err
+	}
+	return strings.Split(out, "\n"), nil
+}
+
+// CommitsSince counts the commits reachable from HEAD of the worktree at
+// dir and not from base.
+func CommitsSince(dir, base string) (int, error) {
+	out, err := run(dir, "rev-list", "--count", base+"..HEAD")
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(out)
+}
+
+// Add creates a worktree at path on a new branch started at base, from
+// the repository at repoDir.
+func Add(repoDir, path, branch, base string) error {
+	_, err := run(repoDir, "worktree", "add", "-b", branch, path, base)
+	return err
+}
+
+// Remove removes the worktree at path; force removes it with changes.
+func Remove(repoDir, path string, force bool) error {
+	args := []string{"worktree", "remove"}
+	if force {
+		args = append(args, "--force")
+	}
+	_, err := run(repoDir, append(args, path)...)
+	return err
+}
+
+// BranchExists reports whether refs/heads/branch exists.
+func BranchExists(repoDir, branch string) bool {
+	_, err := run(repoDir, "show-ref", "--verify", "--quiet", "refs/heads/"+branch)
+	return err == nil
+}
+
+// MainWorktree returns the root of the clone's main worktree (the first
+// of `git worktree list`), wherever dir is.
+func MainWorktree(dir string) (string, error) {
+	out, err := run(dir, "worktree", "list", "--porcelain")
+	if err != nil {
+		return "", err
+	}
+	first, _, _ := strings.Cut(out, "\n")
+	p, ok := strings.CutPrefix(first, "worktree ")
+	if !ok {
+		return "", fmt.Errorf("git worktree list: unexpected output %q", first)
+	}
+	return filepath.Clean(p), nil
+}

@@ -1,0 +1,263 @@
+// Package ledgerlog is the review ledger's form in a plan's event log
+// (SPEC §19, docs/ledger.md): ledger events as log events, and the fold of
+// a log into the ledger of each review series' latest cycle, with what the
+// plan's reviews cost and how long the last one took.
+//
+// A review series is a review kind and, for code-review, the task. Its
+// cycle starts at its review of iteration 1: the reader starts that
+// series' ledger afresh at every recorded REVIEW_FINISHED of iteration 1,
+// and the hook writes the review's FINDING_* events after that event, in
+// the same commit. Every ledger event carries its series (meta "review",
+// the event's task). The package opens no file: callers stream the log
+// into a Reader (store.Scan) and append the events ToLog returns.
+package ledgerlog
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/ledger"
+	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/workflow"
+)
+
+// NeedsHuman is the event the hook appends when a cycle stops to ask for a
+// human (ledger.Assessment.NeedsHuman); the ledger does not fold it.
+const NeedsHuman = "FINDINGS_NEED_HUMAN"
+
+// Series names a review series: the review kind and, for code-review, the
+// task. Each has one ledger per cycle.
+type Series struct {
+	Review domain.Phase
+	Task   domain.TaskID // 0 for the plan-wide reviews
+}
+
+// SeriesOf returns the series of a review of task; the task counts for
+// code-review only.
+func SeriesOf(review domain.Phase, task domain.TaskID) Series {
+	if review != domain.CodeReview {
+		task = 0
+	}
+	return Series{Review: review, Task: task}
+}
+
+// String names the series for messages: "code-review of task 3".
+func (s Series) String() string {
+	if s.Task > 0 {
+		return string(s.Review) + " of task " + s.Task.String()
+	}
+	return string(s.Review)
+}
+
+// Current returns the series whose cycle state s is in: the review next
+// when a new cycle of it is due, else the review (or post-review) of the
+// phase. ok is false outside every review cycle.
+func Current(s *state.State) (Series, bool) {
+	if s == nil {
+		return Series{}, false
+	}
+	next, phase := s.Next(), s.Phase
+	if workflow.IsReview(next) && phase != next && workflow.ReviewOf(phase) != next {
+		return SeriesOf(next, s.Task()), true
+	}
+	if workflow.IsReview(phase) {
+		return SeriesOf(phase, s.Task()), true
+	}
+	if r := workflow.ReviewOf(phase); r != "" {
+		return SeriesOf(r, s.Task()), true
+	}
+	return Series{}, false
+}
+
+// ToLog writes ledger events of series as log events: the kind as the
+// event, the ledger fields in meta (with the series' review), a readable
+// reason for `taskie log`.
+func ToLog(s Series, evs []ledger.Event) []events.Event {
+	out := make([]events.Event, 0, len(evs))
+	for _, e := range evs {
+		meta := map[string]any{"review": string(s.Review), "iteration": e.Iteration}
+		put := func(k, v string) {
+			if v != "" {
+				meta[k] = v
+			}
+		}
+		put("id", e.ID)
+		put("severity", string(e.Severity))
+		put("title", e.Title)
+		put("file", e.File)
+		put("note", e.Note)
+		put("verdict", string(e.Verdict))
+		if e.Line > 0 {
+			meta["line"] = e.Line
+		}
+		out = append(out, events.Event{Task: s.Task.String(), Event: string(e.Kind), Actor: e.Actor, Reason: describe(s, e), Meta: meta})
+	}
+	return out
+}
+
+// describe is the event's reason: one readable line.
+func describe(s Series, e ledger.Event) string {
+	what := ""
+	switch e.Kind {
+	case ledger.KindOpened:
+		what = fmt.Sprintf("%s (%s)", e.ID, e.Severity)
+		if e.File != "" {
+			what += " " + location(e.File, e.Line)
+		}
+		what += " — " + e.Title
+	case ledger.KindFixed:
+		what = e.ID + " fixed (" + e.Actor + ")"
+	case ledger.KindDeclined:
+		what = e.ID + " declined"
+	case ledger.KindReopened:
+		what = fmt.Sprintf("%s reported open again (%s)", e.ID, e.Severity)
+	case ledger.KindReviewed:
+		what = fmt.Sprintf("review %d recorded (%s)", e.Iteration, e.Verdict)
+	case ledger.KindResumed:
+		what = "a human decided; non-convergence is counted afresh"
+	}
+	if e.Note != "" && e.Kind != ledger.KindOpened {
+		what += ": " + e.Note
+	}
+	return string(s.Review) + ": " + what
+}
+
+func location(file string, line int) string {
+	if line > 0 {
+		return file + ":" + strconv.Itoa(line)
+	}
+	return file
+}
+
+// FromLog reads a ledger event back; ok is false when e is none.
+func FromLog(e events.Event) (Series, ledger.Event, bool) {
+	if !isLedgerKind(e.Event) {
+		return Series{}, ledger.Event{}, false
+	}
+	var m struct {
+		Review    domain.Phase    `json:"review"`
+		ID        string          `json:"id"`
+		Iteration json.Number     `json:"iteration"`
+		Severity  domain.Severity `json:"severity"`
+		Title     string          `json:"title"`
+		File      string          `json:"file"`
+		Line      json.Number     `json:"line"`
+		Note      string          `json:"note"`
+		Verdict   domain.Verdict  `json:"verdict"`
+	}
+	b, err := json.Marshal(e.Meta)
+	if err != nil || json.Unmarshal(b, &m) != nil || !workflow.IsReview(m.Review) {
+		return Series{}, ledger.Event{}, false
+	}
+	it, _ := m.Iteration.Int64()
+	line, _ := m.Line.Int64()
+	task, _ := domain.ParseTaskID(e.Task)
+	return SeriesOf(m.Review, task), ledger.Event{Kind: ledger.Kind(e.Event), ID: m.ID, Iteration: int(it), Severity: m.Severity,
+		Title: m.Title, File: m.File, Line: int(line), Note: m.Note, Actor: e.Actor, Verdict: m.Verdict}, true
+}
+
+func isLedgerKind(kind string) bool {
+	switch ledger.Kind(kind) {
+	case ledger.KindOpened, ledger.KindFixed, ledger.KindDeclined, ledger.KindReopened, ledger.KindReviewed, ledger.KindResumed:
+		return true
+	}
+	return false
+}
+
+// Reader folds a plan's log, event by event, in log order.
+type Reader struct {
+	cycles map[Series]ledger.Ledger
+	// SpentUSD is what the plan's reviews cost: the cost_usd of every
+	// REVIEW_FINISHED, recorded or not (a review whose cycle moved on was
+	// paid for too).
+	SpentUSD float64
+	// Reviews counts the REVIEW_FINISHED events.
+	Reviews int
+	// LastTook is how long the plan's last review ran, finished or failed;
+	// 0 before any.
+	LastTook time.Duration
+}
+
+// Add folds one event.
+func (r *Reader) Add(e events.Event) {
+	switch e.Event {
+	case events.ReviewFinished:
+		r.reviewFinished(e)
+	case events.ReviewFailed:
+		r.LastTook = took(e.Meta)
+	default:
+		if s, le, ok := FromLog(e); ok {
+			if r.cycles == nil {
+				r.cycles = map[Series]ledger.Ledger{}
+			}
+			r.cycles[s] = ledger.Fold(r.cycles[s], le)
+		}
+	}
+}
+
+func (r *Reader) reviewFinished(e events.Event) {
+	r.Reviews++
+	if c, ok := e.Meta["cost_usd"].(float64); ok && c > 0 {
+		r.SpentUSD += c
+	}
+	r.LastTook = took(e.Meta)
+	review, _ := e.Meta["review"].(string)
+	it, _ := e.Meta["iteration"].(float64)
+	if rec, ok := e.Meta["recorded"].(bool); (ok && !rec) || it != 1 || !workflow.IsReview(domain.Phase(review)) {
+		return
+	}
+	task, _ := domain.ParseTaskID(e.Task)
+	delete(r.cycles, SeriesOf(domain.Phase(review), task)) // its review 1: a new cycle
+}
+
+// took reads how long a review ran: taskie's own measure (took_ms), else
+// the reviewer's (duration_ms).
+func took(meta map[string]any) time.Duration {
+	for _, k := range []string{"took_ms", "duration_ms"} {
+		if ms, ok := meta[k].(float64); ok && ms > 0 {
+			return time.Duration(ms) * time.Millisecond
+		}
+	}
+	return 0
+}
+
+// Ledger returns the ledger of the latest cycle of series s.
+func (r *Reader) Ledger(s Series) ledger.Ledger { return r.cycles[s] }
+
+// Current returns the series state s is in and its ledger: empty when
+// the cycle has had no review yet (phase_iteration 0). ok is false outside
+// every review cycle.
+func (r *Reader) Current(s *state.State) (Series, ledger.Ledger, bool) {
+	sr, ok := Current(s)
+	if !ok || s.Iteration() == 0 {
+		return sr, ledger.Ledger{}, ok
+	}
+	return sr, r.Ledger(sr), true
+}
+
+// Scanner streams a plan's events; store.Files.Scan bound to a plan.
+type Scanner func(fn func(events.Event), warn func(string)) error
+
+// Read folds the whole log; warnings (a torn line) go to warn, which may
+// be nil.
+func Read(scan Scanner, warn func(string)) (*Reader, error) {
+	if warn == nil {
+		warn = func(string) {}
+	}
+	r := &Reader{}
+	err := scan(r.Add, warn)
+	return r, err
+}
+
+// NeedsHumanEvent is the event recording that the cycle of s stopped to
+// ask for a human, listing the findings going round.
+func NeedsHumanEvent(s Series, iteration int, a ledger.Assessment) events.Event {
+	return events.Event{Task: s.Task.String(), Event: NeedsHuman, Actor: "hook",
+		Reason: fmt.Sprintf("%s does not converge (%s): %s; no further review until `taskie resume`", s.Review, a.Reason, strings.Join(a.Going, ", ")),
+		Meta:   map[string]any{"review": string(s.Review), "iteration": iteration, "reason": string(a.Reason), "going": a.Going}}
+}

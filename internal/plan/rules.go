@@ -1,0 +1,27 @@
+package plan
+
+// Rule is one validation rule as users read it: `taskie validate` names
+// violations by number ("(rule 7)"), and `taskie help validation` lists
+// the rules (docs/validation.md, checked against this list).
+type Rule struct {
+	N    int
+	Text string
+	// Warning: the rule's violations are warnings, on which the Stop hook
+	// never blocks (taskie validate and taskie doctor still fail on them).
+	Warning bool
+}
+
+// Rules are the rules of a plan directory: the nine of its files, and the
+// task lifecycle (10).
+var Rules = []Rule{
+	{1, "`plan.md` exists.", false},
+	{2, "Every `.md` file is a regular file named as taskie names them: `plan.md`, `design.md`, `tasks.md`, `task-T.md`, or a review or post-review file such as `plan-review-N.md`, `task-T-review-N.md`, `task-T-post-review-N.md` (the older `task-T-code-review-N.md` names are accepted).", false},
+	{3, "No `.md` file is in a subdirectory of the plan.", false},
+	{4, "A review file has the file it reviews: `plan-review-*` → `plan.md`, `design-review-*` → `design.md`, `tasks-review-*` and `all-code-review-*` → `tasks.md`, `task-T-review-*` → `task-T.md`.", false},
+	{5, "A post-review file has its review file, and every review of a series except the latest has its post-review file.", false},
+	{6, "When `task-T.md` files exist, `tasks.md` exists.", false},
+	{7, "`tasks.md` is only a markdown table: a header with `Id` and `Status` columns, a separator and at least one task row; ids are unique positive integers; statuses are known (pending, in-progress, done, cancelled, postponed, blocked).", false},
+	{8, "`state.json`, when present, parses and its values are legal: a known phase and next phase, counters ≥ 0, a review model.", true},
+	{9, "The plan directory holds only `.md` files, `state.json`, `events.jsonl` and taskie's own lock and temporary files (hidden files included).", false},
+	{10, "The task lifecycle keeps its invariants: every record of `state.json`'s `lifecycle` has one known state, reached without skipping a state (except by the CTO's override), never left a terminal state, counts at most 3 failures per state and 2 CTO attempts; every lifecycle event of `events.jsonl` replays without breaking them; and the records equal that replay (checked by `taskie validate`, not at every stop).", true},
+}

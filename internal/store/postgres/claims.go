@@ -1,0 +1,393 @@
+package postgres
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/parallel"
+	"github.com/taskie-dev/taskie/internal/plan"
+	"github.com/taskie-dev/taskie/internal/store"
+)
+
+// claimRow is a row of taskie_claims; agent "" is a free task.
+type claimRow struct {
+	task                         int32
+	agent                        string
+	acquired, expires, heartbeat *time.Time
+}
+
+func (r claimRow) claim() *parallel.Claim {
+	if r.agent == "" || r.expires == nil {
+		return nil
+	}
+	c := parallel.Claim{Task: domain.TaskID(r.task), Agent: r.agent, Expires: r.expires.UTC()}
+	if r.acquired != nil {
+		c.Acquired = r.acquired.UTC()
+	}
+	if r.heartbeat != nil {
+		c.Heartbeat = r.heartbeat.UTC()
+	}
+	return &c
+}
+
+// checkKey refuses a key no file store could hold either.
+func checkKey(p store.PlanKey) error {
+	if p.Project == "" {
+		return fmt.Errorf("plan %s: no project names the repository across clones", p.Plan)
+	}
+	return plan.ValidID(p.Plan)
+}
+
+// lockTaskSQL locks the row of a task, making a free one first, and
+// returns it with the coordination clock. ON CONFLICT … DO UPDATE waits
+// for and locks an existing row like SELECT … FOR UPDATE.
+var lockTaskSQL = `INSERT INTO taskie_claims AS c (project, plan, task) VALUES ($1, $2, $3)
+ON CONFLICT (project, plan, task) DO UPDATE SET agent = c.agent
+RETURNING c.task, c.agent, c.acquired, c.expires, c.heartbeat, ` + nowSQL(4)
+
+// holderSQL locks the row of a task, when there is one.
+var holderSQL = `SELECT task, agent, acquired, expires, heartbeat, ` + nowSQL(4) + `
+FROM taskie_claims WHERE project = $1 AND plan = $2 AND task = $3 FOR UPDATE`
+
+// lockTask locks task's row for the transaction and returns its claim
+// (nil when free) and the coordination clock. create makes the row of a
+// task never claimed, so that two first claims queue on it.
+func (s *Store) lockTask(ctx context.Context, t *pipe, p store.PlanKey, task domain.TaskID, create bool) (*parallel.Claim, time.Time, error) {
+	q := holderSQL
+	if create {
+		q = lockTaskSQL
+	}
+	var r claimRow
+	var now time.Time
+	err := t.queryRow(ctx, q, []any{p.Project, p.Plan, int32(task), s.skewMicros()},
+		&r.task, &r.agent, &r.acquired, &r.expires, &r.heartbeat, &now)
+	if err == pgx.ErrNoRows && !create {
+		err = t.queryRow(ctx, "SELECT "+nowSQL(1), []any{s.skewMicros()}, &now)
+		return nil, now.UTC(), err
+	}
+	return r.claim(), now.UTC(), err
+}
+
+// Claim gives task to agent unless another agent holds a live lease. The
+// task's row is locked for the decision, so two agents claiming it queue
+// and the second sees the first's lease.
+func (s *Store) Claim(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string, ttl time.Duration) (d parallel.ClaimDecision, err error) {
+	if err := checkKey(p); err != nil {
+		return d, err
+	}
+	ttl = roundTTL(ttl)
+	err = s.claimTx(ctx, fmt.Sprintf("claiming task %d of plan %s", task, p.Plan), p, func(ctx context.Context, t *pipe) (*pgx.Batch, error) {
+		cur, now, err := s.lockTask(ctx, t, p, task, true)
+		if err != nil {
+			return nil, err
+		}
+		d = parallel.DecideClaim(task, cur, agent, now, ttl)
+		return writes(p, d, ttl, now)
+	})
+	return decided(d, err)
+}
+
+// nextSQL locks the first task of $3 (in its order), not in $5, that is
+// free, held by agent $4 or expired, skipping rows another transaction
+// holds: the claim in progress of another agent.
+var nextSQL = `SELECT c.task, c.agent, c.acquired, c.expires, c.heartbeat, ` + nowSQL(6) + `
+FROM unnest($3::int[]) WITH ORDINALITY AS r(task, ord)
+JOIN taskie_claims c ON c.project = $1 AND c.plan = $2 AND c.task = r.task
+WHERE NOT (c.task = ANY($5::int[]))
+  AND (c.agent = '' OR c.agent = $4 OR c.expires <= ` + nowSQL(6) + `)
+ORDER BY r.ord
+LIMIT 1
+FOR UPDATE OF c SKIP LOCKED`
+
+// offerSQL makes the rows of ready tasks that have none, in task order so
+// that two agents offering the same tasks never wait on each other in a
+// circle. NOT EXISTS reads the snapshot and leaves out the rows there,
+// which ON CONFLICT alone would wait on while another agent's claim holds
+// them. Free rows need not survive a crash (they are offered again), so
+// their commit does not wait for the disk; a claim's commit, which does,
+// flushes them too.
+const offerSQL = `WITH async AS (SELECT set_config('synchronous_commit', 'off', true))
+INSERT INTO taskie_claims (project, plan, task)
+SELECT $1, $2, t FROM unnest($3::int[]) AS t, async
+WHERE NOT EXISTS (SELECT 1 FROM taskie_claims c WHERE c.project = $1 AND c.plan = $2 AND c.task = t)
+ORDER BY t
+ON CONFLICT (project, plan, task) DO NOTHING`
+
+// ClaimNext claims the first task of ready that no other agent holds live:
+// free, held by agent itself (renewed) or expired (taken over). Ready
+// tasks get a row first (committed at once), so that agents claiming at
+// the same time lock distinct rows with FOR UPDATE SKIP LOCKED instead of
+// queueing on one.
+func (s *Store) ClaimNext(ctx context.Context, p store.PlanKey, ready []domain.TaskID, agent string, ttl time.Duration) (d parallel.ClaimDecision, ok bool, err error) {
+	if err := checkKey(p); err != nil {
+		return d, false, err
+	}
+	if len(ready) == 0 {
+		return d, false, nil
+	}
+	if agent == "" {
+		return parallel.DecideClaim(ready[0], nil, agent, time.Time{}, ttl), true, nil
+	}
+	ttl = roundTTL(ttl)
+	ids := make([]int32, len(ready))
+	for i, t := range ready {
+		ids[i] = int32(t)
+	}
+	what := fmt.Sprintf("claiming the next ready task of plan %s", p.Plan)
+	err = s.do(ctx, what, func(ctx context.Context, conn *pgx.Conn) error {
+		_, err := conn.Exec(ctx, offerSQL, p.Project, p.Plan, ids)
+		return err
+	})
+	if err != nil {
+		return d, false, err
+	}
+	err = s.claimTx(ctx, what, p, func(ctx context.Context, t *pipe) (*pgx.Batch, error) {
+		tried := []int32{}
+		for {
+			var r claimRow
+			var now time.Time
+			err := t.queryRow(ctx, nextSQL, []any{p.Project, p.Plan, ids, agent, tried, s.skewMicros()},
+				&r.task, &r.agent, &r.acquired, &r.expires, &r.heartbeat, &now)
+			if err == pgx.ErrNoRows {
+				ok = false
+				return nil, nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			task := domain.TaskID(r.task)
+			d = parallel.DecideClaim(task, r.claim(), agent, now.UTC(), ttl)
+			if d.Outcome == parallel.Refused {
+				// The lease was renewed between the row's choice and its
+				// clock: try the next one.
+				tried = append(tried, r.task)
+				continue
+			}
+			ok = true
+			return writes(p, d, ttl, now.UTC())
+		}
+	})
+	if err != nil || !ok {
+		return parallel.ClaimDecision{}, false, err
+	}
+	return d, true, nil
+}
+
+// Heartbeat renews agent's lease on task.
+func (s *Store) Heartbeat(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string, ttl time.Duration) (d parallel.ClaimDecision, err error) {
+	if err := checkKey(p); err != nil {
+		return d, err
+	}
+	ttl = roundTTL(ttl)
+	err = s.claimTx(ctx, fmt.Sprintf("renewing the lease on task %d of plan %s", task, p.Plan), p, func(ctx context.Context, t *pipe) (*pgx.Batch, error) {
+		cur, now, err := s.lockTask(ctx, t, p, task, false)
+		if err != nil {
+			return nil, err
+		}
+		d = parallel.DecideHeartbeat(task, cur, agent, now, ttl)
+		return writes(p, d, ttl, now)
+	})
+	return decided(d, err)
+}
+
+// Release lets agent's claim on task go.
+func (s *Store) Release(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string) (d parallel.ClaimDecision, err error) {
+	if err := checkKey(p); err != nil {
+		return d, err
+	}
+	err = s.claimTx(ctx, fmt.Sprintf("releasing task %d of plan %s", task, p.Plan), p, func(ctx context.Context, t *pipe) (*pgx.Batch, error) {
+		cur, now, err := s.lockTask(ctx, t, p, task, false)
+		if err != nil {
+			return nil, err
+		}
+		d = parallel.DecideRelease(task, cur, agent, now)
+		return writes(p, d, 0, now)
+	})
+	return decided(d, err)
+}
+
+// decided is a decision that was stored, or none when storing it failed.
+func decided(d parallel.ClaimDecision, err error) (parallel.ClaimDecision, error) {
+	if err != nil {
+		return parallel.ClaimDecision{}, err
+	}
+	return d, nil
+}
+
+// roundTTL keeps a lease to the database's precision, a microsecond, so
+// that the claim returned is the claim stored.
+func roundTTL(ttl time.Duration) time.Duration {
+	if ttl <= 0 {
+		return ttl
+	}
+	return max(ttl.Round(time.Microsecond), time.Microsecond)
+}
+
+const (
+	setClaimSQL = `UPDATE taskie_claims SET agent = $4, acquired = $5, expires = $6, heartbeat = $7
+WHERE project = $1 AND plan = $2 AND task = $3`
+	freeClaimSQL = `UPDATE taskie_claims SET agent = '', acquired = NULL, expires = NULL, heartbeat = NULL
+WHERE project = $1 AND plan = $2 AND task = $3`
+	insertEventSQL = `INSERT INTO taskie_events (project, plan, ts, kind, task, body) VALUES ($1, $2, $3, $4, $5, $6::json)`
+)
+
+// writes are the statements that store what a decision says, with its
+// event; nil when the decision changes nothing.
+func writes(p store.PlanKey, d parallel.ClaimDecision, ttl time.Duration, now time.Time) (*pgx.Batch, error) {
+	ev, changed := store.ClaimEvent(p, d, ttl, now)
+	if !changed {
+		return nil, nil
+	}
+	cl := d.Claim
+	b := &pgx.Batch{}
+	if d.Outcome == parallel.Released {
+		b.Queue(freeClaimSQL, p.Project, p.Plan, int32(cl.Task))
+	} else {
+		b.Queue(setClaimSQL, p.Project, p.Plan, int32(cl.Task), cl.Agent, cl.Acquired, cl.Expires, cl.Heartbeat)
+	}
+	if ev != nil {
+		if err := queueEvent(b, p, *ev); err != nil {
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// pipe is a claim's transaction on the store's connection, in two round
+// trips: BEGIN goes in the same pipeline as the first query, COMMIT (and
+// the notification after it) in the same as the writes.
+type pipe struct {
+	conn *pgx.Conn
+	open bool // BEGIN was sent: the transaction must end
+}
+
+// queryRow runs q and scans its one row into dest (pgx.ErrNoRows when
+// none), opening the transaction with the first query.
+func (t *pipe) queryRow(ctx context.Context, q string, args []any, dest ...any) error {
+	if t.open {
+		return t.conn.QueryRow(ctx, q, args...).Scan(dest...)
+	}
+	b := &pgx.Batch{}
+	b.Queue("BEGIN")
+	b.Queue(q, args...)
+	br := t.conn.SendBatch(ctx, b)
+	_, err := br.Exec()
+	if err == nil {
+		t.open = true
+		err = br.QueryRow().Scan(dest...)
+	}
+	if cerr := br.Close(); cerr != nil && (err == nil || err == pgx.ErrNoRows) {
+		err = cerr
+	}
+	return err
+}
+
+// claimTx runs fn in a pipelined transaction and commits the writes it
+// returns; when there are any, the plan's watchers are notified after the
+// commit. On any error the transaction is rolled back (by the server, when
+// the connection is gone): nothing of it survives.
+func (s *Store) claimTx(ctx context.Context, what string, p store.PlanKey, fn func(ctx context.Context, t *pipe) (*pgx.Batch, error)) error {
+	return s.do(ctx, what, func(ctx context.Context, conn *pgx.Conn) error {
+		t := &pipe{conn: conn}
+		w, err := fn(ctx, t)
+		if err == nil && t.open {
+			err = s.commit(ctx, t, w, p)
+		}
+		if err != nil && t.open {
+			rollback(conn)
+		}
+		return err
+	})
+}
+
+// commit sends the writes, COMMIT and the notification in one round trip.
+func (s *Store) commit(ctx context.Context, t *pipe, w *pgx.Batch, p store.PlanKey) error {
+	changed := w != nil
+	if w == nil {
+		w = &pgx.Batch{}
+	}
+	if s.beforeCommit != nil {
+		if err := t.conn.SendBatch(ctx, w).Close(); err != nil {
+			return err
+		}
+		if err := s.beforeCommit(ctx, t.conn); err != nil {
+			return err
+		}
+		w = &pgx.Batch{}
+	}
+	n := w.Len()
+	w.Queue("COMMIT")
+	if changed {
+		w.Queue(notifySQL, Channel, payload(p))
+	}
+	br := t.conn.SendBatch(ctx, w)
+	for i := range n + 1 {
+		tag, err := br.Exec()
+		if err == nil && i == n && tag.String() != "COMMIT" {
+			err = fmt.Errorf("the transaction was rolled back (%s)", tag)
+		}
+		if err != nil {
+			br.Close()
+			return err
+		}
+	}
+	t.open = false
+	br.Close() // the notification's own failure changes nothing committed
+	return nil
+}
+
+// rollback ends a transaction cut short; a connection that is gone needs
+// none (the server rolls back).
+func rollback(conn *pgx.Conn) {
+	if conn.IsClosed() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	conn.Exec(ctx, "ROLLBACK")
+}
+
+// queueEvent queues the insertion of one event, its body as events.jsonl
+// writes it.
+func queueEvent(b *pgx.Batch, p store.PlanKey, e events.Event) error {
+	body, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	b.Queue(insertEventSQL, p.Project, p.Plan, e.TS, e.Event, e.Task, string(body))
+	return nil
+}
+
+// payload is the NOTIFY payload of a plan's changes.
+func payload(p store.PlanKey) string { return p.Project + "/" + p.Plan }
+
+// Claims lists the plan's claims, live and expired, by task.
+func (s *Store) Claims(ctx context.Context, p store.PlanKey) ([]parallel.Claim, error) {
+	if err := checkKey(p); err != nil {
+		return nil, err
+	}
+	var out []parallel.Claim
+	err := s.do(ctx, "listing the claims of plan "+p.Plan, func(ctx context.Context, conn *pgx.Conn) error {
+		out = nil
+		rows, err := conn.Query(ctx, `SELECT task, agent, acquired, expires, heartbeat FROM taskie_claims
+WHERE project = $1 AND plan = $2 AND agent <> '' ORDER BY task`, p.Project, p.Plan)
+		if err != nil {
+			return err
+		}
+		var r claimRow
+		_, err = pgx.ForEachRow(rows, []any{&r.task, &r.agent, &r.acquired, &r.expires, &r.heartbeat}, func() error {
+			if c := r.claim(); c != nil {
+				out = append(out, *c)
+			}
+			return nil
+		})
+		return err
+	})
+	return out, err
+}

@@ -1,0 +1,247 @@
+// Package postgres is the PostgreSQL implementation of store.Coordination
+// (SPEC §20): the claims, leases and coordination events of plans shared
+// by agents on several machines, each in its own clone. Plan content keeps
+// travelling through git.
+//
+// A claim locks its task's row (SELECT … FOR UPDATE, or FOR UPDATE SKIP
+// LOCKED to claim the next ready task), decides with package parallel's
+// policy on the database's clock, and writes the claim, its event and a
+// NOTIFY in the same transaction: a transaction cut off half-way leaves
+// nothing behind. The schema comes from versioned migrations embedded in
+// the binary (Migrate).
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/taskie-dev/taskie/internal/store"
+)
+
+// ConnectTimeout bounds a connection attempt, whatever the URL's
+// connect_timeout says: the hook must never wait longer (SPEC §20).
+const ConnectTimeout = 3 * time.Second
+
+// OpTimeout bounds one operation whose context has no deadline, so that a
+// server gone silent (a network cut without a reset) is an error, never a
+// hang.
+var OpTimeout = 30 * time.Second
+
+// Channel is the NOTIFY channel of every change; the payload is
+// "<project>/<plan>".
+const Channel = "taskie"
+
+func init() {
+	open := func(ctx context.Context, url string) (store.Coordination, error) { return Open(ctx, url) }
+	store.RegisterCoordination("postgres", open)
+	store.RegisterCoordination("postgresql", open)
+}
+
+// Store is a connection to a taskie database. It is safe for concurrent
+// use; its operations take turns on the one connection (a command makes a
+// few). Open one Store per agent process.
+type Store struct {
+	mu   sync.Mutex
+	conn *pgx.Conn
+	cfg  *pgx.ConnConfig
+	url  string // redacted, for messages
+
+	// skew moves the database clock, in nanoseconds: tests expire leases
+	// with it instead of sleeping.
+	skew atomic.Int64
+	// beforeCommit, when set, runs inside every claim transaction just
+	// before COMMIT (tests cut connections there).
+	beforeCommit func(ctx context.Context, conn *pgx.Conn) error
+}
+
+var _ store.Coordination = (*Store)(nil)
+
+// Open connects to the database at url and checks that its schema is one
+// this taskie can use: a database without taskie's tables is an error
+// saying to run `taskie store migrate`.
+func Open(ctx context.Context, url string) (*Store, error) {
+	s, err := Connect(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.SchemaVersion(ctx)
+	if err == nil && v == 0 {
+		err = fmt.Errorf("%s: %w", s.url, ErrNoSchema)
+	}
+	if err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// ErrNoSchema is the error of a database taskie's schema is not in yet.
+var ErrNoSchema = errors.New("no taskie schema in this database; run `taskie store migrate` once")
+
+// Connect connects to the database at url without looking at its schema
+// (for migrations and status). It gives up after ConnectTimeout.
+func Connect(ctx context.Context, url string) (*Store, error) {
+	red := store.RedactURL(url)
+	cfg, err := parseConfig(url, red)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, ConnectTimeout)
+	defer cancel()
+	conn, err := pgx.ConnectConfig(ctx, cfg)
+	if err != nil {
+		return nil, connectErr(red, err)
+	}
+	return &Store{conn: conn, cfg: cfg, url: red}, nil
+}
+
+// parseConfig reads url as pgx does, with the connect timeout capped and
+// taskie named as the application.
+func parseConfig(url, red string) (*pgx.ConnConfig, error) {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		// pgx's message quotes the URL; its cause does not.
+		var pe *pgconn.ParseConfigError
+		if errors.As(err, &pe) && pe.Unwrap() != nil {
+			err = pe.Unwrap()
+		} else if errors.As(err, &pe) {
+			err = errors.New("malformed")
+		}
+		return nil, fmt.Errorf("%s: not a usable PostgreSQL URL: %v", red, err)
+	}
+	if cfg.ConnectTimeout <= 0 || cfg.ConnectTimeout > ConnectTimeout {
+		cfg.ConnectTimeout = ConnectTimeout
+	}
+	if _, ok := cfg.RuntimeParams["application_name"]; !ok {
+		cfg.RuntimeParams["application_name"] = "taskie"
+	}
+	if !strings.Contains(url, "default_query_exec_mode") {
+		// A command runs each statement once: one round trip each, no
+		// statement prepared for a connection about to close. (This also
+		// suits poolers in transaction mode.)
+		cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
+	}
+	return cfg, nil
+}
+
+// connectErr words a failed connection: the URL without its password, and
+// pgx's reason without its own prefix.
+func connectErr(red string, err error) error {
+	var ce *pgconn.ConnectError
+	reason := err.Error()
+	if errors.As(err, &ce) && ce.Unwrap() != nil {
+		reason = ce.Unwrap().Error()
+	}
+	if errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err) {
+		reason = fmt.Sprintf("no answer within %s (%s)", ConnectTimeout, reason)
+	}
+	return fmt.Errorf("%s: cannot connect to the coordination database: %s", red, oneLine(reason))
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// URL returns the database URL without its password.
+func (s *Store) URL() string { return s.url }
+
+// Close closes the connection.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	return s.conn.Close(ctx)
+}
+
+// do runs fn on the connection, alone, bounded by OpTimeout when ctx has
+// no deadline; an error names the URL and what was being done.
+func (s *Store) do(ctx context.Context, what string, fn func(ctx context.Context, conn *pgx.Conn) error) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, OpTimeout)
+		defer cancel()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := fn(ctx, s.conn); err != nil {
+		return s.wrap(what, err)
+	}
+	return nil
+}
+
+// tx runs fn in a transaction: committed when fn returns nil, else rolled
+// back. Nothing fn wrote survives an error, a cut connection included.
+// When fn reports a change, the plan's watchers are notified after the
+// commit (notify).
+func (s *Store) tx(ctx context.Context, what string, p store.PlanKey, fn func(ctx context.Context, tx pgx.Tx) (changed bool, err error)) error {
+	return s.do(ctx, what, func(ctx context.Context, conn *pgx.Conn) error {
+		changed := false
+		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			var err error
+			if changed, err = fn(ctx, tx); err != nil {
+				return err
+			}
+			if s.beforeCommit != nil {
+				return s.beforeCommit(ctx, conn)
+			}
+			return nil
+		})
+		if err == nil && changed {
+			notify(ctx, conn, p)
+		}
+		return err
+	})
+}
+
+// notifySQL wakes the watchers of a plan. It runs after the change's own
+// commit, alone and without waiting for the disk: NOTIFY serialises the
+// commits of every transaction that sends one, and inside the change's
+// transaction it would make concurrent claims wait for each other's flush.
+// A notification lost in a crash costs a watcher one poll.
+const notifySQL = `SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)`
+
+// notify sends the plan's notification; its failure changes nothing
+// already committed, so it is not reported.
+func notify(ctx context.Context, conn *pgx.Conn, p store.PlanKey) {
+	conn.Exec(ctx, notifySQL, Channel, payload(p))
+}
+
+// wrap names the database (without password) and the operation in err;
+// a lost connection says so in words.
+func (s *Store) wrap(what string, err error) error {
+	var pe *pgconn.PgError
+	switch {
+	case errors.As(err, &pe) && pe.Code == "42P01":
+		return fmt.Errorf("%s: %s: %w", s.url, what, ErrNoSchema)
+	case errors.As(err, &pe):
+		return fmt.Errorf("%s: %s: %s", s.url, what, strings.Replace(err.Error(), "ERROR: ", "", 1))
+	case s.conn.IsClosed() || errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err):
+		return fmt.Errorf("%s: %s: the connection to the coordination database was lost: %v", s.url, what, err)
+	}
+	return fmt.Errorf("%s: %s: %w", s.url, what, err)
+}
+
+// skewMicros is the test clock offset in microseconds, for SQL.
+func (s *Store) skewMicros() int64 { return s.skew.Load() / int64(time.Microsecond) }
+
+// nowSQL is the coordination clock in SQL: the database's, moved by the
+// test skew ($n, microseconds).
+func nowSQL(n int) string {
+	return fmt.Sprintf("(clock_timestamp() + $%d::bigint * interval '1 microsecond')", n)
+}
+
+// Now is the database's clock.
+func (s *Store) Now(ctx context.Context) (time.Time, error) {
+	var now time.Time
+	err := s.do(ctx, "reading the clock", func(ctx context.Context, conn *pgx.Conn) error {
+		return conn.QueryRow(ctx, "SELECT "+nowSQL(1), s.skewMicros()).Scan(&now)
+	})
+	return now.UTC(), err
+}
