@@ -78,7 +78,8 @@ func codexLoop(ctx context.Context, t *testing.T, codex, bin, format string) {
 		Verdicts: []string{"FAIL", "PASS", "PASS"},
 	})
 	out := r.install()
-	for _, want := range []string{"trusted SessionStart (taskie hook session-start), Stop (taskie hook stop)", "17 skills"} {
+	skills, _ := filepath.Glob(filepath.Join(repoRoot(t), "codex", "skills", "taskie-*"))
+	for _, want := range []string{"trusted SessionStart (taskie hook session-start), Stop (taskie hook stop)", fmt.Sprintf("%d skills", len(skills))} {
 		if !strings.Contains(out, want) {
 			t.Errorf("taskie install codex does not say %q:\n%s", want, out)
 		}

@@ -141,7 +141,10 @@ func TestRealClientInstalledPlugin(t *testing.T) {
 		t.Errorf("taskie uninstall claude --scope user: exit %d", code)
 	}
 	settings = nil
-	readJSON(t, filepath.Join(r.home, ".claude", "settings.json"), &settings)
+	// install created the settings file; uninstall leaves nothing empty behind
+	if _, err := os.Stat(filepath.Join(r.home, ".claude", "settings.json")); err == nil {
+		readJSON(t, filepath.Join(r.home, ".claude", "settings.json"), &settings)
+	}
 	if enabled, _ := settings["enabledPlugins"].(map[string]any); enabled["taskie@taskie"] != nil {
 		t.Errorf("after uninstall, ~/.claude/settings.json still enables taskie@taskie: %v", settings)
 	}

@@ -10,12 +10,24 @@ import (
 	"github.com/taskie-dev/taskie/internal/events"
 )
 
+// benchDir holds the benchmarks' log; TestMain removes it.
+var benchDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if benchDir != "" {
+		os.RemoveAll(benchDir)
+	}
+	os.Exit(code)
+}
+
 // benchLog is a log of 100,000 realistic events, written once.
 var benchLog = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "taskie-events-bench-*")
 	if err != nil {
 		return "", err
 	}
+	benchDir = dir
 	plan, _, err := benchfix.EventsPlan(dir, 100_000)
 	return filepath.Join(plan, events.FileName), err
 })

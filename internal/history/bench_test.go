@@ -12,12 +12,24 @@ import (
 	"github.com/taskie-dev/taskie/internal/events"
 )
 
+// benchDir holds the benchmarks' log; TestMain removes it.
+var benchDir string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if benchDir != "" {
+		os.RemoveAll(benchDir)
+	}
+	os.Exit(code)
+}
+
 // benchLog is a 100,000-event log written once per test binary.
 var benchLog = sync.OnceValues(func() (string, error) {
 	dir, err := os.MkdirTemp("", "taskie-bench-*")
 	if err != nil {
 		return "", err
 	}
+	benchDir = dir
 	plan, _, err := benchfix.EventsPlan(dir, 100_000)
 	return filepath.Join(plan, events.FileName), err
 })

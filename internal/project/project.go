@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/taskie-dev/taskie/internal/config"
 	"github.com/taskie-dev/taskie/internal/domain"
@@ -26,6 +27,7 @@ type Plan struct {
 	Store *store.Files
 
 	snap *store.Snapshot
+	mu   sync.Mutex // guards snap: commands are single-threaded, tests are not
 }
 
 // ErrNoPlans is returned when the project has no plan yet.
@@ -106,6 +108,8 @@ func (p *Plan) Models() []domain.Model {
 // Snapshot returns the plan as read once for this command; after a
 // commit, the plan as written.
 func (p *Plan) Snapshot() (*store.Snapshot, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.snap == nil {
 		s, err := p.Store.Load(p.ID)
 		if err != nil {
@@ -117,7 +121,13 @@ func (p *Plan) Snapshot() (*store.Snapshot, error) {
 }
 
 // Reload forgets the snapshot so the next read sees the files again.
-func (p *Plan) Reload() { p.snap = nil }
+func (p *Plan) Reload() { p.setSnap(nil) }
+
+func (p *Plan) setSnap(s *store.Snapshot) {
+	p.mu.Lock()
+	p.snap = s
+	p.mu.Unlock()
+}
 
 // State returns the snapshot's state.json. An unknown phase or next_phase
 // is a field error: commands refuse to act on (and rewrite) a state they
@@ -194,7 +204,7 @@ func (p *Plan) Update(fn func(*store.Snapshot) (store.Change, error)) error {
 	if err != nil {
 		return err
 	}
-	p.snap = s
+	p.setSnap(s)
 	return nil
 }
 
@@ -206,7 +216,7 @@ func (p *Plan) Commit(s *store.Snapshot, c store.Change) error {
 	if err != nil {
 		return err
 	}
-	p.snap = n
+	p.setSnap(n)
 	return nil
 }
 

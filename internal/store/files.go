@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/taskie-dev/taskie/internal/domain"
@@ -47,6 +48,7 @@ type Files struct {
 	// peeked holds state.json bytes read by PeekState, so that the next
 	// Load of that plan does not read the file a second time.
 	peeked map[string][]byte
+	mu     sync.Mutex // guards peeked: a Files may serve goroutines at once
 }
 
 var _ Store = (*Files)(nil)
@@ -144,16 +146,21 @@ func (f *Files) PeekState(id string) (*state.State, error) {
 	if err != nil {
 		return nil, err
 	}
+	f.mu.Lock()
 	if f.peeked == nil {
 		f.peeked = map[string][]byte{}
 	}
 	f.peeked[id] = raw
+	f.mu.Unlock()
 	return state.Decode(state.FileName, raw)
 }
 
 func (f *Files) readStateRaw(id string) ([]byte, error) {
-	if raw, ok := f.peeked[id]; ok {
-		delete(f.peeked, id)
+	f.mu.Lock()
+	raw, ok := f.peeked[id]
+	delete(f.peeked, id)
+	f.mu.Unlock()
+	if ok {
 		return raw, nil
 	}
 	return f.root.ReadFile(Rel(id, state.FileName))
@@ -262,7 +269,9 @@ func (f *Files) locked(id string, fn func(*Snapshot) (*Snapshot, error)) (*Snaps
 		return nil, err
 	}
 	defer l.Unlock()
+	f.mu.Lock()
 	delete(f.peeked, id)
+	f.mu.Unlock()
 	s, err := f.read(id)
 	if err != nil {
 		return nil, err
