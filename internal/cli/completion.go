@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -50,7 +51,7 @@ var flagCompleters = map[string]completer{
 	"state": completeLifecycle,
 }
 
-var placeholderRE = regexp.MustCompile(`^[\[<]+([a-z]+)[\]>]*$`)
+var placeholderRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\[<]+([a-z]+)[\]>]*$`) })
 
 // placeholders reads the positional arguments of a usage line:
 // "move <task> <state>" → [task state].
@@ -58,7 +59,7 @@ func placeholders(use string) []string {
 	fields := strings.Fields(use)
 	var out []string
 	for _, f := range fields[min(1, len(fields)):] {
-		if m := placeholderRE.FindStringSubmatch(f); m != nil {
+		if m := placeholderRE().FindStringSubmatch(f); m != nil {
 			out = append(out, m[1])
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -234,20 +235,20 @@ func unknownSubcommand(c *cobra.Command, args []string) error {
 	return usageErr(fmt.Errorf("unknown command %q for %q", args[0], c.CommandPath()), hint)
 }
 
-var unknownCmdRE = regexp.MustCompile(`^unknown command "([^"]*)" for "taskie"`)
+var unknownCmdRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^unknown command "([^"]*)" for "taskie"`) })
 
 // explainError turns cobra's own error for an unknown command of the root
 // (several lines, with "Did you mean this?") into taskie's: one error line
 // and a hint. Other errors pass unchanged.
 func explainError(root *cobra.Command, err error) error {
-	m := unknownCmdRE.FindStringSubmatch(err.Error())
+	m := unknownCmdRE().FindStringSubmatch(err.Error())
 	if m == nil {
 		return err
 	}
 	return unknownSubcommand(root, []string{m[1]})
 }
 
-var flagNameRE = regexp.MustCompile(`--([A-Za-z0-9][A-Za-z0-9-]*)`)
+var flagNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`--([A-Za-z0-9][A-Za-z0-9-]*)`) })
 
 // flagError is a usage error for a bad flag, with the nearest flag name
 // when the flag is unknown.
@@ -255,7 +256,7 @@ func flagError(c *cobra.Command, err error) error {
 	hint := fmt.Sprintf("see `%s --help`", c.CommandPath())
 	if name, ok := strings.CutPrefix(err.Error(), "unknown flag: --"); ok {
 		var names []string
-		for _, m := range flagNameRE.FindAllStringSubmatch(c.Flags().FlagUsagesWrapped(0)+c.InheritedFlags().FlagUsagesWrapped(0), -1) {
+		for _, m := range flagNameRE().FindAllStringSubmatch(c.Flags().FlagUsagesWrapped(0)+c.InheritedFlags().FlagUsagesWrapped(0), -1) {
 			names = append(names, m[1])
 		}
 		if s := workflow.Nearest(name, names); s != "" {

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 )
@@ -56,7 +57,9 @@ func runVersion(o *versionOpts) error {
 	return nil
 }
 
-var semverRE = regexp.MustCompile(`^v?(\d+\.\d+\.\d+)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+var semverRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^v?(\d+\.\d+\.\d+)(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$`)
+})
 
 // buildVersion finds the version: -ldflags first (Version), then the
 // module version Go stamped into the binary, then the commit.
@@ -95,7 +98,7 @@ func buildVersion() versionInfo {
 // → "0.0.0-dev+2e7cce4-dirty".
 func semver(s string) string {
 	s = strings.TrimSpace(s)
-	if semverRE.MatchString(s) {
+	if semverRE().MatchString(s) {
 		return strings.TrimPrefix(s, "v")
 	}
 	meta := strings.Trim(regexp.MustCompile(`[^0-9A-Za-z.-]+`).ReplaceAllString(s, "-"), "-.")

@@ -48,7 +48,32 @@ type Files struct {
 	// peeked holds state.json bytes read by PeekState, so that the next
 	// Load of that plan does not read the file a second time.
 	peeked map[string][]byte
-	mu     sync.Mutex // guards peeked: a Files may serve goroutines at once
+	// dirs caches the plan directories checked to resolve inside the
+	// repository: a command checks each once (symlinks resolved, a few
+	// syscalls), not at every read.
+	dirs map[string]string
+	mu   sync.Mutex // guards peeked and dirs: a Files may serve goroutines at once
+}
+
+// planDir is Repo.PlanDir, checked once per plan and Files.
+func (f *Files) planDir(id string) (string, error) {
+	f.mu.Lock()
+	dir, ok := f.dirs[id]
+	f.mu.Unlock()
+	if ok {
+		return dir, nil
+	}
+	dir, err := f.Repo.PlanDir(id)
+	if err != nil {
+		return "", err
+	}
+	f.mu.Lock()
+	if f.dirs == nil {
+		f.dirs = map[string]string{}
+	}
+	f.dirs[id] = dir
+	f.mu.Unlock()
+	return dir, nil
 }
 
 var _ Store = (*Files)(nil)
@@ -105,7 +130,7 @@ func (f *Files) Load(id string) (*Snapshot, error) {
 
 // read builds a snapshot without taking any lock.
 func (f *Files) read(id string) (*Snapshot, error) {
-	dir, err := f.Repo.PlanDir(id)
+	dir, err := f.planDir(id)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +164,7 @@ func (f *Files) read(id string) (*Snapshot, error) {
 // PeekState reads and decodes a plan's state.json alone (plan choice looks
 // at every plan); the next Load of the plan reuses the bytes.
 func (f *Files) PeekState(id string) (*state.State, error) {
-	if _, err := f.Repo.PlanDir(id); err != nil {
+	if _, err := f.planDir(id); err != nil {
 		return nil, err
 	}
 	raw, err := f.root.ReadFile(Rel(id, state.FileName))
@@ -261,7 +286,7 @@ func (f *Files) Update(id string, fn func(*Snapshot) (Change, error)) (*Snapshot
 }
 
 func (f *Files) locked(id string, fn func(*Snapshot) (*Snapshot, error)) (*Snapshot, error) {
-	if _, err := f.Repo.PlanDir(id); err != nil {
+	if _, err := f.planDir(id); err != nil {
 		return nil, err
 	}
 	l, err := f.root.Lock(Rel(id, LockName), LockTimeout)
