@@ -407,25 +407,3 @@ func TestSuggest(t *testing.T) {
 		}
 	}
 }
-
-func TestDistance(t *testing.T) {
-	tests := []struct {
-		a, b string
-		want int
-	}{
-		{"", "", 0},
-		{"abc", "", 3},
-		{"models", "modles", 1},
-		{"kitten", "sitting", 3},
-		{"cmd", "cdm", 1},
-		{"größe", "grösse", 2},
-	}
-	for _, tc := range tests {
-		if got := distance(tc.a, tc.b); got != tc.want {
-			t.Errorf("distance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
-		}
-		if got := distance(tc.b, tc.a); got != tc.want {
-			t.Errorf("distance(%q, %q) = %d, want %d", tc.b, tc.a, got, tc.want)
-		}
-	}
-}
