@@ -24,6 +24,7 @@ func SelectPlan(fs *store.Files, in Input, now time.Time, window time.Duration) 
 		return Selection{Choice: planchoice.Choice{Reason: planchoice.NoPlans}}
 	}
 	known := map[string]bool{}
+	owners := map[string]*Session{}
 	cin := planchoice.Input{SessionID: in.SessionID, Now: now, MidTurnWindow: window}
 	for _, id := range ids {
 		known[id] = true
@@ -32,7 +33,12 @@ func SelectPlan(fs *store.Files, in Input, now time.Time, window time.Duration) 
 			c.Owner, c.Pending = s.SessionID, s.IsEnabled() && s.Next() != ""
 		}
 		if c.Owner != "" && c.Owner != in.SessionID {
-			if o := LoadSession(fs.Root(), c.Owner); o.Plan == id {
+			o, ok := owners[c.Owner]
+			if !ok { // one read per owner, not per plan
+				o = LoadSession(fs.Root(), c.Owner)
+				owners[c.Owner] = o
+			}
+			if o.Plan == id {
 				c.OwnerLastDecision, c.OwnerLastDecisionAt = planchoice.Decision(o.LastDecision), o.LastSeen
 			}
 		}

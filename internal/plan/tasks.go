@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-
-	"github.com/taskie-dev/taskie/internal/domain"
 )
 
 // Task is one row of tasks.md.
@@ -96,12 +94,6 @@ func parseFiles(s string) []string {
 		out = append(out, f)
 	}
 	return out
-}
-
-// ParseTaskID parses a user-given task id: domain.ParseTaskID, as an int.
-func ParseTaskID(s string) (int, error) {
-	id, err := domain.ParseTaskID(s)
-	return int(id), err
 }
 
 // positiveInt accepts only plain decimal digits, so "+3", "3.0" and "0"
