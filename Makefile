@@ -47,6 +47,7 @@ lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo 'gofmt needed'; exit 1; }
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
+	@for f in .ci/run bench/run $$(git ls-files '*.sh'); do bash -n "$$f" || { echo "shell syntax error in $$f"; exit 1; }; done
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')
