@@ -4,6 +4,7 @@ package fsafe
 
 import (
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -42,6 +43,13 @@ func mkfifo(t *testing.T, path string) {
 func TestFIFORefused(t *testing.T) {
 	ops := append([]op{
 		{"ReadDir", func(r *Root, rel string) error { _, err := r.ReadDir(rel); return err }},
+		{"OpenDir", func(r *Root, rel string) error { return closeDir(r.OpenDir(rel)) }},
+		{"Dir.ReadFile", func(r *Root, rel string) error {
+			return inDir(r, rel, func(d *Dir, name string) error { _, err := d.ReadFile(name); return err })
+		}},
+		{"Dir.ReadTail", func(r *Root, rel string) error {
+			return inDir(r, rel, func(d *Dir, name string) error { _, _, err := d.ReadTail(name, 10); return err })
+		}},
 	}, fileOps...)
 	// Without the Stat before the open, the non-blocking open and the
 	// fstat after it must still refuse at once.
@@ -60,7 +68,7 @@ func TestFIFORefused(t *testing.T) {
 
 				err := within(t, time.Second, func() error { return o.call(r, rel) })
 				target := ErrNotRegular
-				if o.name == "ReadDir" {
+				if o.name == "ReadDir" || o.name == "OpenDir" {
 					target = ErrNotDir
 				}
 				wantErr(t, err, target, r.Path(rel))
@@ -144,4 +152,21 @@ func TestOpenedFilesAreBlocking(t *testing.T) {
 	if flags&syscall.O_NONBLOCK != 0 {
 		t.Error("OpenAppend returned a descriptor still in non-blocking mode")
 	}
+}
+
+func closeDir(d *Dir, err error) error {
+	if err == nil {
+		d.Close()
+	}
+	return err
+}
+
+// inDir runs fn on the base name of rel in its directory, opened as a Dir.
+func inDir(r *Root, rel string, fn func(d *Dir, name string) error) error {
+	d, err := r.OpenDir(path.Dir(rel))
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return fn(d, path.Base(rel))
 }

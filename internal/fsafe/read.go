@@ -27,6 +27,11 @@ func (r *Root) readFile(rel string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return r.readOpen(f, rel, limit)
+}
+
+// readOpen reads the regular file f, opened from rel.
+func (r *Root) readOpen(f *os.File, rel string, limit int64) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, r.wrap(rel, err)

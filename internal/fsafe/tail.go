@@ -19,6 +19,11 @@ func (r *Root) ReadTail(rel string, n int64) ([]byte, int64, error) {
 		return nil, 0, err
 	}
 	defer f.Close()
+	return r.tailOpen(f, rel, n)
+}
+
+// tailOpen is ReadTail of the regular file f, opened from rel.
+func (r *Root) tailOpen(f *os.File, rel string, n int64) ([]byte, int64, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, 0, r.wrap(rel, err)

@@ -116,7 +116,8 @@ func Validate(dir string, checkState func(data []byte) []string) []Violation {
 // exists; each message becomes a rule-8 warning. A nil checkState skips
 // rule 8.
 func ValidateListing(in Listing, checkState func(data []byte) []string) []Violation {
-	v := &validator{in: in, dir: in.Dir, mdSet: map[string]bool{}, present: map[string]bool{}}
+	n := len(in.Entries)
+	v := &validator{in: in, dir: in.Dir, mdSet: make(map[string]bool, n), present: map[string]bool{}, md: make([]mdFile, 0, n)}
 	v.scan(in.Entries)
 	v.checkPlan()
 	v.checkBases()

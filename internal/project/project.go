@@ -70,7 +70,7 @@ func Get(r *plan.Repo, id string) (*Plan, error) {
 
 // With returns plan id of the store's repository.
 func With(fs *store.Files, id string) (*Plan, error) {
-	dir, err := fs.Repo.PlanDir(id)
+	dir, err := fs.PlanDir(id)
 	if err != nil {
 		return nil, err
 	}

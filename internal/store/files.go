@@ -55,7 +55,9 @@ type Files struct {
 	mu   sync.Mutex // guards peeked and dirs: a Files may serve goroutines at once
 }
 
-// planDir is Repo.PlanDir, checked once per plan and Files.
+// PlanDir is Repo.PlanDir, checked once per plan and Files.
+func (f *Files) PlanDir(id string) (string, error) { return f.planDir(id) }
+
 func (f *Files) planDir(id string) (string, error) {
 	f.mu.Lock()
 	dir, ok := f.dirs[id]
@@ -134,7 +136,7 @@ func (f *Files) read(id string) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	ents, err := f.root.ReadDir(Rel(id, ""))
+	d, err := f.root.OpenDir(Rel(id, ""))
 	if errors.Is(err, fs.ErrNotExist) {
 		ids, _ := f.Repo.Plans()
 		return nil, fmt.Errorf("plan %q not found; plans: %s", id, listOrNone(ids))
@@ -142,8 +144,15 @@ func (f *Files) read(id string) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer d.Close()
+	ents, err := d.ReadDir()
+	if err != nil {
+		return nil, err
+	}
 	s := &Snapshot{Plan: id, Dir: dir, Root: f.Repo.Root}
 	s.reader = func(name string) ([]byte, error) { return f.root.ReadFile(Rel(id, name)) }
+	s.Entries = make([]Entry, 0, len(ents))
+	s.files = make([]plan.FileName, 0, len(ents))
 	for _, e := range ents {
 		s.Entries = append(s.Entries, Entry{Name: e.Name(), Mode: e.Type()})
 	}
@@ -155,8 +164,11 @@ func (f *Files) read(id string) (*Snapshot, error) {
 			}
 		}
 	}
-	s.readState(f, id)
-	s.readTasks(f.root, id)
+	s.readState(f, d, id)
+	s.readTasks(d)
+	if tail, _, err := d.ReadTail(events.FileName, tailSize); err == nil {
+		s.last, s.lastIsLast = lastCommitIn(tail)
+	}
 	s.Version = Version{State: Hash(s.StateRaw), Tasks: Hash(s.TasksRaw)}
 	return s, nil
 }
@@ -180,7 +192,7 @@ func (f *Files) PeekState(id string) (*state.State, error) {
 	return state.Decode(state.FileName, raw)
 }
 
-func (f *Files) readStateRaw(id string) ([]byte, error) {
+func (f *Files) readStateRaw(d *fsafe.Dir, id string) ([]byte, error) {
 	f.mu.Lock()
 	raw, ok := f.peeked[id]
 	delete(f.peeked, id)
@@ -188,12 +200,12 @@ func (f *Files) readStateRaw(id string) ([]byte, error) {
 	if ok {
 		return raw, nil
 	}
-	return f.root.ReadFile(Rel(id, state.FileName))
+	return d.ReadFile(state.FileName)
 }
 
-func (s *Snapshot) readState(f *Files, id string) {
+func (s *Snapshot) readState(f *Files, d *fsafe.Dir, id string) {
 	p := s.Path(state.FileName)
-	raw, err := f.readStateRaw(id)
+	raw, err := f.readStateRaw(d, id)
 	if errors.Is(err, fs.ErrNotExist) {
 		s.StateErr = fmt.Errorf("%s: %w", p, state.ErrNotFound)
 		return
@@ -235,8 +247,8 @@ func joinPhases(ps []domain.Phase) string {
 	return strings.Join(out, ", ")
 }
 
-func (s *Snapshot) readTasks(root *fsafe.Root, id string) {
-	raw, err := root.ReadFile(Rel(id, "tasks.md"))
+func (s *Snapshot) readTasks(d *fsafe.Dir) {
+	raw, err := d.ReadFile("tasks.md")
 	if err != nil {
 		s.TasksErr = err
 		return
@@ -541,7 +553,15 @@ func (f *Files) appendEvents(id string, evs []events.Event) error {
 // the last lines; nil when none is found there.
 func (f *Files) lastCommit(id string) (*events.Event, bool) {
 	tail, _, err := f.root.ReadTail(Rel(id, events.FileName), tailSize)
-	if err != nil || len(tail) == 0 {
+	if err != nil {
+		return nil, false
+	}
+	return lastCommitIn(tail)
+}
+
+// lastCommitIn is lastCommit over the log's tail.
+func lastCommitIn(tail []byte) (*events.Event, bool) {
+	if len(tail) == 0 {
 		return nil, false
 	}
 	torn := tail[len(tail)-1] != '\n'
@@ -564,7 +584,7 @@ func (f *Files) lastCommit(id string) (*events.Event, bool) {
 // behind reports a commit whose events are the last lines of the log but
 // whose files were not all replaced: the process was killed in between.
 func (f *Files) behind(s *Snapshot) bool {
-	last, isLast := f.lastCommit(s.Plan)
+	last, isLast := s.last, s.lastIsLast
 	if last == nil || !isLast {
 		return false
 	}
@@ -587,7 +607,7 @@ func (f *Files) repair(s *Snapshot) error {
 			return err
 		}
 	}
-	last, isLast := f.lastCommit(s.Plan)
+	last, isLast := s.last, s.lastIsLast
 	if last == nil || !isLast {
 		return nil
 	}

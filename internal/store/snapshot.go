@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/workflow"
@@ -39,6 +40,10 @@ type Snapshot struct {
 
 	files  []plan.FileName // parsed names of the regular .md files
 	reader func(name string) ([]byte, error)
+	// last is the log's last commit event when it is among its last lines
+	// (lastIsLast: the very last), read with the snapshot.
+	last       *events.Event
+	lastIsLast bool
 }
 
 // Entry is one name in the plan directory.

@@ -1,0 +1,91 @@
+package fsafe
+
+import (
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+)
+
+// Dir is one directory of the repository, opened once for a burst of reads
+// of the files directly in it (one snapshot of a plan): a plain regular
+// file is then opened with one lookup relative to the directory instead of
+// a walk from the repository root. Anything else (a symbolic link, a name
+// with a separator, something that is not a regular file) is handed to the
+// Root, so a Dir reads exactly what the Root would read and refuses what it
+// would refuse, with the same errors. Writes go through the Root.
+type Dir struct {
+	parent *Root
+	rel    string
+	f      *os.File
+}
+
+// OpenDir opens the directory rel for reading. Close it when done.
+func (r *Root) OpenDir(rel string) (*Dir, error) {
+	if err := r.precheck(rel, fs.ModeDir, "lists"); err != nil {
+		return nil, err
+	}
+	f, err := r.root.OpenFile(rel, os.O_RDONLY|nonblockFlag|dirFlag, 0)
+	if err != nil {
+		if kerr := r.checkKind(rel, fs.ModeDir, "lists"); kerr != nil {
+			return nil, kerr
+		}
+		return nil, r.wrap(rel, err)
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.IsDir() {
+		err = r.wrongKind(rel, fi.Mode(), fs.ModeDir, "lists")
+	}
+	if err != nil {
+		f.Close()
+		return nil, r.wrap(rel, err)
+	}
+	return &Dir{parent: r, rel: rel, f: f}, nil
+}
+
+// Close releases the directory.
+func (d *Dir) Close() error { return d.f.Close() }
+
+// ReadDir lists the directory, sorted by name.
+func (d *Dir) ReadDir() ([]fs.DirEntry, error) {
+	entries, err := listDir(d.f, d.parent.Path(d.rel))
+	if err != nil {
+		return nil, d.parent.wrap(d.rel, err)
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, nil
+}
+
+// ReadFile is Root.ReadFile of the file name in the directory.
+func (d *Dir) ReadFile(name string) ([]byte, error) {
+	rel := path.Join(d.rel, name)
+	f, ok, err := d.openPlain(name)
+	if !ok {
+		return d.parent.ReadFile(rel)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return d.parent.readOpen(f, rel, -1)
+}
+
+// ReadTail is Root.ReadTail of the file name in the directory.
+func (d *Dir) ReadTail(name string, n int64) ([]byte, int64, error) {
+	rel := path.Join(d.rel, name)
+	f, ok, err := d.openPlain(name)
+	if !ok {
+		return d.parent.ReadTail(rel, n)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	return d.parent.tailOpen(f, rel, n)
+}
+
+// plainName reports a single path component.
+func plainName(name string) bool {
+	return name != "" && name != "." && name != ".." && !strings.ContainsAny(name, separators)
+}

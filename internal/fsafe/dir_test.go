@@ -1,0 +1,98 @@
+package fsafe
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// A Dir reads what the Root would read: names in the directory, links to
+// elsewhere in the repository (judged again from the root), and nothing
+// outside it.
+func TestDirReadsLikeRoot(t *testing.T) {
+	r, root := newRoot(t)
+	outside := t.TempDir()
+	writeFile(t, filepath.Join(outside, "secret.txt"), "secret\n")
+	plan := filepath.Join(root, ".taskie", "plans", "p")
+	writeFile(t, filepath.Join(plan, "state.json"), "{}\n")
+	writeFile(t, filepath.Join(root, "docs", "tasks.md"), "tasks\n")
+	symlink(t, "../../../docs/tasks.md", filepath.Join(plan, "tasks.md"))
+	symlink(t, filepath.Join(outside, "secret.txt"), filepath.Join(plan, "abs.md"))
+	rel, _ := filepath.Rel(plan, filepath.Join(outside, "secret.txt"))
+	symlink(t, rel, filepath.Join(plan, "out.md"))
+
+	d, err := r.OpenDir(".taskie/plans/p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for _, tc := range []struct {
+		name, want string
+		err        error
+	}{
+		{name: "state.json", want: "{}\n"},
+		{name: "tasks.md", want: "tasks\n"},
+		{name: "abs.md", err: ErrOutsideRepo},
+		{name: "out.md", err: ErrOutsideRepo},
+		{name: "../../../../x", err: ErrOutsideRepo},
+		{name: "missing.md", err: fs.ErrNotExist},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := d.ReadFile(tc.name)
+			tail, _, terr := d.ReadTail(tc.name, 3)
+			if tc.err != nil {
+				if !errors.Is(err, tc.err) || !errors.Is(terr, tc.err) {
+					t.Fatalf("ReadFile err = %v, ReadTail err = %v, want %v", err, terr, tc.err)
+				}
+				return
+			}
+			if err != nil || terr != nil {
+				t.Fatal(err, terr)
+			}
+			if string(got) != tc.want || string(tail) != tc.want[len(tc.want)-3:] {
+				t.Errorf("ReadFile = %q, ReadTail = %q, want %q", got, tail, tc.want)
+			}
+		})
+	}
+	ents, err := d.ReadDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if diff := cmp.Diff([]string{"abs.md", "out.md", "state.json", "tasks.md"}, names); diff != "" {
+		t.Errorf("ReadDir (-want +got):\n%s", diff)
+	}
+}
+
+func TestOpenDirRefuses(t *testing.T) {
+	r, root := newRoot(t)
+	outside := t.TempDir()
+	symlink(t, outside, filepath.Join(root, "out"))
+	writeFile(t, filepath.Join(root, "file"), "x\n")
+	for _, tc := range []struct {
+		rel string
+		err error
+	}{
+		{"out", ErrOutsideRepo},
+		{"file", ErrNotDir},
+		{"missing", fs.ErrNotExist},
+	} {
+		t.Run(tc.rel, func(t *testing.T) {
+			d, err := r.OpenDir(tc.rel)
+			if err == nil {
+				d.Close()
+			}
+			wantErr(t, err, tc.err, r.Path(tc.rel))
+		})
+	}
+	if _, err := os.Stat(filepath.Join(outside, "x")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("outside directory touched: %v", err)
+	}
+}

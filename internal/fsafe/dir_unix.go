@@ -1,0 +1,51 @@
+//go:build unix
+
+package fsafe
+
+import (
+	"io/fs"
+	"os"
+	"path"
+
+	"golang.org/x/sys/unix"
+)
+
+// dirFlag refuses, in the kernel, to open anything but a directory.
+const dirFlag = unix.O_DIRECTORY
+
+// listDir lists the open directory f from its start.
+func listDir(f *os.File, abs string) ([]fs.DirEntry, error) {
+	if _, err := f.Seek(0, 0); err != nil {
+		return nil, err
+	}
+	return readDir(f, abs)
+}
+
+// openPlain opens name when it is a regular file directly in the
+// directory (not a link), with one lookup relative to the open directory.
+// ok is false for anything else, which the repository root must judge; a
+// missing name is the error the root would return.
+func (d *Dir) openPlain(name string) (f *os.File, ok bool, err error) {
+	if !plainName(name) {
+		return nil, false, nil
+	}
+	dfd := int(d.f.Fd())
+	var st unix.Stat_t
+	switch err := unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); {
+	case err == unix.ENOENT:
+		return nil, true, d.parent.wrap(path.Join(d.rel, name), err)
+	case err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG:
+		return nil, false, nil
+	}
+	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, false, nil
+	}
+	f = os.NewFile(uintptr(fd), d.parent.Path(path.Join(d.rel, name)))
+	// The fstat after the open is what holds against a concurrent swap.
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || setBlocking(f) != nil {
+		f.Close()
+		return nil, false, nil
+	}
+	return f, true, nil
+}
