@@ -77,17 +77,18 @@ func readTopic(name string) (string, bool) {
 	return renderDoc(string(data)), true
 }
 
+// Compiled at first use, not when every taskie process (the hook) starts.
 var (
-	mdLink      = regexp.MustCompile(`\[([^\]]+)\]\(([^)\s]+)\)`)
-	htmlComment = regexp.MustCompile(`(?m)^<!--.*-->\n`)
+	mdLink      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[([^\]]+)\]\(([^)\s]+)\)`) })
+	htmlComment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^<!--.*-->\n`) })
 )
 
 // renderDoc makes a document read well without the repository: a link to
 // another document becomes the `taskie help` command that prints it.
 func renderDoc(text string) string {
-	text = htmlComment.ReplaceAllString(text, "")
-	return mdLink.ReplaceAllStringFunc(text, func(m string) string {
-		sub := mdLink.FindStringSubmatch(m)
+	text = htmlComment().ReplaceAllString(text, "")
+	return mdLink().ReplaceAllStringFunc(text, func(m string) string {
+		sub := mdLink().FindStringSubmatch(m)
 		label, target := sub[1], sub[2]
 		file, _, _ := strings.Cut(target, "#")
 		switch {

@@ -8,7 +8,7 @@ func Mermaid() string {
 	var b strings.Builder
 	b.WriteString("stateDiagram-v2\n")
 	b.WriteString("    [*] --> " + string(Pending) + "\n")
-	for _, tr := range table {
+	for _, tr := range machine().rows {
 		b.WriteString("    " + string(tr.From) + " --> " + string(tr.To) + ": " + tr.Why + "\n")
 	}
 	b.WriteString("    " + string(Completed) + " --> [*]\n")

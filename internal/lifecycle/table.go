@@ -1,6 +1,9 @@
 package lifecycle
 
-import "slices"
+import (
+	"slices"
+	"sync"
+)
 
 // Class says what kind of move a table row is, and so which function makes it.
 type Class string
@@ -46,17 +49,23 @@ var forwardWhy = map[State]string{
 	Completed:     "commit seen",
 }
 
-// table is the machine; see Table.
-var table = buildTable()
-
-// edges maps from × to (by State.index) to the row's index in table + 1,
-// or 0 when there is no row.
-var edges = func() (m [numStates][numStates]uint8) {
-	for i, tr := range table {
-		m[tr.From.index()][tr.To.index()] = uint8(i + 1)
+// machine is the table and its index, built at first use: every
+// process that starts (the Stop hook at each agent stop) would pay for it.
+var machine = sync.OnceValue(func() *tables {
+	t := &tables{rows: buildTable()}
+	for i, tr := range t.rows {
+		t.edges[tr.From.index()][tr.To.index()] = uint8(i + 1)
 	}
-	return m
-}()
+	return t
+})
+
+// tables holds the machine's rows (see Table) and edges, which maps
+// from × to (by State.index) to the row's index in rows + 1, or 0 when
+// there is no row.
+type tables struct {
+	rows  []Transition
+	edges [numStates][numStates]uint8
+}
 
 // buildTable writes the rows: the chain, the three failure moves, then the
 // escalation, return, resolve and abandon rows of every working state.
@@ -90,15 +99,16 @@ func buildTable() []Transition {
 
 // Table returns a copy of the machine's legal moves, in a stable order.
 // The overrides Rollback and Skip follow their own rules instead.
-func Table() []Transition { return slices.Clone(table) }
+func Table() []Transition { return slices.Clone(machine().rows) }
 
 // lookup returns the row from → to.
 func lookup(from, to State) (Transition, bool) {
 	f, t := from.index(), to.index()
-	if f == numStates || t == numStates || edges[f][t] == 0 {
+	m := machine()
+	if f == numStates || t == numStates || m.edges[f][t] == 0 {
 		return Transition{}, false
 	}
-	return table[edges[f][t]-1], true
+	return m.rows[m.edges[f][t]-1], true
 }
 
 // Legal reports whether the table has a move from → to.
@@ -110,7 +120,7 @@ func Legal(from, to State) bool {
 // LegalFrom lists the states the table reaches from a state, in table order.
 func LegalFrom(from State) []State {
 	var out []State
-	for _, tr := range table {
+	for _, tr := range machine().rows {
 		if tr.From == from {
 			out = append(out, tr.To)
 		}
@@ -123,7 +133,7 @@ func LegalFrom(from State) []State {
 // (a retry returns there, a rollback goes earlier, a resolve returns there).
 func Next(t Task) []State {
 	var out []State
-	for _, tr := range table {
+	for _, tr := range machine().rows {
 		if tr.From == t.State && fits(t, tr) {
 			out = append(out, tr.To)
 		}

@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -234,7 +235,9 @@ func (s *Store) skewMicros() int64 { return s.skew.Load() / int64(time.Microseco
 // nowSQL is the coordination clock in SQL: the database's, moved by the
 // test skew ($n, microseconds).
 func nowSQL(n int) string {
-	return fmt.Sprintf("(clock_timestamp() + $%d::bigint * interval '1 microsecond')", n)
+	// strconv, not fmt: the statements built from it are package variables,
+	// built when any taskie process starts.
+	return "(clock_timestamp() + $" + strconv.Itoa(n) + "::bigint * interval '1 microsecond')"
 }
 
 // Now is the database's clock.
