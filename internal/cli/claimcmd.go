@@ -16,6 +16,9 @@ import (
 
 // claimOpts are the options of claim, heartbeat and release.
 type claimOpts struct {
+	s      *Streams
+	g      *globals
+	task   string
 	as     string
 	ttl    time.Duration
 	next   bool
@@ -52,8 +55,10 @@ a live lease gets that task back. stdout: the task id (--json: the claim).
 Exit 1 when the claim is refused: another agent holds it, no task is ready,
 the task is done, or the plan is paused.`
 
-func newClaimCmd(s *Streams, g *globals) *cobra.Command {
-	o := &claimOpts{}
+func newClaimCmd(s *Streams, g *globals) *cobra.Command { return newClaimCmdWith(s, g, runClaim) }
+
+func newClaimCmdWith(s *Streams, g *globals, run func(*claimOpts) error) *cobra.Command {
+	o := &claimOpts{s: s, g: g}
 	c := &cobra.Command{
 		Use:   "claim [<task> | --next] --as AGENT [--ttl 30m]",
 		Short: "Claim a task for an agent, with a lease (one winner, whatever the concurrency)",
@@ -68,7 +73,8 @@ func newClaimCmd(s *Streams, g *globals) *cobra.Command {
 			case !o.next && len(args) == 0:
 				return usageErr(errors.New("which task? give its id, or --next for the first ready one"), "usage: taskie claim [<task> | --next] --as AGENT")
 			}
-			return runClaim(s, g, firstArg(args), o)
+			o.task = firstArg(args)
+			return run(o)
 		},
 	}
 	addAgentFlags(c, o, true)
@@ -77,7 +83,11 @@ func newClaimCmd(s *Streams, g *globals) *cobra.Command {
 }
 
 func newHeartbeatCmd(s *Streams, g *globals) *cobra.Command {
-	o := &claimOpts{}
+	return newHeartbeatCmdWith(s, g, runHeartbeat)
+}
+
+func newHeartbeatCmdWith(s *Streams, g *globals, run func(*claimOpts) error) *cobra.Command {
+	o := &claimOpts{s: s, g: g}
 	c := &cobra.Command{
 		Use:   "heartbeat <task> --as AGENT [--ttl 30m]",
 		Short: "Renew an agent's lease on a task it claimed",
@@ -86,14 +96,19 @@ holder may renew; a lease that expired is revived if nobody took it over.
 Allowed on a paused plan (the holder keeps its task). Exit 1 when refused.`,
 		Example: "  taskie heartbeat 3 --as worker-1",
 		Args:    exactArgs(1, "a task id"),
-		RunE:    func(_ *cobra.Command, args []string) error { return runHeartbeat(s, g, args[0], o) },
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.task = args[0]
+			return run(o)
+		},
 	}
 	addAgentFlags(c, o, true)
 	return c
 }
 
-func newReleaseCmd(s *Streams, g *globals) *cobra.Command {
-	o := &claimOpts{}
+func newReleaseCmd(s *Streams, g *globals) *cobra.Command { return newReleaseCmdWith(s, g, runRelease) }
+
+func newReleaseCmdWith(s *Streams, g *globals, run func(*claimOpts) error) *cobra.Command {
+	o := &claimOpts{s: s, g: g}
 	c := &cobra.Command{
 		Use:   "release <task> --as AGENT",
 		Short: "Let an agent's claim on a task go",
@@ -101,7 +116,10 @@ func newReleaseCmd(s *Streams, g *globals) *cobra.Command {
 the holder may release, its lease live or expired. Exit 1 when refused.`,
 		Example: "  taskie release 3 --as worker-1",
 		Args:    exactArgs(1, "a task id"),
-		RunE:    func(_ *cobra.Command, args []string) error { return runRelease(s, g, args[0], o) },
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.task = args[0]
+			return run(o)
+		},
 	}
 	addAgentFlags(c, o, false)
 	return c
@@ -130,7 +148,8 @@ func (cp *coordPlan) leaseTTL(flag time.Duration) (time.Duration, error) {
 	return cfg.LeaseTTL.D(), nil
 }
 
-func runClaim(s *Streams, g *globals, arg string, o *claimOpts) error {
+func runClaim(o *claimOpts) error {
+	s, g := o.s, o.g
 	agent, err := agentName(o.as)
 	if err != nil {
 		return err
@@ -151,7 +170,7 @@ func runClaim(s *Streams, g *globals, arg string, o *claimOpts) error {
 	if o.next {
 		d, err = claimNext(s, cp, agent, ttl)
 	} else {
-		d, err = claimTask(s, cp, arg, agent, ttl)
+		d, err = claimTask(s, cp, o.task, agent, ttl)
 	}
 	if err != nil {
 		return err
@@ -357,17 +376,17 @@ func printClaim(s *Streams, d parallel.ClaimDecision, worktree string, asJSON bo
 	return nil
 }
 
-func runHeartbeat(s *Streams, g *globals, arg string, o *claimOpts) error {
+func runHeartbeat(o *claimOpts) error {
 	agent, err := agentName(o.as)
 	if err != nil {
 		return err
 	}
-	cp, err := g.openCoord("")
+	cp, err := o.g.openCoord("")
 	if err != nil {
 		return err
 	}
 	defer cp.close()
-	task, err := cp.p.TaskID(arg)
+	task, err := cp.p.TaskID(o.task)
 	if err != nil {
 		return usageErr(err, "")
 	}
@@ -382,20 +401,20 @@ func runHeartbeat(s *Streams, g *globals, arg string, o *claimOpts) error {
 	if d.Outcome == parallel.Refused {
 		return refused(d, fmt.Sprintf("claim it first: `taskie claim %d --as %s`", task, agent))
 	}
-	return printClaim(s, d, "", o.asJSON)
+	return printClaim(o.s, d, "", o.asJSON)
 }
 
-func runRelease(s *Streams, g *globals, arg string, o *claimOpts) error {
+func runRelease(o *claimOpts) error {
 	agent, err := agentName(o.as)
 	if err != nil {
 		return err
 	}
-	cp, err := g.openCoord("")
+	cp, err := o.g.openCoord("")
 	if err != nil {
 		return err
 	}
 	defer cp.close()
-	task, err := cp.p.TaskID(arg)
+	task, err := cp.p.TaskID(o.task)
 	if err != nil {
 		return usageErr(err, "")
 	}
@@ -406,5 +425,5 @@ func runRelease(s *Streams, g *globals, arg string, o *claimOpts) error {
 	if d.Outcome == parallel.Refused {
 		return refused(d, "only the agent that holds a claim releases it; an expired lease is taken over by claiming the task")
 	}
-	return printClaim(s, d, "", o.asJSON)
+	return printClaim(o.s, d, "", o.asJSON)
 }

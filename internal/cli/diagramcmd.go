@@ -11,8 +11,16 @@ import (
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
-func newDiagramCmd(s *Streams) *cobra.Command {
-	var lc bool
+// diagramOpts are the options of `taskie diagram`.
+type diagramOpts struct {
+	s         *Streams
+	lifecycle bool
+}
+
+func newDiagramCmd(s *Streams) *cobra.Command { return newDiagramCmdWith(s, runDiagram) }
+
+func newDiagramCmdWith(s *Streams, run func(*diagramOpts) error) *cobra.Command {
+	o := &diagramOpts{s: s}
 	c := &cobra.Command{
 		Use:   "diagram [--lifecycle]",
 		Short: "Print the phase machine (or the task lifecycle machine) as a Mermaid state diagram",
@@ -21,17 +29,19 @@ legal move. With --lifecycle, print the task lifecycle machine instead
 (taskie help lifecycle): every legal move with why it exists, and the two overrides.`,
 		Example: "  taskie diagram\n  taskie diagram --lifecycle",
 		Args:    exactArgs(0, "no arguments"),
-		RunE: func(*cobra.Command, []string) error {
-			if lc {
-				fmt.Fprint(s.Out, lifecycle.Mermaid())
-				return nil
-			}
-			fmt.Fprint(s.Out, mermaid())
-			return nil
-		},
+		RunE:    func(*cobra.Command, []string) error { return run(o) },
 	}
-	c.Flags().BoolVar(&lc, "lifecycle", false, "print the task lifecycle machine")
+	c.Flags().BoolVar(&o.lifecycle, "lifecycle", false, "print the task lifecycle machine")
 	return c
+}
+
+func runDiagram(o *diagramOpts) error {
+	if o.lifecycle {
+		fmt.Fprint(o.s.Out, lifecycle.Mermaid())
+		return nil
+	}
+	fmt.Fprint(o.s.Out, mermaid())
+	return nil
 }
 
 // mermaid renders workflow.Table; ids use underscores since Mermaid state

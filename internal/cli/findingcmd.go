@@ -30,35 +30,65 @@ stays in front of it with your reason.`,
 			return c.Help()
 		},
 	}
-	var note, why string
-	fixed := &cobra.Command{
+	c.AddCommand(newFindingFixedCmd(s, g), newFindingDeclinedCmd(s, g))
+	return c
+}
+
+// findingOpts are the options of `taskie finding fixed` and `taskie
+// finding declined`.
+type findingOpts struct {
+	s       *Streams
+	g       *globals
+	decline bool // declined, else fixed
+	id      string
+	text    string // fixed: --note; declined: --why
+}
+
+func newFindingFixedCmd(s *Streams, g *globals) *cobra.Command {
+	return newFindingFixedCmdWith(s, g, runFinding)
+}
+
+func newFindingFixedCmdWith(s *Streams, g *globals, run func(*findingOpts) error) *cobra.Command {
+	o := &findingOpts{s: s, g: g}
+	c := &cobra.Command{
 		Use:     "fixed <id>",
 		Short:   "Mark a finding fixed",
 		Example: `  taskie finding fixed F3 --note "nil check added, test in cache_test.go"`,
 		Args:    exactArgs(1, "a finding id (F1, F2, …)"),
 		RunE: func(_ *cobra.Command, args []string) error {
-			return recordFinding(s, g, args[0], note, false)
+			o.id = args[0]
+			return run(o)
 		},
 	}
-	fixed.Flags().StringVar(&note, "note", "", "what changed")
-	declined := &cobra.Command{
+	c.Flags().StringVar(&o.text, "note", "", "what changed")
+	return c
+}
+
+func newFindingDeclinedCmd(s *Streams, g *globals) *cobra.Command {
+	return newFindingDeclinedCmdWith(s, g, runFinding)
+}
+
+func newFindingDeclinedCmdWith(s *Streams, g *globals, run func(*findingOpts) error) *cobra.Command {
+	o := &findingOpts{s: s, g: g, decline: true}
+	c := &cobra.Command{
 		Use:     "declined <id> --why <reason>",
 		Short:   "Decline a finding, with the reason",
 		Example: `  taskie finding declined F4 --why "generated file, not edited by hand"`,
 		Args:    exactArgs(1, "a finding id (F1, F2, …)"),
 		RunE: func(_ *cobra.Command, args []string) error {
-			return recordFinding(s, g, args[0], why, true)
+			o.id = args[0]
+			return run(o)
 		},
 	}
-	declined.Flags().StringVar(&why, "why", "", "why the finding is not changed (required)")
-	c.AddCommand(fixed, declined)
+	c.Flags().StringVar(&o.text, "why", "", "why the finding is not changed (required)")
 	return c
 }
 
-// recordFinding appends the post-review's event for one finding of the
+// runFinding appends the post-review's event for one finding of the
 // current cycle, under the plan lock.
-func recordFinding(s *Streams, g *globals, id, text string, decline bool) error {
-	p, err := g.openPlan("")
+func runFinding(o *findingOpts) error {
+	id, text, decline := o.id, o.text, o.decline
+	p, err := o.g.openPlan("")
 	if err != nil {
 		return err
 	}
@@ -89,7 +119,7 @@ func recordFinding(s *Streams, g *globals, id, text string, decline bool) error 
 	if decline {
 		what = "declined"
 	}
-	fmt.Fprintf(s.Err, "%s: %s %s\n", series, e.ID, what)
+	fmt.Fprintf(o.s.Err, "%s: %s %s\n", series, e.ID, what)
 	return nil
 }
 

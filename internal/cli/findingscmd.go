@@ -10,11 +10,15 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/ledger"
 	"github.com/taskie-dev/taskie/internal/ledger/ledgerlog"
-	"github.com/taskie-dev/taskie/internal/project"
 )
 
+// findingsOpts are the options of `taskie findings`.
 type findingsOpts struct {
-	open, json bool
+	s      *Streams
+	g      *globals
+	plan   string
+	open   bool
+	asJSON bool
 }
 
 // findingsView is `taskie findings --json`.
@@ -29,7 +33,11 @@ type findingsView struct {
 }
 
 func newFindingsCmd(s *Streams, g *globals) *cobra.Command {
-	var o findingsOpts
+	return newFindingsCmdWith(s, g, runFindings)
+}
+
+func newFindingsCmdWith(s *Streams, g *globals, run func(*findingsOpts) error) *cobra.Command {
+	o := &findingsOpts{s: s, g: g}
 	c := &cobra.Command{
 		Use:   "findings [plan]",
 		Short: "List the findings of the current review cycle (the review ledger)",
@@ -44,19 +52,21 @@ On a terminal: a table and the cycle's trend; piped: tab-separated rows
 		Example: "  taskie findings --open\n  taskie findings --json",
 		Args:    maxArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			p, err := g.openPlan(firstArg(args))
-			if err != nil {
-				return err
-			}
-			return runFindings(s, p, o)
+			o.plan = firstArg(args)
+			return run(o)
 		},
 	}
 	c.Flags().BoolVar(&o.open, "open", false, "only the open findings")
-	c.Flags().BoolVar(&o.json, "json", false, "print JSON")
+	c.Flags().BoolVar(&o.asJSON, "json", false, "print JSON")
 	return c
 }
 
-func runFindings(s *Streams, p *project.Plan, o findingsOpts) error {
+func runFindings(o *findingsOpts) error {
+	s := o.s
+	p, err := o.g.openPlan(o.plan)
+	if err != nil {
+		return err
+	}
 	st, err := p.State()
 	if err != nil {
 		return stateErr(p, err)
@@ -66,7 +76,7 @@ func runFindings(s *Streams, p *project.Plan, o findingsOpts) error {
 		return err
 	}
 	sr, l, inCycle := r.Current(st)
-	if o.json {
+	if o.asJSON {
 		return writeJSON(s.Out, findingsJSON(p.ID, sr, inCycle, l, o.open))
 	}
 	rows := ledger.Table(l, o.open)

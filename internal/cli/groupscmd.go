@@ -12,7 +12,11 @@ import (
 	"github.com/taskie-dev/taskie/internal/parallel"
 )
 
+// groupsOpts are the options of `taskie groups`.
 type groupsOpts struct {
+	s       *Streams
+	g       *globals
+	plan    string
 	max     int
 	asJSON  bool
 	verbose bool
@@ -40,8 +44,10 @@ type placementView struct {
 	Reasons  []string `json:"reasons"`
 }
 
-func newGroupsCmd(s *Streams, g *globals) *cobra.Command {
-	o := &groupsOpts{}
+func newGroupsCmd(s *Streams, g *globals) *cobra.Command { return newGroupsCmdWith(s, g, runGroups) }
+
+func newGroupsCmdWith(s *Streams, g *globals, run func(*groupsOpts) error) *cobra.Command {
+	o := &groupsOpts{s: s, g: g}
 	c := &cobra.Command{
 		Use:   "groups [plan] [--max N] [--json] [--verbose]",
 		Short: "Split the open tasks into parallel waves (dependencies, file overlap, size)",
@@ -56,7 +62,10 @@ by priority (inherited from the tasks waiting on them), then by id.
 a dependency cycle or a repeated id is a validation error (exit 1).`,
 		Example: "  taskie groups\n  taskie groups --max 3 --verbose\n  taskie groups --json",
 		Args:    maxArgs(1),
-		RunE:    func(_ *cobra.Command, args []string) error { return runGroups(s, g, firstArg(args), o) },
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.plan = firstArg(args)
+			return run(o)
+		},
 	}
 	c.Flags().IntVar(&o.max, "max", 0, "most tasks per wave (default group_size, 5)")
 	c.Flags().BoolVar(&o.asJSON, "json", false, "print JSON (reasons included)")
@@ -64,11 +73,12 @@ a dependency cycle or a repeated id is a validation error (exit 1).`,
 	return c
 }
 
-func runGroups(s *Streams, g *globals, arg string, o *groupsOpts) error {
+func runGroups(o *groupsOpts) error {
+	s := o.s
 	if o.max < 0 {
 		return usageErr(fmt.Errorf("--max %d: must be at least 1", o.max), "")
 	}
-	p, err := g.openPlan(arg)
+	p, err := o.g.openPlan(o.plan)
 	if err != nil {
 		return err
 	}

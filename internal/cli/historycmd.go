@@ -20,12 +20,17 @@ import (
 
 // historyOpts are the options of `taskie history`.
 type historyOpts struct {
+	s      *Streams
+	g      *globals
+	task   string
 	asJSON bool
 	last   int
 }
 
-func newHistoryCmd(s *Streams, g *globals) *cobra.Command {
-	o := &historyOpts{}
+func newHistoryCmd(s *Streams, g *globals) *cobra.Command { return newHistoryCmdWith(s, g, runHistory) }
+
+func newHistoryCmdWith(s *Streams, g *globals, run func(*historyOpts) error) *cobra.Command {
+	o := &historyOpts{s: s, g: g}
 	c := &cobra.Command{
 		Use:   "history [task]",
 		Short: "List a plan's events in order, or those of one task",
@@ -39,33 +44,38 @@ An unreadable line (a torn write) is skipped with a warning.`,
 		Example: "  taskie history\n  taskie history 3 --json\n  taskie history -n 20",
 		Args:    maxArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			p, err := g.openPlan("")
-			if err != nil {
-				return err
-			}
-			f := events.Filter{}
-			if len(args) == 1 {
-				task, err := taskArg(p, args[0])
-				if err != nil {
-					return usageErr(err, "")
-				}
-				f.Task = task.String()
-			}
-			var w eventWriter
-			switch {
-			case o.asJSON:
-				w = rawLines{}
-			case s.TTY:
-				w = alignedRows{}
-			default:
-				w = tsvRows{}
-			}
-			return streamEvents(s, p, f, o.last, w)
+			o.task = firstArg(args)
+			return run(o)
 		},
 	}
 	c.Flags().BoolVar(&o.asJSON, "json", false, "print the events as JSON lines, as the log holds them")
 	c.Flags().IntVarP(&o.last, "last", "n", 0, "show only the last `N` events")
 	return c
+}
+
+func runHistory(o *historyOpts) error {
+	p, err := o.g.openPlan("")
+	if err != nil {
+		return err
+	}
+	f := events.Filter{}
+	if o.task != "" {
+		task, err := taskArg(p, o.task)
+		if err != nil {
+			return usageErr(err, "")
+		}
+		f.Task = task.String()
+	}
+	var w eventWriter
+	switch {
+	case o.asJSON:
+		w = rawLines{}
+	case o.s.TTY:
+		w = alignedRows{}
+	default:
+		w = tsvRows{}
+	}
+	return streamEvents(o.s, p, f, o.last, w)
 }
 
 // eventWriter appends one event's output to a line buffer.

@@ -11,12 +11,16 @@ import (
 
 // logOpts are the options of `taskie log`.
 type logOpts struct {
+	s      *Streams
+	g      *globals
 	asJSON bool
 	last   int
 }
 
-func newLogCmd(s *Streams, g *globals) *cobra.Command {
-	o := &logOpts{}
+func newLogCmd(s *Streams, g *globals) *cobra.Command { return newLogCmdWith(s, g, runLog) }
+
+func newLogCmdWith(s *Streams, g *globals, run func(*logOpts) error) *cobra.Command {
+	o := &logOpts{s: s, g: g}
 	c := &cobra.Command{
 		Use:   "log [-n N]",
 		Short: "Show a plan's progress log: [ts] EVENT: message",
@@ -27,21 +31,23 @@ Output streams: nothing is held whole. An unreadable line (a torn write) is
 skipped with a warning.`,
 		Example: "  taskie log\n  taskie log -n 20\n  taskie log --plan my-plan --json",
 		Args:    maxArgs(0),
-		RunE: func(_ *cobra.Command, _ []string) error {
-			p, err := g.openPlan("")
-			if err != nil {
-				return err
-			}
-			var w eventWriter = logLines{}
-			if o.asJSON {
-				w = logJSON{}
-			}
-			return streamEvents(s, p, events.Filter{}, o.last, w)
-		},
+		RunE:    func(*cobra.Command, []string) error { return run(o) },
 	}
 	c.Flags().BoolVar(&o.asJSON, "json", false, "print JSON lines {ts, event, task, message}")
 	c.Flags().IntVarP(&o.last, "last", "n", 0, "show only the last `N` events")
 	return c
+}
+
+func runLog(o *logOpts) error {
+	p, err := o.g.openPlan("")
+	if err != nil {
+		return err
+	}
+	var w eventWriter = logLines{}
+	if o.asJSON {
+		w = logJSON{}
+	}
+	return streamEvents(o.s, p, events.Filter{}, o.last, w)
 }
 
 // logLines prints "[ts] EVENT: message".

@@ -19,6 +19,8 @@ import (
 
 // queryOpts are the options of `taskie query`.
 type queryOpts struct {
+	s         *Streams
+	g         *globals
 	state     string
 	stuck     bool
 	escalated bool
@@ -29,8 +31,10 @@ type queryOpts struct {
 	claimed   bool
 }
 
-func newQueryCmd(s *Streams, g *globals) *cobra.Command {
-	o := &queryOpts{}
+func newQueryCmd(s *Streams, g *globals) *cobra.Command { return newQueryCmdWith(s, g, runQuery) }
+
+func newQueryCmdWith(s *Streams, g *globals, run func(*queryOpts) error) *cobra.Command {
+	o := &queryOpts{s: s, g: g}
 	c := &cobra.Command{
 		Use:   "query [--state S] [--stuck] [--escalated] [--failing] [--task T] [--metrics]",
 		Short: "List tasks by lifecycle state, timeout, escalation or failures, with time metrics",
@@ -52,7 +56,7 @@ Columns are aligned on a terminal and tab-separated otherwise; --json prints
 an array with every field (durations in seconds). TASKIE_NOW sets the clock.`,
 		Example: "  taskie query --stuck\n  taskie query --state quality_review --json\n  taskie query --task 3 --metrics",
 		Args:    exactArgs(0, "no arguments (use --task T)"),
-		RunE:    func(*cobra.Command, []string) error { return runQuery(s, g, o) },
+		RunE:    func(*cobra.Command, []string) error { return run(o) },
 	}
 	f := c.Flags()
 	f.StringVar(&o.state, "state", "", "tasks in this lifecycle `state`")
@@ -66,8 +70,9 @@ an array with every field (durations in seconds). TASKIE_NOW sets the clock.`,
 	return c
 }
 
-func runQuery(s *Streams, g *globals, o *queryOpts) error {
-	p, err := g.openPlan("")
+func runQuery(o *queryOpts) error {
+	s := o.s
+	p, err := o.g.openPlan("")
 	if err != nil {
 		return err
 	}

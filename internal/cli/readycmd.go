@@ -12,7 +12,11 @@ import (
 	"github.com/taskie-dev/taskie/internal/parallel"
 )
 
+// readyOpts are the options of `taskie ready`.
 type readyOpts struct {
+	s      *Streams
+	g      *globals
+	plan   string
 	asJSON bool
 }
 
@@ -26,8 +30,10 @@ type readyView struct {
 	Expired  *previousView `json:"expired_claim,omitempty"` // a lease that lapsed: claiming takes it over
 }
 
-func newReadyCmd(s *Streams, g *globals) *cobra.Command {
-	o := &readyOpts{}
+func newReadyCmd(s *Streams, g *globals) *cobra.Command { return newReadyCmdWith(s, g, runReady) }
+
+func newReadyCmdWith(s *Streams, g *globals, run func(*readyOpts) error) *cobra.Command {
+	o := &readyOpts{s: s, g: g}
 	c := &cobra.Command{
 		Use:   "ready [plan] [--json]",
 		Short: "List the tasks that can start now, in priority order",
@@ -41,14 +47,18 @@ its own priority, its id — the order ` + "`taskie claim --next`" + ` takes the
 Output: one task per line, "<id>\t<priority>\t<title>" (aligned, with a
 header, on a terminal); --json for machines.`,
 		Args: maxArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error { return runReady(s, g, firstArg(args), o) },
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.plan = firstArg(args)
+			return run(o)
+		},
 	}
 	c.Flags().BoolVar(&o.asJSON, "json", false, "print JSON")
 	return c
 }
 
-func runReady(s *Streams, g *globals, arg string, o *readyOpts) error {
-	cp, err := g.openCoord(arg)
+func runReady(o *readyOpts) error {
+	s := o.s
+	cp, err := o.g.openCoord(o.plan)
 	if err != nil {
 		return err
 	}

@@ -15,8 +15,18 @@ import (
 	"github.com/taskie-dev/taskie/internal/store"
 )
 
-func newRecoverCmd(s *Streams, g *globals) *cobra.Command {
-	var write, force, check bool
+// recoverOpts are the options of `taskie recover`.
+type recoverOpts struct {
+	s                   *Streams
+	g                   *globals
+	plan                string
+	write, force, check bool
+}
+
+func newRecoverCmd(s *Streams, g *globals) *cobra.Command { return newRecoverCmdWith(s, g, runRecover) }
+
+func newRecoverCmdWith(s *Streams, g *globals, run func(*recoverOpts) error) *cobra.Command {
+	o := &recoverOpts{s: s, g: g}
 	c := &cobra.Command{
 		Use:   "recover [plan]",
 		Short: "Rebuild a missing or corrupt state.json from events.jsonl",
@@ -32,29 +42,35 @@ when state.json equals the replay of the log, and 1 with the difference.`,
 		Example: "  taskie recover\n  taskie recover my-plan --write\n  taskie recover --check",
 		Args:    maxArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
-			if force && !write {
+			o.plan = firstArg(args)
+			if o.force && !o.write {
 				return usageErr(errors.New("--force only makes sense with --write"), "usage: taskie recover [plan] --write --force")
 			}
-			if check && write {
+			if o.check && o.write {
 				return usageErr(errors.New("--check and --write cannot be used together"), "run `taskie recover --check` first, then `taskie recover --write`")
 			}
-			p, err := g.openPlan(firstArg(args))
-			if err != nil {
-				return err
-			}
-			if check {
-				return runRecoverCheck(s, p)
-			}
-			return runRecover(s, p, write, force)
+			return run(o)
 		},
 	}
-	c.Flags().BoolVar(&check, "check", false, "exit 0 when state.json equals the replay of events.jsonl, 1 with the difference")
-	c.Flags().BoolVar(&write, "write", false, "write the rebuilt state.json (atomically, under the plan lock)")
-	c.Flags().BoolVar(&force, "force", false, "with --write: replace a state.json that still parses")
+	c.Flags().BoolVar(&o.check, "check", false, "exit 0 when state.json equals the replay of events.jsonl, 1 with the difference")
+	c.Flags().BoolVar(&o.write, "write", false, "write the rebuilt state.json (atomically, under the plan lock)")
+	c.Flags().BoolVar(&o.force, "force", false, "with --write: replace a state.json that still parses")
 	return c
 }
 
-func runRecover(s *Streams, p *project.Plan, write, force bool) error {
+func runRecover(o *recoverOpts) error {
+	p, err := o.g.openPlan(o.plan)
+	if err != nil {
+		return err
+	}
+	if o.check {
+		return checkRecovered(o.s, p)
+	}
+	return rebuildState(o.s, p, o.write, o.force)
+}
+
+// rebuildState prints the state the log implies and, with write, saves it.
+func rebuildState(s *Streams, p *project.Plan, write, force bool) error {
 	if !p.Exists(events.FileName) {
 		return usageErr(fmt.Errorf("plan %s has no %s: nothing to rebuild state.json from", p.ID, events.FileName),
 			"`taskie continue` suggests where the plan stands from its files")
@@ -109,8 +125,8 @@ func replay(p *project.Plan, maxReviews int, models []domain.Model, warn func(st
 	return r.Result(), err
 }
 
-// runRecoverCheck compares state.json with the replay of the log.
-func runRecoverCheck(s *Streams, p *project.Plan) error {
+// checkRecovered compares state.json with the replay of the log.
+func checkRecovered(s *Streams, p *project.Plan) error {
 	cfg, err := p.Config()
 	if err != nil {
 		return usageErr(err, "fix .taskie/config.json; `taskie config` shows the effective values")

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -59,8 +60,21 @@ type taskCounts struct {
 	Total int `json:"total"`
 }
 
-func newStatusCmd(s *Streams, g *globals) *cobra.Command {
-	var asJSON, watch, all bool
+// statusOpts are the options of `taskie status`.
+type statusOpts struct {
+	s      *Streams
+	g      *globals
+	ctx    context.Context // ends --watch
+	plan   string
+	asJSON bool
+	watch  bool
+	all    bool
+}
+
+func newStatusCmd(s *Streams, g *globals) *cobra.Command { return newStatusCmdWith(s, g, runStatus) }
+
+func newStatusCmdWith(s *Streams, g *globals, run func(*statusOpts) error) *cobra.Command {
+	o := &statusOpts{s: s, g: g}
 	c := &cobra.Command{
 		Use:   "status [plan]",
 		Short: "Show where a plan stands: phase, task, review cycle, progress",
@@ -70,34 +84,39 @@ refused. --watch redraws whenever it changes, until interrupted. --all prints
 one row per plan instead (as taskie plan list).`,
 		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if all {
-				if len(args) > 0 || watch {
-					return usageErr(errors.New("--all shows every plan: it takes no plan and no --watch"), "usage: taskie status --all [--json]")
-				}
-				return runPlanList(&planListOpts{s: s, g: g, asJSON: asJSON})
+			o.ctx, o.plan = cmd.Context(), firstArg(args)
+			if o.all && (len(args) > 0 || o.watch) {
+				return usageErr(errors.New("--all shows every plan: it takes no plan and no --watch"), "usage: taskie status --all [--json]")
 			}
-			p, err := g.openPlan(firstArg(args))
-			if err != nil {
-				return err
-			}
-			if watch {
-				return watchStatus(cmd.Context(), s, p, asJSON)
-			}
-			v, err := buildStatus(p)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(s.Out, v)
-			}
-			printStatus(s.Out, v, s.TTY)
-			return nil
+			return run(o)
 		},
 	}
-	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	c.Flags().BoolVar(&watch, "watch", false, "redraw on every change until interrupted")
-	c.Flags().BoolVar(&all, "all", false, "a table of every plan: phase, next, tasks, review cycle, paused, owner")
+	c.Flags().BoolVar(&o.asJSON, "json", false, "print JSON")
+	c.Flags().BoolVar(&o.watch, "watch", false, "redraw on every change until interrupted")
+	c.Flags().BoolVar(&o.all, "all", false, "a table of every plan: phase, next, tasks, review cycle, paused, owner")
 	return c
+}
+
+func runStatus(o *statusOpts) error {
+	if o.all {
+		return runPlanList(&planListOpts{s: o.s, g: o.g, asJSON: o.asJSON})
+	}
+	p, err := o.g.openPlan(o.plan)
+	if err != nil {
+		return err
+	}
+	if o.watch {
+		return watchStatus(o.ctx, o.s, p, o.asJSON)
+	}
+	v, err := buildStatus(p)
+	if err != nil {
+		return err
+	}
+	if o.asJSON {
+		return writeJSON(o.s.Out, v)
+	}
+	printStatus(o.s.Out, v, o.s.TTY)
+	return nil
 }
 
 func firstArg(args []string) string {

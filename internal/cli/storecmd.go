@@ -16,13 +16,12 @@ import (
 	"github.com/taskie-dev/taskie/internal/store/postgres"
 )
 
-// storeOpts are the options of `taskie store`.
+// storeOpts are the options of `taskie store migrate` and `taskie store
+// status`.
 type storeOpts struct {
-	s       *Streams
-	g       *globals
-	asJSON  bool
-	replace bool
-	plan    string
+	s      *Streams
+	g      *globals
+	asJSON bool
 }
 
 func newStoreCmd(s *Streams, g *globals) *cobra.Command {
@@ -40,6 +39,10 @@ travelling through git. ` + "`taskie help fleet`" + ` walks a team through it.`,
 }
 
 func newStoreMigrateCmd(s *Streams, g *globals) *cobra.Command {
+	return newStoreMigrateCmdWith(s, g, runStoreMigrate)
+}
+
+func newStoreMigrateCmdWith(s *Streams, g *globals, run func(*storeOpts) error) *cobra.Command {
 	o := &storeOpts{s: s, g: g}
 	c := &cobra.Command{
 		Use:   "migrate",
@@ -47,13 +50,17 @@ func newStoreMigrateCmd(s *Streams, g *globals) *cobra.Command {
 		Long: `Apply the schema migrations built into taskie that the database lacks, in one
 transaction. Safe to run again, and from several machines at once.`,
 		Args: exactArgs(0, "no arguments"),
-		RunE: func(*cobra.Command, []string) error { return runStoreMigrate(o) },
+		RunE: func(*cobra.Command, []string) error { return run(o) },
 	}
 	c.Flags().BoolVar(&o.asJSON, "json", false, "print JSON")
 	return c
 }
 
 func newStoreStatusCmd(s *Streams, g *globals) *cobra.Command {
+	return newStoreStatusCmdWith(s, g, runStoreStatus)
+}
+
+func newStoreStatusCmdWith(s *Streams, g *globals, run func(*storeOpts) error) *cobra.Command {
 	o := &storeOpts{s: s, g: g}
 	c := &cobra.Command{
 		Use:   "status",
@@ -63,14 +70,29 @@ func newStoreStatusCmd(s *Streams, g *globals) *cobra.Command {
 the project the plans are keyed by, and the claims and events stored. Exit 1
 when the database cannot be reached or has no schema yet.`,
 		Args: exactArgs(0, "no arguments"),
-		RunE: func(*cobra.Command, []string) error { return runStoreStatus(o) },
+		RunE: func(*cobra.Command, []string) error { return run(o) },
 	}
 	c.Flags().BoolVar(&o.asJSON, "json", false, "print JSON")
 	return c
 }
 
+// storeCopyOpts are the options of `taskie store import` (in) and `taskie
+// store export`.
+type storeCopyOpts struct {
+	s       *Streams
+	g       *globals
+	in      bool
+	plan    string
+	replace bool
+	asJSON  bool
+}
+
 func newStoreCopyCmd(s *Streams, g *globals, in bool) *cobra.Command {
-	o := &storeOpts{s: s, g: g}
+	return newStoreCopyCmdWith(s, g, in, runStoreCopy)
+}
+
+func newStoreCopyCmdWith(s *Streams, g *globals, in bool, run func(*storeCopyOpts) error) *cobra.Command {
+	o := &storeCopyOpts{s: s, g: g, in: in}
 	c := &cobra.Command{
 		Use:   "import [plan]",
 		Short: "Copy a plan's claims and coordination events from the files into PostgreSQL",
@@ -79,7 +101,10 @@ every plan of the repository, from the clone's files into the database, as they
 are. A plan the database already holds data for is refused unless --replace.
 The files are left as they were.`,
 		Args: maxArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error { o.plan = firstArg(args); return runStoreCopy(o, in) },
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.plan = firstArg(args)
+			return run(o)
+		},
 	}
 	if !in {
 		c.Use = "export [plan]"
@@ -343,7 +368,8 @@ type copyView struct {
 
 // runStoreCopy copies plans' coordination data into the database (in) or
 // out of it into the files.
-func runStoreCopy(o *storeOpts, in bool) error {
+func runStoreCopy(o *storeCopyOpts) error {
+	in := o.in
 	verb := map[bool]string{true: "import", false: "export"}[in]
 	t, err := o.g.storeTarget(false)
 	if err != nil {

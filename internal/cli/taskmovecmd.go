@@ -20,7 +20,11 @@ import (
 // taskMoveOpts are the options of the lifecycle commands
 // (`taskie task move|fail|retry|rollback|skip|abandon|escalate|resolve`).
 type taskMoveOpts struct {
+	s      *Streams
+	g      *globals
 	action lifecycle.Action
+	task   string
+	state  string // move and rollback: the target state
 	actor  string
 	reason string
 	note   string // retry: a guided retry's guidance
@@ -88,7 +92,11 @@ func newTaskMoveCmds(s *Streams, g *globals) []*cobra.Command {
 }
 
 func newTaskMoveCmd(s *Streams, g *globals, v taskVerb) *cobra.Command {
-	o := &taskMoveOpts{action: v.action}
+	return newTaskMoveCmdWith(s, g, v, runTaskMove)
+}
+
+func newTaskMoveCmdWith(s *Streams, g *globals, v taskVerb, run func(*taskMoveOpts) error) *cobra.Command {
+	o := &taskMoveOpts{s: s, g: g, action: v.action}
 	n, what := 1, "a task id"
 	if v.target {
 		n, what = 2, "a task id and a lifecycle state"
@@ -101,11 +109,11 @@ func newTaskMoveCmd(s *Streams, g *globals, v taskVerb) *cobra.Command {
 		Example: v.example,
 		Args:    exactArgs(n, what),
 		RunE: func(_ *cobra.Command, args []string) error {
-			target := ""
+			o.task = args[0]
 			if v.target {
-				target = args[1]
+				o.state = args[1]
 			}
-			return runTaskMove(s, g, o, args[0], target)
+			return run(o)
 		},
 	}
 	c.Flags().StringVar(&o.actor, "actor", string(lifecycle.ActorAgent), "who acts: agent, hook, cto, human or system")
@@ -124,18 +132,18 @@ func actorNames(as []lifecycle.Actor) []string {
 	return out
 }
 
-func runTaskMove(s *Streams, g *globals, o *taskMoveOpts, taskArg, stateArg string) error {
+func runTaskMove(o *taskMoveOpts) error {
 	actor, err := lifecycle.ParseActor(o.actor)
 	if err != nil {
 		return usageErr(err, "")
 	}
 	var to lifecycle.State
-	if stateArg != "" {
-		if to, err = lifecycle.ParseState(stateArg); err != nil {
+	if o.state != "" {
+		if to, err = lifecycle.ParseState(o.state); err != nil {
 			return usageErr(err, "`taskie diagram --lifecycle` shows the machine")
 		}
 	}
-	p, task, err := g.openTask(taskArg)
+	p, task, err := o.g.openTask(o.task)
 	if err != nil {
 		return err
 	}
@@ -149,7 +157,7 @@ func runTaskMove(s *Streams, g *globals, o *taskMoveOpts, taskArg, stateArg stri
 		return moveErr(p, err)
 	}
 	for _, e := range evs {
-		fmt.Fprintf(s.Err, "%s\n", history.Message(e))
+		fmt.Fprintf(o.s.Err, "%s\n", history.Message(e))
 	}
 	return nil
 }

@@ -20,9 +20,12 @@ import (
 	"github.com/taskie-dev/taskie/internal/store"
 )
 
+// taskResultOpts are the options of `taskie task result`.
 type taskResultOpts struct {
-	status, commit, as, note string
-	asJSON                   bool
+	s                              *Streams
+	g                              *globals
+	task, status, commit, as, note string
+	asJSON                         bool
 }
 
 // resultView is a stored result with --json (and without --status).
@@ -52,7 +55,11 @@ is recorded in state.json's failed_tasks and, by on_exhausted, skipped (the
 other tasks go on) or escalated (the plan is paused for a human; ` + "`taskie\nresume`" + ` continues).`
 
 func newTaskResultCmd(s *Streams, g *globals) *cobra.Command {
-	o := &taskResultOpts{}
+	return newTaskResultCmdWith(s, g, runTaskResult)
+}
+
+func newTaskResultCmdWith(s *Streams, g *globals, run func(*taskResultOpts) error) *cobra.Command {
+	o := &taskResultOpts{s: s, g: g}
 	c := &cobra.Command{
 		Use:   "result <task> [--status complete|failed] [--commit SHA] [--as AGENT] [--note TEXT]",
 		Short: "Store a subagent's task result and print its one-line reference",
@@ -60,7 +67,10 @@ func newTaskResultCmd(s *Streams, g *globals) *cobra.Command {
 		Example: "  taskie task result 3 --commit 1a2b3c4 --status complete --as worker-1\n" +
 			"  taskie task result 3 --status failed --as worker-1 --note \"tests time out\"\n  taskie task result 3",
 		Args: exactArgs(1, "a task id"),
-		RunE: func(_ *cobra.Command, args []string) error { return runTaskResult(s, g, args[0], o) },
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.task = args[0]
+			return run(o)
+		},
 	}
 	c.Flags().StringVar(&o.status, "status", "", "complete or failed (none: show the stored result)")
 	c.Flags().StringVar(&o.commit, "commit", "", "the commit holding the task's work (complete)")
@@ -70,13 +80,14 @@ func newTaskResultCmd(s *Streams, g *globals) *cobra.Command {
 	return c
 }
 
-func runTaskResult(s *Streams, g *globals, arg string, o *taskResultOpts) error {
-	cp, err := g.openCoord("")
+func runTaskResult(o *taskResultOpts) error {
+	s := o.s
+	cp, err := o.g.openCoord("")
 	if err != nil {
 		return err
 	}
 	defer cp.close()
-	task, err := cp.p.TaskID(arg)
+	task, err := cp.p.TaskID(o.task)
 	if err != nil {
 		return usageErr(err, "")
 	}

@@ -20,12 +20,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/store"
 )
 
-type worktreeOpts struct {
-	path, base string
-	force      bool
-	asJSON     bool
-}
-
 // worktreeView is one worktree on stdout with --json.
 type worktreeView struct {
 	Task       string    `json:"task,omitempty"` // "" for the plan's own worktree
@@ -75,8 +69,20 @@ func newWorktreeCmd(s *Streams, g *globals) *cobra.Command {
 	return c
 }
 
+// worktreeAddOpts are the options of `taskie worktree add`.
+type worktreeAddOpts struct {
+	s                *Streams
+	g                *globals
+	task, path, base string
+	asJSON           bool
+}
+
 func newWorktreeAddCmd(s *Streams, g *globals) *cobra.Command {
-	o := &worktreeOpts{}
+	return newWorktreeAddCmdWith(s, g, runWorktreeAdd)
+}
+
+func newWorktreeAddCmdWith(s *Streams, g *globals, run func(*worktreeAddOpts) error) *cobra.Command {
+	o := &worktreeAddOpts{s: s, g: g}
 	c := &cobra.Command{
 		Use:   "add [task] [--path DIR] [--base REF]",
 		Short: "Create the worktree of a task (or of the plan) on its own branch",
@@ -85,7 +91,10 @@ func newWorktreeAddCmd(s *Streams, g *globals) *cobra.Command {
 stdout: the worktree's path.`,
 		Example: "  taskie worktree add 3\n  taskie worktree add 4 --path ../wt-4 --base main\n  taskie worktree add",
 		Args:    maxArgs(1),
-		RunE:    func(_ *cobra.Command, args []string) error { return runWorktreeAdd(s, g, firstArg(args), o) },
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.task = firstArg(args)
+			return run(o)
+		},
 	}
 	c.Flags().StringVar(&o.path, "path", "", "create the worktree in `dir`")
 	c.Flags().StringVar(&o.base, "base", "HEAD", "start the branch at `ref`")
@@ -93,8 +102,19 @@ stdout: the worktree's path.`,
 	return c
 }
 
+// worktreeListOpts are the options of `taskie worktree list`.
+type worktreeListOpts struct {
+	s      *Streams
+	g      *globals
+	asJSON bool
+}
+
 func newWorktreeListCmd(s *Streams, g *globals) *cobra.Command {
-	o := &worktreeOpts{}
+	return newWorktreeListCmdWith(s, g, runWorktreeList)
+}
+
+func newWorktreeListCmdWith(s *Streams, g *globals, run func(*worktreeListOpts) error) *cobra.Command {
+	o := &worktreeListOpts{s: s, g: g}
 	c := &cobra.Command{
 		Use:   "list [--json]",
 		Short: "List the plan's worktrees: branch, base, HEAD, new commits, claim",
@@ -102,14 +122,26 @@ func newWorktreeListCmd(s *Streams, g *globals) *cobra.Command {
 HEAD since base_sha; "new" says whether HEAD moved since the task was last
 claimed (last_commit), i.e. whether the task produced a commit.`,
 		Args: exactArgs(0, "no arguments"),
-		RunE: func(*cobra.Command, []string) error { return runWorktreeList(s, g, o) },
+		RunE: func(*cobra.Command, []string) error { return run(o) },
 	}
 	c.Flags().BoolVar(&o.asJSON, "json", false, "print JSON")
 	return c
 }
 
+// worktreeRemoveOpts are the options of `taskie worktree remove`.
+type worktreeRemoveOpts struct {
+	s     *Streams
+	g     *globals
+	task  string
+	force bool
+}
+
 func newWorktreeRemoveCmd(s *Streams, g *globals) *cobra.Command {
-	o := &worktreeOpts{}
+	return newWorktreeRemoveCmdWith(s, g, runWorktreeRemove)
+}
+
+func newWorktreeRemoveCmdWith(s *Streams, g *globals, run func(*worktreeRemoveOpts) error) *cobra.Command {
+	o := &worktreeRemoveOpts{s: s, g: g}
 	c := &cobra.Command{
 		Use:   "remove [task] [--force]",
 		Short: "Remove a task's (or the plan's) worktree; its branch is kept",
@@ -117,7 +149,10 @@ func newWorktreeRemoveCmd(s *Streams, g *globals) *cobra.Command {
 A worktree with changed or untracked files is refused unless --force. The
 branch stays, with its commits: delete it once merged.`,
 		Args: maxArgs(1),
-		RunE: func(_ *cobra.Command, args []string) error { return runWorktreeRemove(s, g, firstArg(args), o) },
+		RunE: func(_ *cobra.Command, args []string) error {
+			o.task = firstArg(args)
+			return run(o)
+		},
 	}
 	c.Flags().BoolVar(&o.force, "force", false, "remove it even with uncommitted changes")
 	return c
@@ -161,8 +196,9 @@ func layout(mainTop, planID string, task domain.TaskID) (path, branch string) {
 	return filepath.Join(filepath.Dir(mainTop), name), branch
 }
 
-func runWorktreeAdd(s *Streams, g *globals, arg string, o *worktreeOpts) error {
-	cp, err := g.openCoord("")
+func runWorktreeAdd(o *worktreeAddOpts) error {
+	s, arg := o.s, o.task
+	cp, err := o.g.openCoord("")
 	if err != nil {
 		return err
 	}
@@ -250,8 +286,9 @@ func shortSHA(sha string) string {
 	return sha
 }
 
-func runWorktreeList(s *Streams, g *globals, o *worktreeOpts) error {
-	cp, err := g.openCoord("")
+func runWorktreeList(o *worktreeListOpts) error {
+	s := o.s
+	cp, err := o.g.openCoord("")
 	if err != nil {
 		return err
 	}
@@ -334,8 +371,9 @@ func yesNo(b bool) string {
 	return "no"
 }
 
-func runWorktreeRemove(s *Streams, g *globals, arg string, o *worktreeOpts) error {
-	cp, err := g.openCoord("")
+func runWorktreeRemove(o *worktreeRemoveOpts) error {
+	s := o.s
+	cp, err := o.g.openCoord("")
 	if err != nil {
 		return err
 	}
@@ -343,7 +381,7 @@ func runWorktreeRemove(s *Streams, g *globals, arg string, o *worktreeOpts) erro
 	if err := cp.needGit(); err != nil {
 		return err
 	}
-	task, err := cp.worktreeTask(arg)
+	task, err := cp.worktreeTask(o.task)
 	if err != nil {
 		return err
 	}

@@ -152,7 +152,7 @@ func (m mapMeta) summary() string {
 func value(v any) string {
 	switch v := v.(type) {
 	case nil:
-		return "null"
+		return "none" // human output: a cleared field, never JSON's null
 	case string:
 		return v
 	case float64, bool, int:
@@ -332,8 +332,8 @@ func plainString(v []byte, n int) bool {
 
 // rawText renders a raw JSON value as value renders its decoded form.
 func rawText(v []byte) string {
-	if len(v) == 0 {
-		return "null"
+	if len(v) == 0 || string(v) == "null" {
+		return "none"
 	}
 	switch c := v[0]; {
 	case c == '"':

@@ -22,7 +22,7 @@ func TestMessage(t *testing.T) {
 			"all-code-review 1 by opus failed: timeout (log x.log)"},
 		{ev(events.PhaseChange, "3", "next-task", "code-review", map[string]any{"next_phase": "post-code-review", "phase_iteration": 1.0}),
 			"task 3: next-task → code-review (next post-code-review, iteration 1)"},
-		{ev(events.PhaseChange, "", "new-plan", "new-plan", map[string]any{"next_phase": nil, "phase_iteration": nil}), "new-plan (next null)"},
+		{ev(events.PhaseChange, "", "new-plan", "new-plan", map[string]any{"next_phase": nil, "phase_iteration": nil}), "new-plan (next none)"},
 		{ev(events.FieldSet, "", "", "", map[string]any{"field": "max_reviews", "value": "12"}), "max_reviews = 12"},
 		{ev(events.PlanCreated, "", "", "", map[string]any{"tdd": true, "auto": true}), "plan p created (automated, test-first)"},
 		{ev(events.TaskStatus, "2", "", "done", nil), "task 2: status done"},
