@@ -16,6 +16,7 @@ const (
 	AddTask = "add-task" // the agent adds a task (/taskie:add-task)
 	Nothing = "none"     // the plan is complete
 	Resume  = "resume"   // automation is paused
+	Human   = "human"    // the review cycle stopped for a human decision
 	Wait    = "wait"     // a review is running right now
 )
 
@@ -91,6 +92,9 @@ func Continue(f RouteFacts, models []domain.Model) Route {
 		return guess(f)
 	case !s.IsEnabled():
 		return Route{Action: Resume, Command: "taskie resume", Why: "automation is paused for this plan"}
+	case s.NeedsHuman:
+		return Route{Action: Human, Task: s.Task(), Command: "taskie findings",
+			Why: "the review cycle stopped for a human: the reviews are not converging (or a budget is spent); a human reads the open findings, decides, then runs taskie resume to review again"}
 	case s.Next() == domain.Complete:
 		n := s.Clone()
 		n.Phase, n.NextPhase = domain.Complete, nil

@@ -145,6 +145,13 @@ func TestContinue(t *testing.T) {
 			want:  Route{Action: Resume, Command: "taskie resume", Why: "automation is paused for this plan"},
 		},
 		{
+			name:  "needs a human",
+			s:     with(mkState(domain.PostCodeReview, domain.CodeReview, 1, 4, "sonnet", 0), func(s *state.State) { s.NeedsHuman = true }),
+			files: base,
+			want: Route{Action: Human, Task: 1, Command: "taskie findings",
+				Why: "the review cycle stopped for a human: the reviews are not converging (or a budget is spent); a human reads the open findings, decides, then runs taskie resume to review again"},
+		},
+		{
 			name:   "next_phase complete: record it",
 			s:      mkState(domain.AllCodeReview, domain.Complete, 3, 2, "opus", 2),
 			files:  base,
