@@ -23,12 +23,7 @@ review cycle, by its id (` + "`taskie findings`" + ` lists them): fixed, with an
 optional note on what changed, or declined, with the reason. The next reviewer
 re-checks both: a fixed finding it still finds is reopened; a declined one
 stays in front of it with your reason.`,
-		RunE: func(c *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usageErr(fmt.Errorf("unknown command %q for %q", args[0], c.CommandPath()), "see `taskie finding --help`")
-			}
-			return c.Help()
-		},
+		RunE: unknownSubcommand, // help, or the nearest subcommand
 	}
 	c.AddCommand(newFindingFixedCmd(s, g), newFindingDeclinedCmd(s, g))
 	return c

@@ -58,12 +58,7 @@ func newWorktreeCmd(s *Streams, g *globals) *cobra.Command {
 		Use:   "worktree",
 		Short: "Git worktrees per task: add, list, remove",
 		Long:  worktreeLong,
-		RunE: func(c *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usageErr(fmt.Errorf("unknown command %q for %q", args[0], c.CommandPath()), "see `taskie worktree --help`")
-			}
-			return c.Help()
-		},
+		RunE: unknownSubcommand, // help, or the nearest subcommand
 	}
 	c.AddCommand(newWorktreeAddCmd(s, g), newWorktreeListCmd(s, g), newWorktreeRemoveCmd(s, g))
 	return c
