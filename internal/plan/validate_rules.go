@@ -1,7 +1,10 @@
 package plan
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
+	"strings"
 )
 
 // baseFileOf names the file a review is about (rule 4). all-code reviews
@@ -34,12 +37,13 @@ type seriesKey struct {
 	task int
 }
 
-// series holds the review and post-review files of one series by
-// iteration; legacy and current names count alike.
-type series struct {
-	reviews map[int]string
-	posts   map[int]string
-	latest  int
+// seriesFile is a review or post-review file of a series; legacy and
+// current names count alike.
+type seriesFile struct {
+	k    seriesKey
+	n    int
+	post bool
+	name string
 }
 
 // seriesName is the current-style name of a series file, for messages.
@@ -51,42 +55,42 @@ func seriesName(k seriesKey, kind string, n int) string {
 	return prefix + "-" + kind + "-" + strconv.Itoa(n) + ".md"
 }
 
-// checkSeries is rule 5.
+// checkSeries is rule 5. The files are sorted into series rather than
+// kept in maps: the hook validates at every stop, in a fresh process
+// where each allocation costs a page.
 func (v *validator) checkSeries() {
-	all := map[seriesKey]*series{}
-	var order []seriesKey
+	files := make([]seriesFile, 0, len(v.md))
 	for _, f := range v.md {
-		if f.fn.Kind != KindReview && f.fn.Kind != KindPostReview {
-			continue
+		if f.fn.Kind == KindReview || f.fn.Kind == KindPostReview {
+			files = append(files, seriesFile{seriesKey{f.fn.Base, f.fn.Task}, f.fn.N, f.fn.Kind == KindPostReview, f.name})
 		}
-		k := seriesKey{f.fn.Base, f.fn.Task}
-		s := all[k]
-		if s == nil {
-			s = &series{reviews: map[int]string{}, posts: map[int]string{}}
-			all[k] = s
-			order = append(order, k)
-		}
-		if f.fn.Kind == KindPostReview {
-			s.posts[f.fn.N] = f.name
-			continue
-		}
-		s.reviews[f.fn.N] = f.name
-		s.latest = max(s.latest, f.fn.N)
 	}
-	for _, k := range order {
-		v.checkOneSeries(k, all[k])
+	slices.SortFunc(files, func(a, b seriesFile) int {
+		return cmp.Or(strings.Compare(a.k.base, b.k.base), cmp.Compare(a.k.task, b.k.task), cmp.Compare(a.n, b.n))
+	})
+	for i := 0; i < len(files); {
+		j, latest := i, 0
+		for ; j < len(files) && files[j].k == files[i].k; j++ {
+			if !files[j].post {
+				latest = max(latest, files[j].n)
+			}
+		}
+		v.checkOneSeries(files[i:j], latest)
+		i = j
 	}
 }
 
-func (v *validator) checkOneSeries(k seriesKey, s *series) {
-	for n, post := range s.posts {
-		if s.reviews[n] == "" {
-			v.add(5, post, 0, "%s has no review %s", post, seriesName(k, "review", n))
-		}
+// checkOneSeries checks one series, sorted by iteration.
+func (v *validator) checkOneSeries(fs []seriesFile, latest int) {
+	has := func(n int, post bool) bool {
+		return slices.ContainsFunc(fs, func(f seriesFile) bool { return f.n == n && f.post == post })
 	}
-	for n, review := range s.reviews {
-		if n < s.latest && s.posts[n] == "" {
-			v.add(5, review, 0, "%s is followed by review %d but has no post-review %s", review, s.latest, seriesName(k, "post-review", n))
+	for _, f := range fs {
+		switch {
+		case f.post && !has(f.n, false):
+			v.add(5, f.name, 0, "%s has no review %s", f.name, seriesName(f.k, "review", f.n))
+		case !f.post && f.n < latest && !has(f.n, true):
+			v.add(5, f.name, 0, "%s is followed by review %d but has no post-review %s", f.name, latest, seriesName(f.k, "post-review", f.n))
 		}
 	}
 }
