@@ -23,7 +23,8 @@ import (
 	"github.com/taskie-dev/taskie/e2e/codexapi"
 )
 
-// codexRunLimit bounds each Codex test from its start.
+// codexRunLimit bounds each Codex test (or subtest) from the moment it
+// has a lane (queue).
 const codexRunLimit = 2 * time.Minute
 
 const codexInstallHint = "install it with `bash e2e/install-codex.sh` (written against @openai/codex 0.169.0)"
@@ -42,10 +43,6 @@ func Greet(name string) string {
 }
 `
 
-// codexMarker marks every process a Codex test starts (the reviewers that
-// taskie puts in process groups of their own included), for cleanup.
-var codexMarker = fmt.Sprintf("TASKIE_E2E_CODEX_RUN=%d-%d", os.Getpid(), time.Now().UnixNano())
-
 // TestCodexCodeReviewLoop drives one task through taskie's code review
 // loop inside ONE `codex exec` turn: the agent runs `taskie start 1 --auto`
 // and writes hello.go through Codex's exec_command tool (a login shell);
@@ -57,14 +54,25 @@ var codexMarker = fmt.Sprintf("TASKIE_E2E_CODEX_RUN=%d-%d", os.Getpid(), time.No
 // installed with --no-trust, where Codex must skip the hook: the proof that
 // the trust entries are what makes it run.
 func TestCodexCodeReviewLoop(t *testing.T) {
-	ctx, cancel := codexDeadline(t)
-	defer cancel()
+	t.Parallel()
 	codex := requireCodex(t)
-	bin := buildTaskie(t, codexRepoRoot(t))
+	root := codexRepoRoot(t)
 	for _, format := range []string{"exit2", "json"} {
-		t.Run(format, func(t *testing.T) { codexLoop(ctx, t, codex, bin, format) })
+		t.Run(format, func(t *testing.T) {
+			t.Parallel()
+			bin := queue(t, root, 9*time.Second)
+			ctx, cancel := codexDeadline(t)
+			defer cancel()
+			codexLoop(ctx, t, codex, bin, format)
+		})
 	}
-	t.Run("untrusted", func(t *testing.T) { codexUntrusted(ctx, t, codex, bin) })
+	t.Run("untrusted", func(t *testing.T) {
+		t.Parallel()
+		bin := queue(t, root, 3*time.Second)
+		ctx, cancel := codexDeadline(t)
+		defer cancel()
+		codexUntrusted(ctx, t, codex, bin)
+	})
 }
 
 func codexLoop(ctx context.Context, t *testing.T, codex, bin, format string) {
@@ -153,10 +161,11 @@ func codexUntrusted(ctx context.Context, t *testing.T, codex, bin string) {
 // the scripted server, with no model configured: codex's own default
 // model, and reasoning effort "high" for the first review.
 func TestCodexReviewsClaudePlan(t *testing.T) {
+	t.Parallel()
+	codex := requireCodex(t)
+	bin := queue(t, codexRepoRoot(t), 2*time.Second)
 	ctx, cancel := codexDeadline(t)
 	defer cancel()
-	codex := requireCodex(t)
-	bin := buildTaskie(t, codexRepoRoot(t))
 	r := newCodexRig(t, codex, bin, "exit2", codexapi.Script{Verdicts: []string{"FAIL"}})
 	if out := r.taskie("start", "1", "--auto"); !strings.Contains(out, "1") {
 		t.Logf("taskie start: %s", out)
@@ -173,7 +182,7 @@ func TestCodexReviewsClaudePlan(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
-	codexKillMarked(t)
+	killMarked(t, r.marker)
 	if code := cmd.ProcessState.ExitCode(); code != 2 {
 		t.Fatalf("taskie hook stop: exit %d (%v), want 2 (block)\nstdout:\n%s\nstderr:\n%s", code, err, stdout.String(), stderr.String())
 	}
@@ -350,6 +359,7 @@ type codexRig struct {
 	proj                        string
 	srv                         *codexapi.Server
 	env                         []string
+	marker                      string // in env: ends the rig's processes (killMarked)
 }
 
 func newCodexRig(t *testing.T, codex, bin, format string, script codexapi.Script) *codexRig {
@@ -363,7 +373,7 @@ func newCodexRig(t *testing.T, codex, bin, format string, script codexapi.Script
 		}
 	}
 	script.Dir = r.proj
-	r.srv = codexapi.Start(script, codexapi.Options{Log: codexTestLog{t}, DumpDir: os.Getenv("TASKIE_E2E_DUMP")})
+	r.srv = codexapi.Start(script, codexapi.Options{Log: codexTestLog{t}, DumpDir: dumpDir(t)})
 	t.Cleanup(r.srv.Close)
 	// The user's own Codex settings: the reviewer that taskie starts reads
 	// the provider from here (the agent gets it as -c flags too).
@@ -382,17 +392,20 @@ env_key = "OPENAI_API_KEY"
 	// system PATH (Debian's /etc/profile): the profile puts taskie (and the
 	// codex the reviewer runs) on it, as a user must.
 	writeCodexFile(t, filepath.Join(r.home, ".profile"), fmt.Sprintf("export PATH=%q:%q:\"$PATH\"\n", bin, filepath.Dir(codex)))
+	// A TMPDIR and a marker of the rig's own: the tests run in parallel.
+	tmp := t.TempDir()
+	r.marker = newMarker(t)
 	r.env = []string{
 		"PATH=" + bin + string(os.PathListSeparator) + os.Getenv("PATH"),
 		"HOME=" + r.home,
 		"CODEX_HOME=" + r.codexHome,
 		"OPENAI_API_KEY=sk-e2e-dummy-key",
 		"SHELL=/bin/bash",
-		"TMPDIR=" + os.TempDir(),
+		"TMPDIR=" + tmp,
 		"LANG=C.UTF-8",
 		"GIT_AUTHOR_NAME=e2e", "GIT_AUTHOR_EMAIL=e2e@example.invalid",
 		"GIT_COMMITTER_NAME=e2e", "GIT_COMMITTER_EMAIL=e2e@example.invalid",
-		codexMarker,
+		r.marker,
 	}
 	r.newProject(format)
 	return r
@@ -472,7 +485,7 @@ func (r *codexRig) exec(ctx context.Context, prompt string) (string, string, err
 	if cmd.Process != nil {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
-	codexKillMarked(r.t)
+	killMarked(r.t, r.marker)
 	return stdout.String(), stderr.String(), err
 }
 
@@ -487,8 +500,7 @@ func requireCodex(t *testing.T) string {
 	if err != nil {
 		skipTest(t, "`codex` (the real Codex CLI) is not on PATH; "+codexInstallHint)
 	}
-	out, _ := exec.Command(p, "--version").Output()
-	t.Logf("using %s: %s", p, strings.TrimSpace(string(out)))
+	t.Logf("using %s: %s", p, clientVersion(p))
 	return p
 }
 
@@ -510,23 +522,6 @@ func codexRepoRoot(t *testing.T) string {
 		t.Fatalf("repository root not found from the e2e directory: %v", err)
 	}
 	return root
-}
-
-// codexKillMarked ends every process that carries codexMarker (Linux: /proc).
-func codexKillMarked(t *testing.T) {
-	t.Helper()
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
-	for _, d := range dirs {
-		env, err := os.ReadFile(filepath.Join(d, "environ"))
-		if err != nil || !bytes.Contains(env, append([]byte(codexMarker), 0)) {
-			continue
-		}
-		var pid int
-		if _, err := fmt.Sscanf(filepath.Base(d), "%d", &pid); err == nil && pid != os.Getpid() {
-			t.Logf("ending leftover process %d", pid)
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-		}
-	}
 }
 
 type codexTestLog struct{ t *testing.T }

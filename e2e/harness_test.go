@@ -54,9 +54,9 @@ func newRig(ctx context.Context, t *testing.T, claude, root, bin string, probe b
 		seedHome(t, r.home, r.stopLog)
 	}
 	script.Dir = r.proj
-	r.srv = claudeapi.Start(script, claudeapi.Options{Log: testLog{t}, DumpDir: os.Getenv("TASKIE_E2E_DUMP")})
+	r.srv = claudeapi.Start(script, claudeapi.Options{Log: testLog{t}, DumpDir: dumpDir(t)})
 	t.Cleanup(r.srv.Close)
-	r.env = claudeEnv(bin, r.home, r.srv.URL())
+	r.env = claudeEnv(t, bin, r.home, r.srv.URL())
 	return r
 }
 

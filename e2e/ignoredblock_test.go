@@ -25,7 +25,8 @@ import (
 //     again with stop_hook_active; taskie allows with a systemMessage (the
 //     post-review is still owed) and runs no reviewer. `claude -p` does not
 //     print that message: the session transcript shows it. While review 1
-//     runs, `taskie status --json` shows it running (SPEC §5.3).
+//     runs, `taskie status --json` shows it running (SPEC §5.3): the fake
+//     reviewer is held until the test has seen that.
 //   - Turn B, a new session: the post-review is still owed; the first stop
 //     of the turn blocks once more with the same review, the agent ignores
 //     it again, the next stop allows. No reviewer runs.
@@ -33,15 +34,22 @@ import (
 //     the post-review `taskie continue` names; reviews 2 and 3 run (PASS,
 //     PASS) and the task is done. Review 1 ran once.
 func TestRealClientIgnoredBlock(t *testing.T) {
-	ctx, cancel := deadline(t)
-	defer cancel()
+	t.Parallel()
 	claude := requireClaude(t)
 	root := repoRoot(t)
-	bin := buildTaskie(t, root)
+	bin := queue(t, root, 15*time.Second)
+	ctx, cancel := deadline(t)
+	defer cancel()
+	// The fake reviewer answers once `taskie status --json` has shown the
+	// running review (or, if it never does, after reviewHold per reply:
+	// checkRunning then fails).
+	seen := make(chan struct{})
+	var seenOnce sync.Once
 	r := newRig(ctx, t, claude, root, bin, true, claudeapi.Script{
-		Verdicts:      []string{"FAIL", "PASS", "PASS"},
-		IgnoreBlocks:  true,
-		ReviewerDelay: 1500 * time.Millisecond,
+		Verdicts:          []string{"FAIL", "PASS", "PASS"},
+		IgnoreBlocks:      true,
+		ReviewerGate:      seen,
+		ReviewerGateLimit: reviewHold,
 	})
 	r.extra = []string{"--plugin-dir", filepath.Join(root, "plugin")}
 	newProject(t, bin, r.proj)
@@ -49,13 +57,13 @@ func TestRealClientIgnoredBlock(t *testing.T) {
 	logPath := filepath.Join(r.proj, ".taskie", "logs", "p.log")
 
 	// Turn A, with `taskie status --json` polled while it runs.
-	watch := r.watchStatus()
+	watch := r.watchStatus(func() { seenOnce.Do(func() { close(seen) }) })
 	a := r.turn("ignore the block", "Implement task 1 of the taskie plan p.",
 		claudeapi.Call("Bash", map[string]any{"command": "taskie start 1 --auto", "description": "Start task 1"}),
 		claudeapi.Call("Write", map[string]any{"file_path": filepath.Join(r.proj, "hello.go"), "content": helloGo}),
 		claudeapi.Text("Task 1 is implemented in hello.go."))
 	began, running := watch()
-	r.srv.Update(func(s *claudeapi.Script) { s.ReviewerDelay = 0 })
+	r.srv.Update(func(s *claudeapi.Script) { s.ReviewerGate = nil })
 
 	// The stop after the ignored block allows without a review. taskie
 	// words it as the owed post-review ("post-review-owed"); the reason
@@ -177,9 +185,14 @@ type statusSample struct {
 	raw string
 }
 
+// reviewHold bounds how long the fake reviewer of TestRealClientIgnoredBlock
+// holds one reply back while it waits for the test to see the review run.
+const reviewHold = 10 * time.Second
+
 // watchStatus polls `taskie status --json p` until the returned function
-// is called, which returns the samples that showed a running review.
-func (r *rig) watchStatus() func() (time.Time, []statusSample) {
+// is called, which returns the samples that showed a running review;
+// seen is called on each such sample.
+func (r *rig) watchStatus(seen func()) func() (time.Time, []statusSample) {
 	began := time.Now()
 	done := make(chan struct{})
 	var wg sync.WaitGroup
@@ -208,6 +221,7 @@ func (r *rig) watchStatus() func() (time.Time, []statusSample) {
 			s := statusSample{at: time.Now(), raw: string(v.Running)}
 			if err := json.Unmarshal(v.Running, &s.running); err == nil && s.running != nil {
 				samples = append(samples, s)
+				seen()
 			}
 		}
 	}()

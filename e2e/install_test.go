@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/taskie-dev/taskie/e2e/claudeapi"
 )
@@ -24,11 +25,12 @@ import (
 // each hook. One code review cycle runs (PASS, PASS: one block).
 // Finally `taskie uninstall claude` removes the plugin again.
 func TestRealClientInstalledPlugin(t *testing.T) {
-	ctx, cancel := deadline(t)
-	defer cancel()
+	t.Parallel()
 	claude := requireClaude(t)
 	root := repoRoot(t)
-	bin := buildTaskie(t, root)
+	bin := queue(t, root, 17*time.Second)
+	ctx, cancel := deadline(t)
+	defer cancel()
 
 	wrapDir := t.TempDir()
 	calls := filepath.Join(wrapDir, "calls.tsv")

@@ -1,13 +1,16 @@
 package e2e
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // installHint is how to get the real client the tests need.
@@ -33,6 +36,18 @@ func skipTest(t *testing.T, reason string) {
 }
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	// The tests run in parallel, their clients in at most -parallel lanes
+	// (default GOMAXPROCS), the longest-running test first (queue): the
+	// testing package itself may run them all at once, or it would pick
+	// the order.
+	p := flag.Lookup("test.parallel")
+	lanes.free, _ = strconv.Atoi(p.Value.String())
+	lanes.free = max(lanes.free, 1)
+	if err := p.Value.Set("1000"); err != nil {
+		fmt.Fprintf(os.Stderr, "e2e: %v\n", err)
+		os.Exit(2)
+	}
 	code := m.Run()
 	cleanupShared()
 	reportSkips()
@@ -92,6 +107,7 @@ var build struct {
 func buildTaskie(t *testing.T, root string) string {
 	t.Helper()
 	build.once.Do(func() {
+		defer openLanes()
 		build.dir, build.err = os.MkdirTemp("", "taskie-e2e-bin-")
 		if build.err != nil {
 			return
@@ -107,6 +123,88 @@ func buildTaskie(t *testing.T, root string) string {
 		t.Fatal(build.err)
 	}
 	return build.dir
+}
+
+// lanes are the slots in which the tests run their clients: at most as
+// many tests as -parallel says (default GOMAXPROCS) run at once, and the
+// test that usually runs longest goes first, so that the whole-plan test does not
+// start last. None runs before the build of taskie is done, by when every
+// test has joined the queue.
+var lanes struct {
+	sync.Mutex
+	free    int
+	open    bool // the build is done
+	waiting []*waiter
+}
+
+type waiter struct {
+	typical time.Duration
+	granted chan struct{}
+}
+
+// queue waits for a lane for t and holds it until t ends. typical is how
+// long t usually takes (it orders the queue). The build of taskie (once
+// for all tests) happens first; queue returns its directory.
+func queue(t *testing.T, root string, typical time.Duration) string {
+	t.Helper()
+	w := &waiter{typical: typical, granted: make(chan struct{})}
+	lanes.Lock()
+	lanes.waiting = append(lanes.waiting, w)
+	lanes.Unlock()
+	queued := time.Now()
+	var granted time.Time
+	t.Cleanup(func() { // the last cleanup: after the processes are ended
+		leave(w)
+		if !granted.IsZero() {
+			t.Logf("lane: %s waited %s, ran %s", t.Name(), granted.Sub(queued).Round(100*time.Millisecond), time.Since(granted).Round(100*time.Millisecond))
+		}
+	})
+	bin := buildTaskie(t, root)
+	<-w.granted
+	granted = time.Now()
+	return bin
+}
+
+// leave gives w's lane back, or takes w out of the queue.
+func leave(w *waiter) {
+	lanes.Lock()
+	defer lanes.Unlock()
+	select {
+	case <-w.granted:
+		lanes.free++
+	default:
+		for i, o := range lanes.waiting {
+			if o == w {
+				lanes.waiting = append(lanes.waiting[:i], lanes.waiting[i+1:]...)
+				break
+			}
+		}
+	}
+	dispatch()
+}
+
+func openLanes() {
+	lanes.Lock()
+	defer lanes.Unlock()
+	lanes.open = true
+	dispatch()
+}
+
+// dispatch gives the free lanes to the tests that usually run longest
+// (the first to join among equals). The caller holds the lock.
+func dispatch() {
+	for lanes.open && lanes.free > 0 && len(lanes.waiting) > 0 {
+		next := 0
+		for i, w := range lanes.waiting {
+			if w.typical > lanes.waiting[next].typical {
+				next = i
+			}
+		}
+		w := lanes.waiting[next]
+		lanes.waiting = append(lanes.waiting[:next], lanes.waiting[next+1:]...)
+		lanes.free--
+		close(w.granted)
+	}
 }
 
 func cleanupShared() {

@@ -12,11 +12,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -24,13 +28,14 @@ import (
 	"github.com/taskie-dev/taskie/e2e/claudeapi"
 )
 
-// runLimit bounds each test, from its start (the build of taskie and every
-// real-client run, reviews included): the suite must stay bounded.
+// runLimit bounds each test (or subtest) that runs clients, from the
+// moment it has a lane (queue) to run in: every real-client run, reviews
+// included. The suite must stay bounded.
 const runLimit = 2 * time.Minute
 
 // deadline is runLimit from now, or earlier when `go test -timeout` ends
-// sooner (leaving time to end the processes and report). Tests take it
-// first thing.
+// sooner (leaving time to end the processes and report). Tests take it as
+// soon as queue gave them a lane.
 func deadline(t *testing.T) (context.Context, context.CancelFunc) {
 	end := time.Now().Add(runLimit)
 	if d, ok := t.Deadline(); ok && d.Add(-15*time.Second).Before(end) {
@@ -47,13 +52,17 @@ func deadline(t *testing.T) (context.Context, context.CancelFunc) {
 // output format: exit code 2 with the reason on stderr (the default) and
 // the JSON decision on stdout.
 func TestRealClientCodeReviewLoop(t *testing.T) {
-	ctx, cancel := deadline(t)
-	defer cancel()
+	t.Parallel()
 	claude := requireClaude(t)
 	root := repoRoot(t)
-	bin := buildTaskie(t, root)
 	for _, format := range []string{"exit2", "json"} {
-		t.Run(format, func(t *testing.T) { reviewLoop(ctx, t, claude, root, bin, format) })
+		t.Run(format, func(t *testing.T) {
+			t.Parallel()
+			bin := queue(t, root, 10*time.Second)
+			ctx, cancel := deadline(t)
+			defer cancel()
+			reviewLoop(ctx, t, claude, root, bin, format)
+		})
 	}
 }
 
@@ -77,10 +86,10 @@ func reviewLoop(ctx context.Context, t *testing.T, claude, root, bin, format str
 			claudeapi.Text("Task 1 is implemented in hello.go."),
 		},
 		Verdicts: []string{"FAIL", "PASS", "PASS"},
-	}, claudeapi.Options{Log: testLog{t}, DumpDir: os.Getenv("TASKIE_E2E_DUMP")})
+	}, claudeapi.Options{Log: testLog{t}, DumpDir: dumpDir(t)})
 	defer srv.Close()
 
-	env := claudeEnv(bin, home, srv.URL())
+	env := claudeEnv(t, bin, home, srv.URL())
 	start := time.Now()
 	stdout, stderr, err := runClaude(ctx, t, claude, proj, env,
 		"-p", "Implement task 1 of the taskie plan p.",
@@ -276,16 +285,18 @@ func checkHookLog(t *testing.T, path, mainSession string) {
 
 // TestRealClientPluginValidates runs `claude plugin validate` on the plugin.
 func TestRealClientPluginValidates(t *testing.T) {
+	t.Parallel()
 	claude := requireClaude(t)
 	root := repoRoot(t)
+	queue(t, root, 2*time.Second)
+	ctx, cancel := deadline(t)
+	defer cancel()
 	home := t.TempDir()
 	// Not used for validation, but without a base URL the CLI looks up the
 	// real API's host name: keep every connection on the loopback.
 	srv := claudeapi.Start(claudeapi.Script{}, claudeapi.Options{Log: testLog{t}})
 	defer srv.Close()
-	ctx, cancel := deadline(t)
-	defer cancel()
-	stdout, stderr, err := runClaude(ctx, t, claude, root, claudeEnv("", home, srv.URL()), "plugin", "validate", filepath.Join(root, "plugin"))
+	stdout, stderr, err := runClaude(ctx, t, claude, root, claudeEnv(t, "", home, srv.URL()), "plugin", "validate", filepath.Join(root, "plugin"))
 	t.Logf("claude plugin validate:\n%s%s", stdout, stderr)
 	if err != nil {
 		t.Fatalf("claude plugin validate %s: %v", filepath.Join(root, "plugin"), err)
@@ -313,9 +324,19 @@ func requireClaude(t *testing.T) string {
 	if err != nil {
 		skipTest(t, "`claude` (the real Claude Code client) is not on PATH; "+installHint)
 	}
-	out, _ := exec.Command(p, "--version").Output()
-	t.Logf("using %s: %s", p, strings.TrimSpace(string(out)))
+	t.Logf("using %s: %s", p, clientVersion(p))
 	return p
+}
+
+// versions caches the `--version` answer of each client, asked once.
+var versions sync.Map // path → func() string
+
+func clientVersion(path string) string {
+	v, _ := versions.LoadOrStore(path, sync.OnceValue(func() string {
+		out, _ := exec.Command(path, "--version").Output()
+		return strings.TrimSpace(string(out))
+	}))
+	return v.(func() string)()
 }
 
 func repoRoot(t *testing.T) string {
@@ -381,16 +402,21 @@ func seedHome(t *testing.T, home, stopLog string) {
 
 // claudeEnv is the whole environment of the CLI: nothing of the host's
 // Claude or taskie configuration leaks in (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP
-// included), and no traffic leaves the loopback interface.
-func claudeEnv(bin, home, baseURL string) []string {
+// included), and no traffic leaves the loopback interface. Each call has a
+// TMPDIR and a process marker of its own (the CLI keeps per-project files
+// under $TMPDIR/claude-<uid>/), and ends the marked processes when t ends.
+func claudeEnv(t *testing.T, bin, home, baseURL string) []string {
+	t.Helper()
 	path := os.Getenv("PATH")
 	if bin != "" {
 		path = bin + string(os.PathListSeparator) + path
 	}
+	tmp := t.TempDir()
+	m := newMarker(t)
 	env := []string{
 		"PATH=" + path,
 		"HOME=" + home,
-		"TMPDIR=" + os.TempDir(),
+		"TMPDIR=" + tmp,
 		"LANG=C.UTF-8",
 		"ANTHROPIC_API_KEY=sk-ant-e2e-dummy-key",
 		// Telemetry, error reports, update checks and the like would
@@ -400,7 +426,7 @@ func claudeEnv(bin, home, baseURL string) []string {
 		"DISABLE_ERROR_REPORTING=1",
 		"DISABLE_AUTOUPDATER=1",
 		// Marks every process of this run, for cleanup (killMarked).
-		marker,
+		m,
 	}
 	if baseURL != "" {
 		env = append(env, "ANTHROPIC_BASE_URL="+baseURL)
@@ -408,15 +434,43 @@ func claudeEnv(bin, home, baseURL string) []string {
 	return env
 }
 
-// marker is an environment entry unique to this test process: the nested
-// reviewers inherit it even though taskie puts them in process groups of
-// their own, so a timed-out run can still find and end them.
-var marker = fmt.Sprintf("TASKIE_E2E_RUN=%d-%d", os.Getpid(), time.Now().UnixNano())
+// markerKey names the environment entry that marks the processes of one
+// test: the nested reviewers inherit it even though taskie puts them in
+// process groups of their own, so a timed-out run can still find and end
+// them. Every test (and subtest) that starts clients has a marker of its
+// own, so that its cleanup ends its own processes only and the tests can
+// run in parallel.
+const markerKey = "TASKIE_E2E_RUN"
+
+var markers atomic.Int64
+
+// newMarker returns a new marker entry (unique to this test process and
+// this call) and ends the processes that carry it when t ends, before t's
+// temporary directories are removed.
+func newMarker(t *testing.T) string {
+	t.Helper()
+	m := fmt.Sprintf("%s=%d-%d-%d", markerKey, os.Getpid(), time.Now().UnixNano(), markers.Add(1))
+	t.Cleanup(func() { killMarked(t, m) })
+	return m
+}
+
+// markerOf is env's marker entry.
+func markerOf(t *testing.T, env []string) string {
+	t.Helper()
+	for _, e := range env {
+		if strings.HasPrefix(e, markerKey+"=") {
+			return e
+		}
+	}
+	t.Fatalf("the environment has no %s marker: its processes could not be ended", markerKey)
+	return ""
+}
 
 // runClaude runs the CLI in its own process group until ctx ends; on the
 // way out it ends whatever the run left behind.
 func runClaude(ctx context.Context, t *testing.T, claude, dir string, env []string, args ...string) (string, string, error) {
 	t.Helper()
+	m := markerOf(t, env)
 	cmd := exec.CommandContext(ctx, claude, args...)
 	cmd.Dir, cmd.Env = dir, env
 	cmd.Stdin = nil // /dev/null: -p must not wait for input
@@ -432,18 +486,18 @@ func runClaude(ctx context.Context, t *testing.T, claude, dir string, env []stri
 	if cmd.Process != nil {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // leftovers in its group
 	}
-	killMarked(t)
+	killMarked(t, m)
 	return stdout.String(), stderr.String(), err
 }
 
-// killMarked ends every process that carries this test's marker in its
-// environment (Linux: /proc; elsewhere only the process group is ended).
-func killMarked(t *testing.T) {
+// killMarked ends every process whose environment holds the entry marker
+// exactly (Linux: /proc; elsewhere only the process group is ended).
+func killMarked(t *testing.T, marker string) {
 	t.Helper()
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	for _, d := range dirs {
 		env, err := os.ReadFile(filepath.Join(d, "environ"))
-		if err != nil || !bytes.Contains(env, append([]byte(marker), 0)) {
+		if err != nil || !slices.ContainsFunc(bytes.Split(env, []byte{0}), func(e []byte) bool { return string(e) == marker }) {
 			continue
 		}
 		var pid int
@@ -452,6 +506,66 @@ func killMarked(t *testing.T) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}
+}
+
+// TestKillMarkedEndsOnlyItsOwn: a test's cleanup ends the processes that
+// carry its marker, and not those of another test running at the same
+// time, even one whose marker starts with the same text.
+func TestKillMarkedEndsOnlyItsOwn(t *testing.T) {
+	t.Parallel()
+	if _, err := os.Stat("/proc/self/environ"); err != nil {
+		t.Skip("no /proc: killMarked can only end process groups here")
+	}
+	// Each process waits for a line and then says it is alive: one ended
+	// by a SIGKILL sent before the line came cannot.
+	type proc struct {
+		cmd   *exec.Cmd
+		stdin io.WriteCloser
+		out   bytes.Buffer
+	}
+	start := func(marker string) *proc {
+		p := &proc{cmd: exec.Command("/bin/sh", "-c", "read line; echo alive")}
+		p.cmd.Env = []string{"PATH=" + os.Getenv("PATH"), marker}
+		p.cmd.Stdout = &p.out
+		var err error
+		if p.stdin, err = p.cmd.StdinPipe(); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = p.cmd.Process.Kill(); _ = p.cmd.Wait() })
+		return p
+	}
+	alive := func(p *proc) bool {
+		_, _ = io.WriteString(p.stdin, "go\n")
+		_ = p.stdin.Close()
+		_ = p.cmd.Wait()
+		return p.out.String() == "alive\n"
+	}
+	mine := newMarker(t)
+	own, other := start(mine), start(mine+"0") // Start returns once they run sh
+	killMarked(t, mine)
+	if alive(own) {
+		t.Error("killMarked did not end the process that carries its marker")
+	}
+	if !alive(other) {
+		t.Errorf("killMarked ended the process of another marker (%s)", mine+"0")
+	}
+}
+
+// dumpDir is where the server of t saves request bodies: a directory of
+// t's own under TASKIE_E2E_DUMP ("" when that is not set), since the
+// tests run at once and every server numbers its requests from 1.
+func dumpDir(t *testing.T) string {
+	t.Helper()
+	root := os.Getenv("TASKIE_E2E_DUMP")
+	if root == "" {
+		return ""
+	}
+	dir := filepath.Join(root, strings.ReplaceAll(t.Name(), "/", "_"))
+	mkdirs(t, dir)
+	return dir
 }
 
 // result is the part of `claude -p --output-format json` the test reads.

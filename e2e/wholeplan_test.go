@@ -24,11 +24,12 @@ import (
 // (its tool calls run `taskie …` and write the files) and the nested
 // reviewers; taskie's Stop hook from the plugin does the rest.
 func TestRealClientWholePlan(t *testing.T) {
-	ctx, cancel := deadline(t)
-	defer cancel()
+	t.Parallel()
 	claude := requireClaude(t)
 	root := repoRoot(t)
-	bin := buildTaskie(t, root)
+	bin := queue(t, root, 35*time.Second)
+	ctx, cancel := deadline(t)
+	defer cancel()
 	r := newRig(ctx, t, claude, root, bin, true, claudeapi.Script{
 		SeriesVerdicts: map[string][]string{
 			"plan-review":     {"PASS", "PASS"},

@@ -56,9 +56,12 @@ type Script struct {
 	// "all-code-review"), the value the verdicts by iteration ("PASS" past
 	// the end).
 	SeriesVerdicts map[string][]string
-	// ReviewerDelay holds every reviewer reply back this long, so that a
-	// test can watch a review in progress.
-	ReviewerDelay time.Duration
+	// ReviewerGate, if not nil, holds every reviewer reply back until it
+	// is closed, so that a test can watch a review in progress and let it
+	// go on as soon as it has seen it; ReviewerGateLimit, if not 0, bounds
+	// how long one reply is held.
+	ReviewerGate      <-chan struct{}
+	ReviewerGateLimit time.Duration
 	// IgnoreBlocks makes the agent answer every Stop hook block by ending
 	// its turn again at once, without the post-review the block asks for.
 	IgnoreBlocks bool

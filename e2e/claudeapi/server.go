@@ -148,9 +148,16 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	case Agent:
 		reply, rec.Feedback = script.AgentReply(&req)
 	case Reviewer:
-		if script.ReviewerDelay > 0 {
+		if script.ReviewerGate != nil {
+			var limit <-chan time.Time
+			if script.ReviewerGateLimit > 0 {
+				timer := time.NewTimer(script.ReviewerGateLimit)
+				defer timer.Stop()
+				limit = timer.C
+			}
 			select {
-			case <-time.After(script.ReviewerDelay):
+			case <-script.ReviewerGate:
+			case <-limit:
 			case <-r.Context().Done():
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func post(t *testing.T, url, body string, header map[string]string) (*http.Response, string) {
@@ -121,5 +122,46 @@ func TestServerUpdateAndToolResults(t *testing.T) {
 	}
 	if len(recs[2].ToolResults) != 1 || recs[2].ToolResults[0] != "next: end-turn" || len(recs[2].ToolErrors) != 0 {
 		t.Errorf("tool results %q, errors %q", recs[2].ToolResults, recs[2].ToolErrors)
+	}
+}
+
+func TestServerReviewerGate(t *testing.T) {
+	gate := make(chan struct{})
+	srv := Start(Script{ReviewerGate: gate}, Options{})
+	defer srv.Close()
+	reviewer := `{"model":"m","stream":false,"tools":[{"name":"StructuredOutput"}],"messages":[{"role":"user","content":"Write .taskie/plans/p/task-1-review-1.md"}]}`
+	done := make(chan error, 1)
+	go func() {
+		resp, err := http.Post(srv.URL()+"/v1/messages", "application/json", strings.NewReader(reviewer))
+		if err == nil {
+			_, err = io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("the reviewer was answered before the gate opened (%v)", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	close(gate)
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the reviewer was not answered after the gate opened")
+	}
+	if recs := srv.Calls(Reviewer); len(recs) != 1 {
+		t.Errorf("reviewer records %+v", recs)
+	}
+
+	// The limit lets a reply go although the gate stays shut.
+	srv.Update(func(s *Script) { s.ReviewerGate, s.ReviewerGateLimit = make(chan struct{}), 100*time.Millisecond })
+	start := time.Now()
+	post(t, srv.URL()+"/v1/messages", reviewer, nil)
+	if took := time.Since(start); took < 100*time.Millisecond || took > 5*time.Second {
+		t.Errorf("with the gate shut and a 100ms limit the reply took %s", took)
 	}
 }
