@@ -58,7 +58,7 @@ func newWorktreeCmd(s *Streams, g *globals) *cobra.Command {
 		Use:   "worktree",
 		Short: "Git worktrees per task: add, list, remove",
 		Long:  worktreeLong,
-		RunE: unknownSubcommand, // help, or the nearest subcommand
+		RunE:  unknownSubcommand, // help, or the nearest subcommand
 	}
 	c.AddCommand(newWorktreeAddCmd(s, g), newWorktreeListCmd(s, g), newWorktreeRemoveCmd(s, g))
 	return c
