@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/ledger"
 	"github.com/taskie-dev/taskie/internal/ledger/ledgerlog"
@@ -37,6 +38,17 @@ type findingOpts struct {
 	decline bool // declined, else fixed
 	id      string
 	text    string // fixed: --note; declined: --why
+	asJSON  bool
+}
+
+// findingView is `taskie finding fixed|declined --json`: the finding after
+// the change, as `taskie findings --json` shows it, with its review cycle.
+type findingView struct {
+	Plan      string         `json:"plan"`
+	Review    domain.Phase   `json:"review"`
+	Task      string         `json:"task,omitempty"`
+	Iteration int            `json:"iteration"`
+	Finding   ledger.Finding `json:"finding"`
 }
 
 func newFindingFixedCmd(s *Streams, g *globals) *cobra.Command {
@@ -56,6 +68,7 @@ func newFindingFixedCmdWith(s *Streams, g *globals, run func(*findingOpts) error
 		},
 	}
 	c.Flags().StringVar(&o.text, "note", "", "what changed")
+	c.Flags().BoolVar(&o.asJSON, "json", false, "print the finding after the change as JSON")
 	return c
 }
 
@@ -76,6 +89,7 @@ func newFindingDeclinedCmdWith(s *Streams, g *globals, run func(*findingOpts) er
 		},
 	}
 	c.Flags().StringVar(&o.text, "why", "", "why the finding is not changed (required)")
+	c.Flags().BoolVar(&o.asJSON, "json", false, "print the finding after the change as JSON")
 	return c
 }
 
@@ -89,6 +103,7 @@ func runFinding(o *findingOpts) error {
 	}
 	var e ledger.Event
 	var series ledgerlog.Series
+	var after ledger.Ledger
 	err = p.Update(func(snap *store.Snapshot) (store.Change, error) {
 		if snap.State == nil {
 			return store.Change{}, stateErr(p, snap.StateErr)
@@ -104,7 +119,7 @@ func runFinding(o *findingOpts) error {
 		if e, err = findingEvent(l, id, text, decline); err != nil {
 			return store.Change{}, err
 		}
-		series = sr
+		series, after = sr, ledger.Fold(l, e)
 		return store.Change{Actor: "cli", Events: ledgerlog.ToLog(sr, []ledger.Event{e})}, nil
 	})
 	if err != nil {
@@ -115,6 +130,11 @@ func runFinding(o *findingOpts) error {
 		what = "declined"
 	}
 	fmt.Fprintf(o.s.Err, "%s: %s %s\n", series, e.ID, what)
+	if o.asJSON {
+		f, _ := after.Find(e.ID)
+		return writeJSON(o.s.Out, findingView{Plan: p.ID, Review: series.Review, Task: series.Task.String(),
+			Iteration: after.Iteration(), Finding: f})
+	}
 	return nil
 }
 

@@ -21,6 +21,27 @@ type recoverOpts struct {
 	g                   *globals
 	plan                string
 	write, force, check bool
+	asJSON              bool
+}
+
+// recoverCheckView is `taskie recover --check --json`: whether state.json
+// agrees with the replay of the log, and the fields that differ.
+type recoverCheckView struct {
+	Plan       string `json:"plan"`
+	Consistent bool   `json:"consistent"`
+	HasState   bool   `json:"has_state"` // false: no state.json
+	Events     int    `json:"events"`    // events replayed
+	// Differences are the fields that differ, "field: replay → file";
+	// empty when consistent or when state.json is missing.
+	Differences []string `json:"differences"`
+}
+
+// recoverView is `taskie recover --json` and `--write --json`: the
+// rebuilt state, as done --json prints a plan's state, and whether it
+// was written.
+type recoverView struct {
+	changedView
+	Written bool `json:"written"`
 }
 
 func newRecoverCmd(s *Streams, g *globals) *cobra.Command { return newRecoverCmdWith(s, g, runRecover) }
@@ -37,9 +58,14 @@ printed on stdout; a report of the events used and of what the log cannot
 tell goes to stderr. Nothing is written without --write, and an existing
 state.json that parses is only replaced with --force.
 
-With --check, nothing is printed on stdout or written: the command exits 0
-when state.json equals the replay of the log, and 1 with the difference.`,
-		Example: "  taskie recover\n  taskie recover my-plan --write\n  taskie recover --check",
+With --check, nothing is written, nor printed on stdout without --json: the
+command exits 0 when state.json equals the replay of the log, and 1 with the
+difference.
+
+--json prints {"plan", "state", "written"} instead of the bare file (with
+--write, the state written); with --check, {"plan", "consistent",
+"has_state", "events", "differences"}, with the same exit codes.`,
+		Example: "  taskie recover\n  taskie recover my-plan --write\n  taskie recover --check\n  taskie recover --check --json",
 		Args:    maxArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			o.plan = firstArg(args)
@@ -55,6 +81,7 @@ when state.json equals the replay of the log, and 1 with the difference.`,
 	c.Flags().BoolVar(&o.check, "check", false, "exit 0 when state.json equals the replay of events.jsonl, 1 with the difference")
 	c.Flags().BoolVar(&o.write, "write", false, "write the rebuilt state.json (atomically, under the plan lock)")
 	c.Flags().BoolVar(&o.force, "force", false, "with --write: replace a state.json that still parses")
+	c.Flags().BoolVar(&o.asJSON, "json", false, "print the rebuilt state (with --check, the comparison) as JSON")
 	return c
 }
 
@@ -64,13 +91,15 @@ func runRecover(o *recoverOpts) error {
 		return err
 	}
 	if o.check {
-		return checkRecovered(o.s, p)
+		return checkRecovered(o.s, p, o.asJSON)
 	}
-	return rebuildState(o.s, p, o.write, o.force)
+	return rebuildState(o.s, p, o.write, o.force, o.asJSON)
 }
 
-// rebuildState prints the state the log implies and, with write, saves it.
-func rebuildState(s *Streams, p *project.Plan, write, force bool) error {
+// rebuildState prints the state the log implies and, with write, saves it;
+// with asJSON, the state is printed once, as JSON: the one written with
+// write.
+func rebuildState(s *Streams, p *project.Plan, write, force, asJSON bool) error {
 	if !p.Exists(events.FileName) {
 		return usageErr(fmt.Errorf("plan %s has no %s: nothing to rebuild state.json from", p.ID, events.FileName),
 			"`taskie continue` suggests where the plan stands from its files")
@@ -86,15 +115,21 @@ func rebuildState(s *Streams, p *project.Plan, write, force bool) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.Out.Write(res.State.Encode()); err != nil {
-		return err
+	if !asJSON {
+		if _, err := s.Out.Write(res.State.Encode()); err != nil {
+			return err
+		}
 	}
 	old, oldErr := p.State()
 	reportRecover(s, p, cfg.MaxReviews, res, old, oldErr)
 	if !write {
 		fmt.Fprintf(s.Err, "nothing written: run `taskie recover%s --write` to save it as %s\n", planArg(p), state.Path(p.Dir))
+		if asJSON {
+			return writeJSON(s.Out, recoverView{changedView: changed(p.ID, res.State)})
+		}
 		return nil
 	}
+	written := res.State
 	err = p.Update(func(snap *store.Snapshot) (store.Change, error) {
 		// Again under the lock: another process may have written either file.
 		if cur := snap.State; cur != nil && !force {
@@ -105,6 +140,7 @@ func rebuildState(s *Streams, p *project.Plan, write, force bool) error {
 		if err != nil {
 			return store.Change{}, err
 		}
+		written = res.State
 		return store.Change{Actor: "cli", Reason: "rebuilt from the event log", Kind: events.Recovered, State: res.State, Replace: true}, nil
 	})
 	if err != nil {
@@ -115,6 +151,9 @@ func rebuildState(s *Streams, p *project.Plan, write, force bool) error {
 		return usageErr(err, "")
 	}
 	fmt.Fprintf(s.Err, "wrote %s (`taskie validate` checks it)\n", state.Path(p.Dir))
+	if asJSON {
+		return writeJSON(s.Out, recoverView{changedView: changed(p.ID, written), Written: true})
+	}
 	return nil
 }
 
@@ -125,8 +164,9 @@ func replay(p *project.Plan, maxReviews int, models []domain.Model, warn func(st
 	return r.Result(), err
 }
 
-// checkRecovered compares state.json with the replay of the log.
-func checkRecovered(s *Streams, p *project.Plan) error {
+// checkRecovered compares state.json with the replay of the log; with
+// asJSON it also prints the comparison on stdout.
+func checkRecovered(s *Streams, p *project.Plan, asJSON bool) error {
 	cfg, err := p.Config()
 	if err != nil {
 		return usageErr(err, "fix .taskie/config.json; `taskie config` shows the effective values")
@@ -139,25 +179,42 @@ func checkRecovered(s *Streams, p *project.Plan) error {
 	if err != nil && !errors.Is(err, state.ErrNotFound) {
 		return stateErr(p, err)
 	}
+	v := recoverCheckView{Plan: p.ID, HasState: cur != nil, Events: res.Events, Differences: []string{}}
+	// done prints v when asJSON and returns the exit: problems unless
+	// consistent.
+	done := func() error {
+		if asJSON {
+			if err := writeJSON(s.Out, v); err != nil {
+				return err
+			}
+		}
+		if v.Consistent {
+			return nil
+		}
+		return errProblems
+	}
 	if cur == nil {
 		if res.Events == 0 {
 			fmt.Fprintf(s.Err, "plan %s: no state.json and no events: consistent\n", p.ID)
-			return nil
+			v.Consistent = true
+			return done()
 		}
 		fmt.Fprintf(s.Err, "plan %s: state.json is missing but %s implies one; `taskie recover%s --write` rebuilds it\n", p.ID, events.FileName, planArg(p))
-		return errProblems
+		return done()
 	}
 	d := history.Diff(res.State, cur)
 	if len(d) == 0 {
 		fmt.Fprintf(s.Err, "plan %s: state.json equals the replay of %d event(s)\n", p.ID, res.Events)
-		return nil
+		v.Consistent = true
+		return done()
 	}
+	v.Differences = d
 	fmt.Fprintf(s.Err, "plan %s: state.json differs from the replay of %s (replay → file):\n", p.ID, events.FileName)
 	for _, l := range d {
 		fmt.Fprintf(s.Err, "  %s\n", l)
 	}
 	fmt.Fprintf(s.Err, "state.json was changed outside taskie, or events are missing; the next taskie change records the file as found, and `taskie recover%s --write --force` rebuilds it from the log instead\n", planArg(p))
-	return errProblems
+	return done()
 }
 
 // reportRecover says on stderr what the rebuilt state comes from and what

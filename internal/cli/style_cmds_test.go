@@ -158,6 +158,8 @@ func TestRecoverFlags(t *testing.T) {
 		{name: "plan and write", args: []string{"login", "--write"}, want: recoverOpts{s: s, g: g, plan: "login", write: true}},
 		{name: "write and force", args: []string{"--write", "--force"}, want: recoverOpts{s: s, g: g, write: true, force: true}},
 		{name: "check", args: []string{"--check"}, want: recoverOpts{s: s, g: g, check: true}},
+		{name: "check json", args: []string{"--check", "--json"}, want: recoverOpts{s: s, g: g, check: true, asJSON: true}},
+		{name: "write json", args: []string{"login", "--write", "--json"}, want: recoverOpts{s: s, g: g, plan: "login", write: true, asJSON: true}},
 		{name: "force without write", args: []string{"--force"}, err: true},
 		{name: "check and write", args: []string{"--check", "--write"}, err: true},
 		{name: "two plans", args: []string{"a", "b"}, err: true},
@@ -251,6 +253,7 @@ func TestWorktreeRemoveFlags(t *testing.T) {
 	checkFlags(t, func(run func(*worktreeRemoveOpts) error) *cobra.Command { return newWorktreeRemoveCmdWith(s, g, run) }, []flagCase[worktreeRemoveOpts]{
 		{name: "defaults", want: worktreeRemoveOpts{s: s, g: g}},
 		{name: "task and force", args: []string{"3", "--force"}, want: worktreeRemoveOpts{s: s, g: g, task: "3", force: true}},
+		{name: "json", args: []string{"3", "--json"}, want: worktreeRemoveOpts{s: s, g: g, task: "3", asJSON: true}},
 		{name: "two tasks", args: []string{"3", "4"}, err: true},
 	})
 }
@@ -288,6 +291,8 @@ func TestTaskMoveFlags(t *testing.T) {
 		{name: "move", args: []string{"3", "testing"}, want: taskMoveOpts{s: s, g: g, action: lifecycle.ActMove, task: "3", state: "testing", actor: "agent"}},
 		{name: "move with actor and reason", args: []string{"3", "in_progress", "--actor", "hook", "--reason", "review failed"},
 			want: taskMoveOpts{s: s, g: g, action: lifecycle.ActMove, task: "3", state: "in_progress", actor: "hook", reason: "review failed"}},
+		{name: "move json", args: []string{"3", "testing", "--json"},
+			want: taskMoveOpts{s: s, g: g, action: lifecycle.ActMove, task: "3", state: "testing", actor: "agent", asJSON: true}},
 		{name: "move without a state", args: []string{"3"}, err: true},
 		{name: "move with a note", args: []string{"3", "testing", "--note", "x"}, err: true},
 	})
@@ -298,6 +303,7 @@ func TestTaskMoveFlags(t *testing.T) {
 	})
 	checkFlags(t, build(lifecycle.ActFail), []flagCase[taskMoveOpts]{
 		{name: "fail", args: []string{"3", "--reason", "red"}, want: taskMoveOpts{s: s, g: g, action: lifecycle.ActFail, task: "3", actor: "agent", reason: "red"}},
+		{name: "fail json", args: []string{"3", "--json"}, want: taskMoveOpts{s: s, g: g, action: lifecycle.ActFail, task: "3", actor: "agent", asJSON: true}},
 		{name: "fail without a task", args: nil, err: true},
 	})
 }
@@ -317,12 +323,15 @@ func TestFindingFlags(t *testing.T) {
 	checkFlags(t, func(run func(*findingOpts) error) *cobra.Command { return newFindingFixedCmdWith(s, g, run) }, []flagCase[findingOpts]{
 		{name: "fixed", args: []string{"F3"}, want: findingOpts{s: s, g: g, id: "F3"}},
 		{name: "fixed with a note", args: []string{"F3", "--note", "nil check added"}, want: findingOpts{s: s, g: g, id: "F3", text: "nil check added"}},
+		{name: "fixed json", args: []string{"F3", "--json"}, want: findingOpts{s: s, g: g, id: "F3", asJSON: true}},
 		{name: "fixed without an id", args: nil, err: true},
 		{name: "fixed with why", args: []string{"F3", "--why", "x"}, err: true},
 	})
 	checkFlags(t, func(run func(*findingOpts) error) *cobra.Command { return newFindingDeclinedCmdWith(s, g, run) }, []flagCase[findingOpts]{
 		{name: "declined", args: []string{"F4", "--why", "generated file"}, want: findingOpts{s: s, g: g, decline: true, id: "F4", text: "generated file"}},
 		{name: "declined without why", args: []string{"F4"}, want: findingOpts{s: s, g: g, decline: true, id: "F4"}},
+		{name: "declined json", args: []string{"F4", "--why", "generated file", "--json"},
+			want: findingOpts{s: s, g: g, decline: true, id: "F4", text: "generated file", asJSON: true}},
 		{name: "declined two ids", args: []string{"F4", "F5"}, err: true},
 		{name: "declined with a note", args: []string{"F4", "--note", "x"}, err: true},
 	})

@@ -28,6 +28,16 @@ type taskMoveOpts struct {
 	actor  string
 	reason string
 	note   string // retry: a guided retry's guidance
+	asJSON bool
+}
+
+// taskMoveView is a lifecycle command's --json output: the plan, the task
+// and its lifecycle record after the move, as `taskie query --json` shows
+// a task.
+type taskMoveView struct {
+	Plan      string    `json:"plan"`
+	Task      string    `json:"task"`
+	Lifecycle queryView `json:"lifecycle"`
 }
 
 // taskVerb describes one lifecycle command.
@@ -121,6 +131,7 @@ func newTaskMoveCmdWith(s *Streams, g *globals, v taskVerb, run func(*taskMoveOp
 	if v.action == lifecycle.ActRetry {
 		c.Flags().StringVar(&o.note, "note", "", "guidance for a guided retry")
 	}
+	c.Flags().BoolVar(&o.asJSON, "json", false, "print the task's lifecycle record after the move as JSON")
 	return c
 }
 
@@ -147,10 +158,17 @@ func runTaskMove(o *taskMoveOpts) error {
 	if err != nil {
 		return err
 	}
+	var timeouts lifecycle.Timeouts
+	if o.asJSON {
+		if timeouts, err = lifecycleTimeouts(p); err != nil {
+			return err
+		}
+	}
 	var evs []events.Event
+	var rec lifecycle.Task
 	err = p.Update(func(snap *store.Snapshot) (store.Change, error) {
-		c, err := lifecycleChange(snap, o, task, to, actor)
-		evs = c.Events
+		c, t, err := lifecycleChange(snap, o, task, to, actor)
+		evs, rec = c.Events, t
 		return c, err
 	})
 	if err != nil {
@@ -159,39 +177,43 @@ func runTaskMove(o *taskMoveOpts) error {
 	for _, e := range evs {
 		fmt.Fprintf(o.s.Err, "%s\n", history.Message(e))
 	}
+	if o.asJSON {
+		return writeJSON(o.s.Out, taskMoveView{Plan: p.ID, Task: task.String(), Lifecycle: newQueryView(rec, clock(), timeouts)})
+	}
 	return nil
 }
 
 // lifecycleChange decides a lifecycle command on a snapshot taken under
 // the plan lock: the task's new record in state.json and its effects as
-// events. A task that has no record yet starts in pending.
-func lifecycleChange(snap *store.Snapshot, o *taskMoveOpts, task domain.TaskID, to lifecycle.State, actor lifecycle.Actor) (store.Change, error) {
+// events, and the task's record after the move. A task that has no record
+// yet starts in pending.
+func lifecycleChange(snap *store.Snapshot, o *taskMoveOpts, task domain.TaskID, to lifecycle.State, actor lifecycle.Actor) (store.Change, lifecycle.Task, error) {
 	st := snap.State
 	if st == nil {
-		return store.Change{}, snap.StateErr
+		return store.Change{}, lifecycle.Task{}, snap.StateErr
 	}
 	tasks, err := lifecycle.Decode(st.Lifecycle)
 	if err != nil {
-		return store.Change{}, &state.FieldError{Path: snap.Path(state.FileName), Field: "lifecycle", Msg: err.Error()}
+		return store.Change{}, lifecycle.Task{}, &state.FieldError{Path: snap.Path(state.FileName), Field: "lifecycle", Msg: err.Error()}
 	}
 	now := clock()
 	t, ok := tasks[task]
 	var effs []lifecycle.Effect
 	if !ok {
 		if t, effs, err = lifecycle.New(task, actor, now); err != nil {
-			return store.Change{}, err
+			return store.Change{}, lifecycle.Task{}, err
 		}
 	}
 	next, more, err := act(o, t, to, actor, now)
 	if err != nil {
-		return store.Change{}, err
+		return store.Change{}, lifecycle.Task{}, err
 	}
 	tasks[task] = next
 	n := st.Clone()
 	n.Lifecycle = lifecycle.Encode(tasks)
 	reason := fmt.Sprintf("task %s %s by %s", o.action, task, actor)
 	return store.Change{Actor: "cli", Reason: reason, Kind: events.LifecycleCommit, Task: task, State: n,
-		Events: project.LifecycleEvents(append(effs, more...))}, nil
+		Events: project.LifecycleEvents(append(effs, more...))}, next, nil
 }
 
 // act makes the command's move.

@@ -125,10 +125,20 @@ claimed (last_commit), i.e. whether the task produced a commit.`,
 
 // worktreeRemoveOpts are the options of `taskie worktree remove`.
 type worktreeRemoveOpts struct {
-	s     *Streams
-	g     *globals
-	task  string
-	force bool
+	s      *Streams
+	g      *globals
+	task   string
+	force  bool
+	asJSON bool
+}
+
+// worktreeRemovedView is `taskie worktree remove --json`: the worktree as
+// `taskie worktree list --json` showed it just before it was removed
+// (exists false: only its record was left), and the branch that is kept.
+type worktreeRemovedView struct {
+	worktreeView
+	Removed    bool   `json:"removed"`
+	BranchKept string `json:"branch_kept,omitempty"`
 }
 
 func newWorktreeRemoveCmd(s *Streams, g *globals) *cobra.Command {
@@ -138,11 +148,14 @@ func newWorktreeRemoveCmd(s *Streams, g *globals) *cobra.Command {
 func newWorktreeRemoveCmdWith(s *Streams, g *globals, run func(*worktreeRemoveOpts) error) *cobra.Command {
 	o := &worktreeRemoveOpts{s: s, g: g}
 	c := &cobra.Command{
-		Use:   "remove [task] [--force]",
+		Use:   "remove [task] [--force] [--json]",
 		Short: "Remove a task's (or the plan's) worktree; its branch is kept",
 		Long: `Remove the worktree of a task (or the plan's, without a task) and its record.
 A worktree with changed or untracked files is refused unless --force. The
-branch stays, with its commits: delete it once merged.`,
+branch stays, with its commits: delete it once merged.
+
+--json prints the removed worktree as ` + "`taskie worktree list --json`" + ` showed it
+just before, with "removed": true and "branch_kept".`,
 		Args: maxArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			o.task = firstArg(args)
@@ -150,6 +163,7 @@ branch stays, with its commits: delete it once merged.`,
 		},
 	}
 	c.Flags().BoolVar(&o.force, "force", false, "remove it even with uncommitted changes")
+	c.Flags().BoolVar(&o.asJSON, "json", false, "print the removed worktree as JSON")
 	return c
 }
 
@@ -388,6 +402,14 @@ func runWorktreeRemove(o *worktreeRemoveOpts) error {
 	if !ok {
 		return usageErr(fmt.Errorf("%s has no worktree recorded", what(task)), "`taskie worktree list` shows the recorded ones")
 	}
+	var removed worktreeRemovedView // with --json: the worktree before it goes
+	if o.asJSON {
+		claims, err := cp.c.Claims(cp.ctx, cp.key)
+		if err != nil {
+			return err
+		}
+		removed = worktreeRemovedView{worktreeView: cp.view(w, claims), Removed: true, BranchKept: w.Branch}
+	}
 	if _, err := os.Stat(w.Path); err == nil {
 		if err := removeWorktree(cp, w, o.force); err != nil {
 			return err
@@ -417,6 +439,9 @@ func runWorktreeRemove(o *worktreeRemoveOpts) error {
 		fmt.Fprintf(s.Err, "; branch %s kept (`git branch -d %s` once merged)", w.Branch, w.Branch)
 	}
 	fmt.Fprintln(s.Err)
+	if o.asJSON {
+		return writeJSON(s.Out, removed)
+	}
 	return nil
 }
 
