@@ -46,6 +46,10 @@ func (ts *Tasks) SetCell(id int, column, value string) error {
 // setCell rewrites one cell of the row at idx and refreshes the task.
 func (ts *Tasks) setCell(idx, col int, value string) {
 	r := &ts.rows[idx]
+	if n := len(r.cells); n <= col && n > 0 && strings.HasSuffix(r.cells[n-1], `\`) {
+		// The pipe added after it must not be escaped by it.
+		r.cells[n-1] += " "
+	}
 	for len(r.cells) <= col {
 		r.cells = append(r.cells, " ")
 	}
