@@ -111,6 +111,22 @@ func (fs *fenceState) step(line string) bool {
 // open reports whether a code block is still open.
 func (fs *fenceState) open() bool { return fs.ch != 0 }
 
+// closeFence returns the fence that closes a code block still open before
+// line i, or nothing. Text inserted there would otherwise read as code,
+// and a session added at the end of a file whose last block is unclosed
+// would be lost; the block looked the same before, since CommonMark ends
+// an unclosed block at the end of the document.
+func (f *File) closeFence(i int) []string {
+	var fs fenceState
+	for _, l := range f.lines[:i] {
+		fs.step(strings.TrimSuffix(strings.TrimSuffix(l, "\n"), "\r"))
+	}
+	if !fs.open() {
+		return nil
+	}
+	return []string{strings.Repeat(string(fs.ch), fs.n)}
+}
+
 // fenceOf returns the fence character and length of a fence line (up to
 // three spaces of indentation), or n == 0.
 func fenceOf(line string) (ch byte, n int, rest string) {
@@ -198,6 +214,9 @@ func (f *File) headsIn(sp span) []heading {
 func (f *File) splice(from, to int, add []string) {
 	if from == len(f.lines) && from > 0 && !strings.HasSuffix(f.lines[from-1], "\n") {
 		f.lines[from-1] += f.eol
+	}
+	if len(add) > 0 {
+		add = append(f.closeFence(from), add...)
 	}
 	out := make([]string, 0, len(f.lines)-(to-from)+len(add))
 	out = append(out, f.lines[:from]...)

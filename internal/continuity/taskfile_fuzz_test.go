@@ -3,7 +3,9 @@ package continuity_test
 import (
 	"bytes"
 	"reflect"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/taskie-dev/taskie/internal/continuity"
 )
@@ -20,6 +22,8 @@ func FuzzTaskFile(f *testing.F) {
 		"- [X] no section\n* [ ] star\n+ [y] not a box\n### Subtask 1.1: x\n",
 		"## Chain Output\n### Summary\nDone.\n### For Downstream Tasks\nUse X.\n",
 		"### Session\n### Session 99999999999999999999\n### sessions - archived\n",
+		"# Task 2\n\n```go\nfunc unclosed() {\n",
+		"## Progress Log\n\n### Session 1\n- **Did**: a\n~~~~\nstill open\n",
 		"",
 	} {
 		f.Add([]byte(s))
@@ -48,6 +52,16 @@ func FuzzTaskFile(f *testing.F) {
 		}
 		if c2 := again.Criteria(); !reflect.DeepEqual(criteria, c2) {
 			t.Fatalf("criteria differ after a round trip:\nfirst: %+v\nagain: %+v", criteria, c2)
+		}
+
+		// A session added is read back as the next session, whatever the
+		// file ends with (an unclosed code block included).
+		added := continuity.Parse(data)
+		if n, err := added.AddSession(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), continuity.Entry{Did: "fuzzed"}); err == nil {
+			ss := continuity.Parse(added.Bytes()).Sessions()
+			if len(ss) != len(sessions)+1 || !slices.ContainsFunc(ss, func(s continuity.Session) bool { return s.N == n }) {
+				t.Fatalf("AddSession = %d: sessions %+v, then %+v in %q", n, sessions, ss, added.Bytes())
+			}
 		}
 
 		// Toggling the first criterion changes its box only; toggling it
