@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/taskie-dev/taskie/internal/continuity"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/history"
@@ -34,6 +35,10 @@ type recoverCheckView struct {
 	// Differences are the fields that differ, "field: replay → file";
 	// empty when consistent or when state.json is missing.
 	Differences []string `json:"differences"`
+	// MissingNotes are progress entries the log records but no task
+	// file (or archive) holds: a note cut short. They have no bearing on
+	// Consistent, which is about state.json.
+	MissingNotes []continuity.LoggedNote `json:"missing_notes,omitempty"`
 }
 
 // recoverView is `taskie recover --json` and `--write --json`: the
@@ -109,7 +114,7 @@ func rebuildState(s *Streams, p *project.Plan, write, force, asJSON bool) error 
 		return usageErr(err, "fix .taskie/config.json; `taskie config` shows the effective values")
 	}
 	rebuild := func(warn func(string)) (history.Result, error) {
-		return replay(p, cfg.MaxReviews, cfg.Models, warn)
+		return replay(p, cfg.MaxReviews, cfg.Models, warn, nil)
 	}
 	res, err := rebuild(func(w string) { fmt.Fprintf(s.Err, "taskie: warning: %s\n", w) })
 	if err != nil {
@@ -158,10 +163,27 @@ func rebuildState(s *Streams, p *project.Plan, write, force, asJSON bool) error 
 }
 
 // replay folds the plan's event log into the state it implies.
-func replay(p *project.Plan, maxReviews int, models []domain.Model, warn func(string)) (history.Result, error) {
+// also, when not nil, sees every event too.
+func replay(p *project.Plan, maxReviews int, models []domain.Model, warn func(string), also func(*events.Lean)) (history.Result, error) {
 	r := history.NewReplayer(history.Defaults{MaxReviews: &maxReviews, Models: models})
-	err := scanPlanEvents(p, events.Filter{}, func(l *events.Lean) error { r.ApplyLean(l, warn); return nil }, warn)
+	err := scanPlanEvents(p, events.Filter{}, func(l *events.Lean) error {
+		r.ApplyLean(l, warn)
+		if also != nil {
+			also(l)
+		}
+		return nil
+	}, warn)
 	return r.Result(), err
+}
+
+// loggedNote reads a PROGRESS event's entry.
+func loggedNote(l *events.Lean) (continuity.LoggedNote, bool) {
+	task, err := domain.ParseTaskID(l.Task)
+	n, ok := events.MetaNumber(l.Meta, "session")
+	if l.Event != events.Progress || err != nil || !ok || n < 1 {
+		return continuity.LoggedNote{}, false
+	}
+	return continuity.LoggedNote{Task: task, Session: int(n), Did: events.MetaString(l.Meta, "did")}, true
 }
 
 // checkRecovered compares state.json with the replay of the log; with
@@ -171,7 +193,16 @@ func checkRecovered(s *Streams, p *project.Plan, asJSON bool) error {
 	if err != nil {
 		return usageErr(err, "fix .taskie/config.json; `taskie config` shows the effective values")
 	}
-	res, err := replay(p, cfg.MaxReviews, cfg.Models, func(w string) { fmt.Fprintf(s.Err, "taskie: warning: %s\n", w) })
+	var logged []continuity.LoggedNote
+	res, err := replay(p, cfg.MaxReviews, cfg.Models, func(w string) { fmt.Fprintf(s.Err, "taskie: warning: %s\n", w) }, func(l *events.Lean) {
+		if n, ok := loggedNote(l); ok {
+			logged = append(logged, n)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	missing, err := continuity.MissingNotes(p, logged)
 	if err != nil {
 		return err
 	}
@@ -183,6 +214,13 @@ func checkRecovered(s *Streams, p *project.Plan, asJSON bool) error {
 	// done prints v when asJSON and returns the exit: problems unless
 	// consistent.
 	done := func() error {
+		// Reported, not a failure: they have no bearing on state.json,
+		// and the log keeps their text (a kill between a note's event and
+		// its file is allowed).
+		if len(missing) > 0 {
+			v.MissingNotes = missing
+			reportMissingNotes(s, p, missing)
+		}
 		if asJSON {
 			if err := writeJSON(s.Out, v); err != nil {
 				return err
@@ -215,6 +253,26 @@ func checkRecovered(s *Streams, p *project.Plan, asJSON bool) error {
 	}
 	fmt.Fprintf(s.Err, "state.json was changed outside taskie, or events are missing; the next taskie change records the file as found, and `taskie recover%s --write --force` rebuilds it from the log instead\n", planArg(p))
 	return done()
+}
+
+// reportMissingNotes names the progress entries the task files lack; the
+// log keeps their text.
+func reportMissingNotes(s *Streams, p *project.Plan, missing []continuity.LoggedNote) {
+	fmt.Fprintf(s.Err, "plan %s: note: %d progress entry(ies) of %s missing from the task files (a note cut short; the log keeps the text):\n",
+		p.ID, len(missing), events.FileName)
+	for _, n := range missing {
+		fmt.Fprintf(s.Err, "  task %s, session %d: %s\n", n.Task, n.Session, clipOne(n.Did))
+	}
+	fmt.Fprintf(s.Err, "`taskie history T` shows them; add one back with `taskie task note T --did …`\n")
+}
+
+// clipOne is the first line of s, at most 100 runes.
+func clipOne(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if r := []rune(s); len(r) > 100 {
+		return string(r[:99]) + "…"
+	}
+	return s
 }
 
 // reportRecover says on stderr what the rebuilt state comes from and what
