@@ -223,7 +223,7 @@ func (j *reviewJob) checkFiles(snap *store.Snapshot) error {
 	if !snap.Exists(need) {
 		return usageErr(fmt.Errorf("%s: %s is missing: nothing to review", j.kind, j.p.Path(need)), "write it first")
 	}
-	if (j.kind == domain.TasksReview || j.kind == domain.AllCodeReview) && len(snap.TaskFiles()) == 0 {
+	if (j.kind == domain.TasksReview || j.kind == domain.AllCodeReview) && !snap.HasTaskFile() {
 		return usageErr(fmt.Errorf("%s needs a task file (task-T.md) of a task listed in tasks.md", j.kind), "write the task files first")
 	}
 	return nil

@@ -90,54 +90,6 @@ var Now = func() time.Time { return time.Now().UTC().Truncate(time.Second) }
 // Path returns the event log of a plan directory.
 func Path(dir string) string { return filepath.Join(dir, FileName) }
 
-// Append writes events at the end of the log in one write, so a crash
-// leaves at most one torn last line. A torn line already there is first
-// ended so the new events stay readable.
-func Append(dir string, evs ...Event) error {
-	if len(evs) == 0 {
-		return nil
-	}
-	var buf bytes.Buffer
-	for _, e := range evs {
-		if e.TS.IsZero() {
-			e.TS = Now()
-		}
-		line, err := json.Marshal(e)
-		if err != nil {
-			return err
-		}
-		buf.Write(line)
-		buf.WriteByte('\n')
-	}
-	f, err := os.OpenFile(Path(dir), os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if torn, err := endsTorn(f); err != nil {
-		return err
-	} else if torn {
-		buf = *bytes.NewBuffer(append([]byte{'\n'}, buf.Bytes()...))
-	}
-	if _, err := f.Write(buf.Bytes()); err != nil {
-		return err
-	}
-	return f.Sync()
-}
-
-// endsTorn reports whether a non-empty file lacks its final newline.
-func endsTorn(f *os.File) (bool, error) {
-	st, err := f.Stat()
-	if err != nil || st.Size() == 0 {
-		return false, err
-	}
-	b := make([]byte, 1)
-	if _, err := f.ReadAt(b, st.Size()-1); err != nil {
-		return false, err
-	}
-	return b[0] != '\n', nil
-}
-
 // Read returns every readable event. Lines that do not parse (a torn last
 // line after a crash) are skipped and reported as warnings, never fatal.
 func Read(dir string) ([]Event, []string, error) {

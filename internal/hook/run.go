@@ -38,6 +38,9 @@ type stopper struct {
 	sess *Session
 	now  time.Time
 	why  string // for the log line
+	// planFlag is " --plan <id>" in the commands taskie prints when the
+	// project has several plans (plan choice listed them already).
+	planFlag string
 
 	lock *fsafe.Lock       // the review lock, when taken
 	lr   *ledgerlog.Reader // the event log folded for the review ledger, once read
@@ -100,7 +103,7 @@ func (h *stopper) facts(snap *store.Snapshot) workflow.StopFacts {
 		Active:          h.in.StopHookActive,
 		Seen:            h.sess.Violations,
 		Untrusted:       trustMessage(h.cfg),
-		AnyTaskFile:     len(snap.TaskFiles()) > 0,
+		AnyTaskFile:     snap.HasTaskFile(),
 		LastReviewBlock: h.sess.LastReviewBlock,
 		BlocksInRow:     h.sess.BlocksInRow,
 		BlockCap:        h.cfg.BlockCap,
@@ -158,7 +161,7 @@ func (h *stopper) orphan(review domain.Phase, task domain.TaskID, it int) bool {
 }
 
 func (h *stopper) view(snap *store.Snapshot, f workflow.StopFacts) view {
-	v := view{plan: h.p.ID, planFlag: h.p.PlanFlag(), root: h.p.Repo.Root, dir: h.p.Dir, s: snap.State,
+	v := view{plan: h.p.ID, planFlag: h.planFlag, root: h.p.Repo.Root, dir: h.p.Dir, s: snap.State,
 		violations: f.Violations, untrusted: f.Untrusted, blocksInRow: f.BlocksInRow, blockCap: f.BlockCap, pendingOther: f.PendingOther,
 		agent: h.in.Agent}
 	v.ledger = h.currentLedger

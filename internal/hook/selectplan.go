@@ -12,6 +12,7 @@ import (
 type Selection struct {
 	planchoice.Choice
 	Message string
+	Plans   int // how many plans the project has
 }
 
 // SelectPlan gathers the facts of plan choice — every plan's state.json
@@ -53,5 +54,5 @@ func SelectPlan(fs *store.Files, in Input, now time.Time, window time.Duration) 
 	}
 	cin.Mentioned = planchoice.Mentions(words, func(id string) bool { return known[id] })
 	c := planchoice.Choose(cin)
-	return Selection{Choice: c, Message: planchoice.Message(c)}
+	return Selection{Choice: c, Message: planchoice.Message(c), Plans: len(ids)}
 }

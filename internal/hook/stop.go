@@ -116,7 +116,7 @@ func stop(e Env, format *string) Result {
 	if sess.Plan != id { // the memory is about another plan
 		sess.LastReviewBlock, sess.Violations = nil, ""
 	}
-	s := &stopper{e: e, in: in, cfg: cfg, p: p, log: lg, sess: sess, now: now}
+	s := &stopper{e: e, in: in, cfg: cfg, p: p, log: lg, sess: sess, now: now, planFlag: project.PlanFlagFor(id, sel.Plans)}
 	if sel.Takeover && in.SessionID != "" {
 		s.takeOver(sel.PreviousOwner, string(sel.Reason))
 	}

@@ -87,8 +87,14 @@ func listOrNone(xs []string) string {
 // PlanFlag is " --plan <id>" when the project has several plans, for the
 // commands taskie prints: without it they would act on the most recent plan.
 func (p *Plan) PlanFlag() string {
-	if ids, _ := p.Repo.Plans(); len(ids) > 1 {
-		return " --plan " + p.ID
+	ids, _ := p.Repo.Plans()
+	return PlanFlagFor(p.ID, len(ids))
+}
+
+// PlanFlagFor is PlanFlag when the number of plans is known already.
+func PlanFlagFor(id string, plans int) string {
+	if plans > 1 {
+		return " --plan " + id
 	}
 	return ""
 }

@@ -399,34 +399,7 @@ func (c *FileCoord) appendLocked(p PlanKey, evs ...events.Event) error {
 	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	if torn, err := c.endsTorn(rel); err != nil {
-		return err
-	} else if torn {
-		buf.WriteByte('\n')
-	}
-	for _, e := range evs {
-		line, err := json.Marshal(e)
-		if err != nil {
-			return err
-		}
-		buf.Write(line)
-		buf.WriteByte('\n')
-	}
-	return c.root.AppendFile(rel, buf.Bytes(), 0o644, c.Durable)
-}
-
-// endsTorn reports whether the log lacks its final newline (a writer was
-// killed mid-append), so that the next line starts on a line of its own.
-func (c *FileCoord) endsTorn(rel string) (bool, error) {
-	tail, _, err := c.root.ReadTail(rel, 1)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, err
-	}
-	return len(tail) == 1 && tail[0] != '\n', nil
+	return appendLog(c.root, rel, evs, c.Durable)
 }
 
 // ScanEvents streams the plan's coordination events in log order; a torn

@@ -151,12 +151,11 @@ func (f *Files) read(id string) (*Snapshot, error) {
 	}
 	s := &Snapshot{Plan: id, Dir: dir, Root: f.Repo.Root}
 	s.reader = func(name string) ([]byte, error) { return f.root.ReadFile(Rel(id, name)) }
-	s.Entries = make([]Entry, 0, len(ents))
+	s.Entries = make([]Entry, 0, len(ents)) // sorted by name, as ReadDir lists them
 	s.files = make([]plan.FileName, 0, len(ents))
 	for _, e := range ents {
 		s.Entries = append(s.Entries, Entry{Name: e.Name(), Mode: e.Type()})
 	}
-	sort.Slice(s.Entries, func(i, j int) bool { return s.Entries[i].Name < s.Entries[j].Name })
 	for _, e := range s.Entries {
 		if e.Regular() {
 			if fn := plan.ParseFileName(e.Name); fn.Kind != plan.KindUnknown {
@@ -524,14 +523,20 @@ func (s *Snapshot) applyStatuses(want map[domain.TaskID]string) ([]byte, map[str
 	return ts.Bytes(), changed, nil
 }
 
-// appendEvents writes the events at the end of the log in one write; a
-// torn last line left by a crash is ended first so the new lines parse.
+// appendEvents writes the events at the end of the plan's log.
 func (f *Files) appendEvents(id string, evs []events.Event) error {
 	if len(evs) == 0 {
 		return nil
 	}
+	return appendLog(f.root, Rel(id, events.FileName), evs, true)
+}
+
+// appendLog writes events at the end of the JSON-lines log rel in one
+// write; a torn last line left by a killed writer is ended first, so that
+// the new lines parse. The caller holds the log's lock.
+func appendLog(root *fsafe.Root, rel string, evs []events.Event, durable bool) error {
 	var buf bytes.Buffer
-	tail, _, err := f.root.ReadTail(Rel(id, events.FileName), 1)
+	tail, _, err := root.ReadTail(rel, 1)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
@@ -546,7 +551,7 @@ func (f *Files) appendEvents(id string, evs []events.Event) error {
 		buf.Write(line)
 		buf.WriteByte('\n')
 	}
-	return f.root.AppendFile(Rel(id, events.FileName), buf.Bytes(), 0o644, true)
+	return root.AppendFile(rel, buf.Bytes(), 0o644, durable)
 }
 
 // lastCommit returns the last commit event of the log, when it is among

@@ -140,6 +140,20 @@ func (s *Snapshot) TaskFiles() []string {
 	return out
 }
 
+// HasTaskFile reports whether any task of tasks.md has its file: TaskFiles
+// without building the list (the hook asks at every stop).
+func (s *Snapshot) HasTaskFile() bool {
+	if s.Tasks == nil {
+		return false
+	}
+	for _, t := range s.Tasks.Tasks {
+		if s.Exists(plan.TaskFile(t.ID)) {
+			return true
+		}
+	}
+	return false
+}
+
 // TaskFacts converts tasks.md rows for the workflow.
 func (s *Snapshot) TaskFacts() []workflow.TaskFact {
 	if s.Tasks == nil {
