@@ -49,11 +49,14 @@ With --scope project the settings name the marketplace relative to the project
 and .taskie/.gitignore covers the plugin copy: commit .claude/settings.json,
 and each clone runs taskie install claude --scope project once.
 codex: writes one skill per action to $CODEX_HOME/skills/taskie-<action>/
-(in Codex: $taskie-new-plan, $taskie-continue-plan, …), adds the Stop and
-SessionStart hooks to hooks.json ($CODEX_HOME, or .codex/ with --scope
-project), and trusts those two hooks in $CODEX_HOME/config.toml: Codex skips
-an untrusted hook without a word. --no-trust leaves the trust to you (taskie
-prints the lines; Codex's /hooks can trust them too).
+(.agents/skills/ in the project with --scope project; in Codex:
+$taskie-new-plan, $taskie-continue-plan, …), adds the Stop and SessionStart
+hooks to hooks.json ($CODEX_HOME, or .codex/ with --scope project), and
+trusts those two hooks in $CODEX_HOME/config.toml: Codex skips an untrusted
+hook without a word. Only hooks exactly as taskie writes them are trusted: a
+hook that merely starts with "taskie hook" (say, from a cloned repository)
+is shown to you and left untrusted. --no-trust leaves the trust to you
+(taskie prints the lines; Codex's /hooks can trust them too).
 Every other setting and hook is kept; running it again changes nothing.
 uninstall removes what install added, with or without the claude CLI on PATH,
 and no empty file or directory is left behind. See taskie help codex.`,
@@ -115,17 +118,24 @@ func runInstallCmd(o *installOpts) error {
 }
 
 // codexNotes tells the user what Codex needs beyond the files: the trust
-// of the hooks (when --no-trust left it to them) and taskie on the login
-// shell's PATH.
+// of the hooks (when --no-trust left it to them), the taskie-looking hooks
+// install left alone, and taskie on the PATH of both Codex and its shell.
 func codexNotes(s *Streams, t install.Target, noTrust bool) {
 	if noTrust {
-		lines, err := install.CodexTrustLines(t)
+		lines, err := install.CodexTrustLines(t, Assets)
 		if err == nil && lines != "" {
 			fmt.Fprintf(s.Err, "taskie: the hooks are not trusted yet, and Codex skips an untrusted hook silently.\n"+
 				"Trust them in Codex (/hooks), or add these lines to %s:\n\n%s\n", t.CodexConfig(), lines)
 		}
 	}
-	fmt.Fprintln(s.Err, "taskie: Codex runs hooks and commands in a login shell: `taskie doctor` checks that it finds taskie there.")
+	if others, err := install.CodexLookalikes(t, Assets); err == nil {
+		for _, h := range others {
+			fmt.Fprintf(s.Err, "taskie: %s already has a %s hook that looks like taskie's but is not what taskie installs:\n"+
+				"    %s\nLeft as it is and not trusted. Read it: trust it in Codex (/hooks) only if you know what it runs;"+
+				" else delete it and run this install again.\n", h.File, h.Event, h.Command)
+		}
+	}
+	fmt.Fprintln(s.Err, "taskie: Codex runs the hooks with its own PATH and the agent's commands in a login shell: `taskie doctor` checks that both find taskie.")
 }
 
 // claudeRunner runs the claude CLI when it is installed, outside any
@@ -187,7 +197,7 @@ func runInstall(agent string, t install.Target, remove bool, opt install.CodexOp
 	case agent == "codex" && !remove:
 		return install.Codex(t, Assets, opt)
 	case agent == "codex":
-		return install.UninstallCodex(t)
+		return install.UninstallCodex(t, Assets)
 	}
 	return nil, usageErr(fmt.Errorf("unknown agent %q", agent), "use claude or codex")
 }

@@ -193,7 +193,7 @@ func (h *stopper) review(snap *store.Snapshot, d workflow.StopDecision, orphan b
 		Kind: d.Review, PlanID: h.p.ID, Task: d.Task, Iteration: d.Iteration, Model: d.Model,
 		Root: h.p.Repo.Root, PlanDir: h.p.Dir, ReviewFile: h.p.Path(name),
 		TaskFiles: snap.TaskFiles(), Timeout: ledger.ReviewTimeout(settings, h.cfg.ReviewerTimeout.D()), Tools: h.cfg.AllowedTools,
-		Command: h.cfg.ReviewerCommand, Effort: pick.Effort, HoldLock: h.lock.File(), Findings: ledger.ForReviewer(before),
+		Command: review.CommandFor(h.cfg.Reviewer, pick.Reviewer, h.cfg.ReviewerCommand), Effort: pick.Effort, HoldLock: h.lock.File(), Findings: ledger.ForReviewer(before),
 	}
 	if pick.Reviewer != h.cfg.Reviewer || pick.Model != d.Model {
 		req.Model = pick.Model

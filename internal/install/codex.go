@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -28,9 +29,16 @@ func (t Target) CodexHooks() (string, error) {
 // Codex names it in hook trust keys.
 func (t Target) codexHome() string { return CodexHome(t.Home, t.CodexHome) }
 
-// CodexSkills is where the skills go, whatever the scope: Codex reads user
-// skills from $CODEX_HOME/skills.
-func (t Target) CodexSkills() string { return filepath.Join(t.codexHome(), "skills") }
+// CodexSkills is where the skills go: $CODEX_HOME/skills for the user
+// scope, .agents/skills in the project for --scope project (where Codex
+// 0.169 looks for a repository's skills, from the directory it runs in up
+// to the repository root).
+func (t Target) CodexSkills() string {
+	if t.Scope == ScopeProject {
+		return filepath.Join(t.Root, ".agents", "skills")
+	}
+	return filepath.Join(t.codexHome(), "skills")
+}
 
 // CodexConfig is the user's config.toml, where hook trust lives (Codex
 // reads trust from the user's file only, also for a project's hooks).
@@ -64,9 +72,17 @@ type CodexOptions struct {
 }
 
 // Codex installs the skills and the Stop and SessionStart hooks, and
-// trusts those hooks in config.toml (unless opt.NoTrust).
+// trusts those hooks in config.toml (unless opt.NoTrust). Only handlers
+// exactly as codex/hooks.json has them are trusted. An event that already
+// has a handler looking like taskie's but different (a cloned project's
+// .codex/hooks.json may hold "taskie hook stop; …") keeps it untrusted and
+// gets no second one: CodexLookalikes lists them for the user to judge.
 func Codex(t Target, assets fs.FS, opt CodexOptions) ([]Change, error) {
 	hooks, err := t.CodexHooks()
+	if err != nil {
+		return nil, err
+	}
+	own, err := CodexOwnHooks(assets)
 	if err != nil {
 		return nil, err
 	}
@@ -79,14 +95,23 @@ func Codex(t Target, assets fs.FS, opt CodexOptions) ([]Change, error) {
 	if err != nil {
 		return changes, err
 	}
+	var added, kept []string
 	c, err := editJSON(hooks, func(o *object) error {
 		for _, event := range sortedKeys(want) {
 			if err := editHookList(o, event, func(entries []json.RawMessage) []json.RawMessage {
 				for _, e := range entries {
-					if isTaskieEntry(e) {
-						return entries // already there, perhaps tuned by the user: keep it
+					if own.ownEntry(event, e) {
+						added = append(added, event)
+						return entries // already there
 					}
 				}
+				for _, e := range entries {
+					if own.lookalikeEntry(event, e) {
+						kept = append(kept, event)
+						return entries // not ours: the user decides (CodexLookalikes)
+					}
+				}
+				added = append(added, event)
 				return append(entries, want[event]...)
 			}); err != nil {
 				return err
@@ -94,7 +119,7 @@ func Codex(t Target, assets fs.FS, opt CodexOptions) ([]Change, error) {
 		}
 		return nil
 	})
-	c.What = "Stop → taskie hook stop, SessionStart → taskie hook session-start"
+	c.What = hookSummary(own, added, kept)
 	if ok, _ := CodexProjectTrusted(t.CodexConfig(), t.Root); t.Scope == ScopeProject && !ok {
 		c.What += "; Codex reads a project's .codex/ only in a trusted project: start codex here and trust it"
 	}
@@ -102,19 +127,33 @@ func Codex(t Target, assets fs.FS, opt CodexOptions) ([]Change, error) {
 	if err != nil || opt.NoTrust {
 		return changes, err
 	}
-	c, err = trustCodexHooks(t, hooks)
+	c, err = trustCodexHooks(t, hooks, own)
 	return append(changes, c), err
 }
 
-// trustCodexHooks writes the trust entries of taskie's hooks in hooks.
-func trustCodexHooks(t Target, hooks string) (Change, error) {
+// hookSummary says what install did to each event of hooks.json.
+func hookSummary(own OwnCodexHooks, added, kept []string) string {
+	var parts []string
+	for _, e := range []string{"Stop", "SessionStart"} {
+		switch {
+		case slices.Contains(added, e):
+			parts = append(parts, e+" → "+own[e].Command)
+		case slices.Contains(kept, e):
+			parts = append(parts, e+": kept the taskie-looking hook already there, not trusted")
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// trustCodexHooks writes the trust entries of taskie's own hooks in hooks.
+func trustCodexHooks(t Target, hooks string, own OwnCodexHooks) (Change, error) {
 	var all []CodexHook
 	for _, key := range t.codexKeyFiles(hooks) {
-		hs, err := CodexHooksIn(hooks, key, false)
+		hs, err := CodexHooksIn(hooks, key, true)
 		if err != nil {
 			return Change{}, fmt.Errorf("%s: %v", hooks, err)
 		}
-		all = append(all, hs...)
+		all = append(all, own.Own(hs)...)
 	}
 	c, err := editCodexConfig(t.CodexConfig(), func(src string) (string, error) {
 		var err error
@@ -142,20 +181,24 @@ func describeHooks(hs []CodexHook) string {
 	return strings.Join(parts, ", ")
 }
 
-// CodexTrustLines are the config.toml lines that trust taskie's hooks in
-// the scope's hooks.json: what --no-trust leaves to the user.
-func CodexTrustLines(t Target) (string, error) {
+// CodexTrustLines are the config.toml lines that trust taskie's own hooks
+// in the scope's hooks.json: what --no-trust leaves to the user.
+func CodexTrustLines(t Target, assets fs.FS) (string, error) {
 	hooks, err := t.CodexHooks()
+	if err != nil {
+		return "", err
+	}
+	own, err := CodexOwnHooks(assets)
 	if err != nil {
 		return "", err
 	}
 	var b strings.Builder
 	for _, key := range t.codexKeyFiles(hooks) {
-		hs, err := CodexHooksIn(hooks, key, false)
+		hs, err := CodexHooksIn(hooks, key, true)
 		if err != nil {
 			return "", err
 		}
-		for _, h := range hs {
+		for _, h := range own.Own(hs) {
 			fmt.Fprintf(&b, "[%s]\ntrusted_hash = %s\n", tomlKey([]string{"hooks", "state", h.Key}), tomlQuote(h.Hash))
 		}
 	}
@@ -274,12 +317,17 @@ func removeIfEmpty(dir string) bool {
 	return err == nil && len(entries) == 0 && os.Remove(dir) == nil
 }
 
-// UninstallCodex removes what Codex installed: taskie's hook entries, their
-// trust entries, the skills (for --scope project only when no user-scope
-// taskie hook still needs them) and the old prompts. A user's hook that
-// moves up in hooks.json keeps its trust under its new key.
-func UninstallCodex(t Target) ([]Change, error) {
+// UninstallCodex removes what install adds: the hook entries exactly as
+// codex/hooks.json has them and their trust entries, the skills, and the
+// old prompts. A taskie-looking hook install did not write stays, with its
+// trust, as the user's own hooks do; a hook that moves up in hooks.json
+// keeps its trust under its new key.
+func UninstallCodex(t Target, assets fs.FS) ([]Change, error) {
 	hooks, err := t.CodexHooks()
+	if err != nil {
+		return nil, err
+	}
+	own, err := CodexOwnHooks(assets)
 	if err != nil {
 		return nil, err
 	}
@@ -292,6 +340,7 @@ func UninstallCodex(t Target) ([]Change, error) {
 		}
 		before[k] = hs
 	}
+	removed := map[string]map[int]bool{} // event → group index
 	c, err := editJSON(hooks, func(o *object) error {
 		hooksObj, err := o.child("hooks")
 		if err != nil {
@@ -300,10 +349,15 @@ func UninstallCodex(t Target) ([]Change, error) {
 		for _, event := range append([]string(nil), hooksObj.keys...) {
 			if err := editHookList(o, event, func(entries []json.RawMessage) []json.RawMessage {
 				var keep []json.RawMessage
-				for _, e := range entries {
-					if !isTaskieEntry(e) {
-						keep = append(keep, e)
+				for i, e := range entries {
+					if own.ownEntry(event, e) {
+						if removed[event] == nil {
+							removed[event] = map[int]bool{}
+						}
+						removed[event][i] = true
+						continue
 					}
+					keep = append(keep, e)
 				}
 				return keep
 			}); err != nil {
@@ -316,20 +370,21 @@ func UninstallCodex(t Target) ([]Change, error) {
 		return nil, err
 	}
 	changes := []Change{dropEmptyJSON(c)}
+	gone := func(h CodexHook) bool { return removed[h.Event][h.Group] }
 	cc, err := editCodexConfig(t.CodexConfig(), func(src string) (string, error) {
 		for _, k := range keyFiles {
 			after, err := CodexHooksIn(hooks, k, true)
 			if err != nil {
 				return src, err
 			}
-			for _, h := range before[k] { // first: a user's hook may move into taskie's old key
-				if strings.HasPrefix(strings.TrimSpace(h.Command), hookPrefix) {
+			for _, h := range before[k] { // first: another hook may move into taskie's old key
+				if gone(h) {
 					if src, err = dropTrust(src, h.Key); err != nil {
 						return src, err
 					}
 				}
 			}
-			src = rekeyUserHooks(src, before[k], after)
+			src = rekeyHooks(src, before[k], after, gone)
 		}
 		return src, nil
 	})
@@ -340,27 +395,25 @@ func UninstallCodex(t Target) ([]Change, error) {
 	if t.Scope == ScopeProject {
 		removeIfEmpty(filepath.Dir(hooks))
 	}
-	if t.Scope != ScopeProject || !userScopeHasTaskie(t) {
-		changes = append(changes, removeSkills(t)...)
-	}
+	changes = append(changes, removeSkills(t, assets)...)
 	changes = append(changes, removeLegacyPrompts(t)...)
 	removeIfEmpty(t.codexHome())
 	return changes, nil
 }
 
-// rekeyUserHooks moves the trust of the user's own hooks whose position
-// changed when taskie's entries were removed.
-func rekeyUserHooks(src string, before, after []CodexHook) string {
-	others := func(hs []CodexHook) map[string][]CodexHook {
-		m := map[string][]CodexHook{}
-		for _, h := range hs {
-			if !strings.HasPrefix(strings.TrimSpace(h.Command), hookPrefix) {
-				m[h.Event] = append(m[h.Event], h)
-			}
+// rekeyHooks moves the trust of the hooks that stay (the user's, and
+// lookalikes) whose position changed when taskie's entries were removed.
+func rekeyHooks(src string, before, after []CodexHook, gone func(CodexHook) bool) string {
+	b := map[string][]CodexHook{}
+	for _, h := range before {
+		if !gone(h) {
+			b[h.Event] = append(b[h.Event], h)
 		}
-		return m
 	}
-	b, a := others(before), others(after)
+	a := map[string][]CodexHook{}
+	for _, h := range after {
+		a[h.Event] = append(a[h.Event], h)
+	}
 	for event, hs := range b {
 		for i, h := range hs {
 			if i < len(a[event]) && a[event][i].Key != h.Key {
@@ -383,28 +436,22 @@ func dropEmptyJSON(c Change) Change {
 	return c
 }
 
-func removeSkills(t Target) []Change {
+// removeSkills removes the skills install wrote: the taskie-<action>
+// directories of this version and older ones, each carrying the marker
+// of the generator; a user's skill of the same name without it stays.
+func removeSkills(t Target, assets fs.FS) []Change {
 	var out []Change
-	for _, dir := range ownSkills(t.CodexSkills()) {
-		if os.RemoveAll(dir) == nil {
-			out = append(out, Change{Path: dir, Action: "removed"})
+	dir := t.CodexSkills()
+	for _, d := range ownSkills(dir) {
+		if os.RemoveAll(d) == nil {
+			out = append(out, Change{Path: d, Action: "removed"})
 		}
 	}
-	removeIfEmpty(t.CodexSkills())
-	return out
-}
-
-// userScopeHasTaskie reports whether the user-scope hooks.json still runs
-// a taskie hook.
-func userScopeHasTaskie(t Target) bool {
-	u := t
-	u.Scope = ScopeUser
-	hooks, err := u.CodexHooks()
-	if err != nil {
-		return false
+	removeIfEmpty(dir)
+	if t.Scope == ScopeProject {
+		removeIfEmpty(filepath.Dir(dir)) // .agents, when the skills were all it held
 	}
-	hs, err := CodexHooksIn(hooks, hooks, false)
-	return err == nil && len(hs) > 0
+	return out
 }
 
 // CodexProjectTrusted reports whether config.toml trusts the project root

@@ -215,7 +215,7 @@ func TestCodexInstallFreshThenUninstallLeavesNothing(t *testing.T) {
 			t.Errorf("re-run changed %s (%s)", c.Path, c.Action)
 		}
 	}
-	if _, err := UninstallCodex(tg); err != nil {
+	if _, err := UninstallCodex(tg, assets); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(tg.CodexHome); !os.IsNotExist(err) {
@@ -264,7 +264,7 @@ func TestCodexInstallKeepsTheUsersFiles(t *testing.T) {
 	if _, err := os.Stat(legacy); !os.IsNotExist(err) {
 		t.Errorf("old taskie prompt not removed: %v", err)
 	}
-	if _, err := UninstallCodex(tg); err != nil {
+	if _, err := UninstallCodex(tg, assets); err != nil {
 		t.Fatal(err)
 	}
 	var want, got any
@@ -307,7 +307,7 @@ func TestCodexUninstallMovesTheUsersTrust(t *testing.T) {
 	if err := os.WriteFile(tg.CodexConfig(), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := UninstallCodex(tg); err != nil {
+	if _, err := UninstallCodex(tg, assets); err != nil {
 		t.Fatal(err)
 	}
 	got, err2 := ReadCodexConfig(tg.CodexConfig())
@@ -328,7 +328,7 @@ func TestCodexNoTrust(t *testing.T) {
 	if _, err := os.Stat(tg.CodexConfig()); !os.IsNotExist(err) {
 		t.Errorf("--no-trust wrote config.toml: %v", err)
 	}
-	lines, err := CodexTrustLines(tg)
+	lines, err := CodexTrustLines(tg, assets)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +358,7 @@ func TestCodexProjectScope(t *testing.T) {
 			t.Errorf("no trust for the hook as seen from %s: %v", root, cfg.States)
 		}
 	}
-	if _, err := UninstallCodex(tg); err != nil {
+	if _, err := UninstallCodex(tg, assets); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(filepath.Join(real, ".codex")); !os.IsNotExist(err) {

@@ -213,24 +213,6 @@ func editHookList(o *object, event string, fn func([]json.RawMessage) []json.Raw
 	return nil
 }
 
-// isTaskieEntry reports whether a hook entry runs a taskie hook.
-func isTaskieEntry(e json.RawMessage) bool {
-	var entry struct {
-		Hooks []struct {
-			Command string `json:"command"`
-		} `json:"hooks"`
-	}
-	if json.Unmarshal(e, &entry) != nil {
-		return false
-	}
-	for _, h := range entry.Hooks {
-		if strings.HasPrefix(strings.TrimSpace(h.Command), hookPrefix) {
-			return true
-		}
-	}
-	return false
-}
-
 // writeTree copies the files under dir of assets to dest.
 func writeTree(assets fs.FS, dir, dest string) ([]Change, error) {
 	return writeTreeAs(assets, dir, dest, func(n string) string { return n })

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/taskie-dev/taskie/internal/domain"
@@ -68,4 +69,32 @@ func IsClaudeModel(model domain.Model) bool {
 		m = base
 	}
 	return claudeAliases[m] || strings.HasPrefix(m, "claude-")
+}
+
+// CommandFor is the reviewer_command to run adapter with: the command is
+// configured for the configured reviewer ("" = claude) and speaks that
+// CLI's protocol, so a rotation entry that picks another adapter
+// (`codex:gpt-5.5` next to a custom claude command) runs that adapter's
+// own CLI. nil means the adapter's default executable.
+func CommandFor(configured, adapter string, command []string) []string {
+	if configured == "" {
+		configured = "claude"
+	}
+	if len(command) == 0 || !strings.EqualFold(adapter, configured) {
+		return nil
+	}
+	return command
+}
+
+// Adapters lists the reviewer adapters a rotation uses, in rotation
+// order, each once: the configured reviewer alone when the rotation is
+// empty.
+func Adapters(configured string, rotation []domain.Model) []string {
+	var out []string
+	for i := range max(len(rotation), 1) {
+		if r := Resolve(configured, rotation, i).Reviewer; !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out
 }

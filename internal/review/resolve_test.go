@@ -154,3 +154,47 @@ func TestFakeCodexRejectsUnknownOption(t *testing.T) {
 		t.Errorf("fake codex with an unknown option: err %v, output %q; want exit 2 and the parser's error", err, out)
 	}
 }
+
+func TestCommandFor(t *testing.T) {
+	mine := []string{"my-claude", "--fast"}
+	tests := []struct {
+		name, configured, adapter string
+		command                   []string
+		want                      []string
+	}{
+		{"the configured reviewer runs the command", "claude", "claude", mine, mine},
+		{"claude is the default reviewer", "", "claude", mine, mine},
+		{"another adapter runs its own CLI", "claude", "codex", mine, nil},
+		{"a codex command is not run for claude", "codex", "claude", []string{"my-codex"}, nil},
+		{"a codex command for codex", "codex", "codex", []string{"my-codex"}, []string{"my-codex"}},
+		{"no command", "claude", "claude", nil, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, CommandFor(tc.configured, tc.adapter, tc.command)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestAdapters(t *testing.T) {
+	tests := []struct {
+		name       string
+		configured string
+		rotation   []domain.Model
+		want       []string
+	}{
+		{"default", "", nil, []string{"claude"}},
+		{"codex, Claude aliases", "codex", []domain.Model{"opus", "sonnet"}, []string{"codex"}},
+		{"mixed, strongest first", "claude", []domain.Model{"claude:opus", "codex:gpt-5.5", "sonnet"}, []string{"claude", "codex"}},
+		{"codex only through entries", "claude", []domain.Model{"codex:gpt-5.5", "codex"}, []string{"codex"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, Adapters(tc.configured, tc.rotation)); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
