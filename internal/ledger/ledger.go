@@ -41,6 +41,10 @@ const (
 	// KindReopened records a reviewer reporting open a finding that was
 	// fixed or declined.
 	KindReopened Kind = "FINDING_REOPENED"
+	// KindSeverity records a reviewer reporting an open finding with
+	// another severity, From the old one to Severity. Raising and lowering
+	// are both recorded: the rules judge a finding by its latest severity.
+	KindSeverity Kind = "FINDING_SEVERITY"
 	// KindReviewed closes one review's events: the review at Iteration,
 	// with Verdict, reported findings. A review without findings has none.
 	KindReviewed Kind = "FINDINGS_REVIEWED"
@@ -69,6 +73,8 @@ type Event struct {
 	Actor     string          `json:"actor,omitempty"`
 	// Verdict is the review's verdict, on KindReviewed only.
 	Verdict domain.Verdict `json:"verdict,omitempty"`
+	// From is the severity before the change, on KindSeverity only.
+	From domain.Severity `json:"from,omitempty"`
 }
 
 // Finding is one finding of the cycle as the ledger knows it.
@@ -151,9 +157,16 @@ func newFinding(e Event) Finding {
 		Status: Open, Opened: e.Iteration, Note: e.Note, By: e.Actor}
 }
 
-// changed applies a status event to one finding.
+// changed applies a status or severity event to one finding.
 func changed(f Finding, e Event) Finding {
 	switch e.Kind {
+	case KindSeverity:
+		// Only the severity: the note and actor of the last status change
+		// stay.
+		if e.Severity != "" {
+			f.Severity = severityOf(e.Severity)
+		}
+		return f
 	case KindFixed:
 		f.Status = Fixed
 	case KindDeclined:

@@ -144,6 +144,46 @@ func TestRecord(t *testing.T) {
 			},
 		},
 		{
+			name: "an open finding reported at another severity: raised, lowered, recorded once",
+			findings: []ReportedFinding{
+				rf("F2", domain.Blocker, "", "", 0, Open),
+				rf("F2", domain.Nit, "", "", 0, Open),
+			},
+			want: []Event{
+				{Kind: KindSeverity, ID: "F2", Iteration: 2, Severity: domain.Blocker, From: domain.Major, Actor: ActorReviewer},
+				reviewed(2, domain.Fail),
+			},
+		},
+		{
+			name: "a severity change found by title and file",
+			findings: []ReportedFinding{
+				rf("", domain.Minor, "Error ignored", "b.go", 21, Open),
+			},
+			want: []Event{
+				{Kind: KindSeverity, ID: "F2", Iteration: 2, Severity: domain.Minor, From: domain.Major, Actor: ActorReviewer},
+				reviewed(2, domain.Fail),
+			},
+		},
+		{
+			name: "no severity, or one we do not know, keeps the recorded one",
+			findings: []ReportedFinding{
+				rf("F2", "", "", "", 0, Open),
+				rf("F1", "urgent", "", "", 0, Open),
+			},
+			want: []Event{
+				{Kind: KindReopened, ID: "F1", Iteration: 2, Severity: domain.Blocker, Actor: ActorReviewer},
+				reviewed(2, domain.Fail),
+			},
+		},
+		{
+			name:     "a severity on a fixed report changes nothing",
+			findings: []ReportedFinding{rf("F2", domain.Nit, "", "", 0, Fixed)},
+			want: []Event{
+				{Kind: KindFixed, ID: "F2", Iteration: 2, Actor: ActorReviewer},
+				reviewed(2, domain.Fail),
+			},
+		},
+		{
 			name:     "fixed on a declined finding closes it",
 			findings: []ReportedFinding{rf("F3", domain.Minor, "", "", 0, Fixed)},
 			want: []Event{

@@ -30,7 +30,8 @@ func ForReviewer(l Ledger) string {
 	var b strings.Builder
 	b.WriteString("## Findings on record\n\n" +
 		"Earlier reviews of this cycle reported these findings. Re-check each one and report it in " +
-		"`findings` with its id and status `fixed` or `open`, besides looking afresh; a new finding " +
+		"`findings` with its id and status `fixed` or `open`, and the severity you judge it has now " +
+		"(a changed severity is recorded), besides looking afresh; a new finding " +
 		"has id \"\". Do not report a finding on record again as new.\n")
 	section(&b, "Open", open)
 	section(&b, "Marked fixed by the author, to verify", fixed)

@@ -21,7 +21,8 @@ func promptLedger() Ledger {
 func TestForReviewer(t *testing.T) {
 	want := "## Findings on record\n\n" +
 		"Earlier reviews of this cycle reported these findings. Re-check each one and report it in " +
-		"`findings` with its id and status `fixed` or `open`, besides looking afresh; a new finding " +
+		"`findings` with its id and status `fixed` or `open`, and the severity you judge it has now " +
+		"(a changed severity is recorded), besides looking afresh; a new finding " +
 		"has id \"\". Do not report a finding on record again as new.\n" +
 		"\nOpen:\n" +
 		"- F2 (major) b.go:20 — error ignored\n" +

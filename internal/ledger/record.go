@@ -27,7 +27,12 @@ var (
 //   - an id the ledger does not know is a new finding too, with a note;
 //   - "fixed" closes an open or declined finding, and confirms one the
 //     post-review marked fixed;
-//   - "open" on a fixed or declined finding reopens it;
+//   - "open" on a fixed or declined finding reopens it, at the reported
+//     severity;
+//   - "open" on an open finding with another severity changes its
+//     severity (KindSeverity), up or down: the reviewer's latest judgement
+//     is what the rules weigh. A severity left empty (or a word we do not
+//     know) on a finding on record keeps the recorded one;
 //   - a new finding reported already fixed, and a second report of the same
 //     finding in one answer, are ignored.
 //
@@ -39,7 +44,7 @@ func Record(l Ledger, iteration int, answer Answer) []Event {
 	}
 	r := recorder{l: l, iteration: iteration, seen: map[string]bool{}}
 	for _, f := range answer.Findings {
-		r.report(normalise(f))
+		r.report(normalise(f), knownSeverity(f.Severity))
 	}
 	r.emit(Event{Kind: KindReviewed, Iteration: iteration, Verdict: answer.Verdict, Actor: ActorReviewer})
 	return r.events
@@ -58,7 +63,9 @@ func (r *recorder) emit(e Event) {
 	r.l = Fold(r.l, e)
 }
 
-func (r *recorder) report(f ReportedFinding) {
+// report records one reported finding; rated is false when the reviewer
+// gave no severity we know (normalise made it major).
+func (r *recorder) report(f ReportedFinding, rated bool) {
 	note := ""
 	if f.ID != "" {
 		if _, ok := r.l.Find(f.ID); !ok {
@@ -77,7 +84,7 @@ func (r *recorder) report(f ReportedFinding) {
 	}
 	if !r.seen[f.ID] {
 		r.seen[f.ID] = true
-		r.update(f)
+		r.update(f, rated)
 	}
 }
 
@@ -104,8 +111,11 @@ func (r *recorder) open(f ReportedFinding, note string) {
 
 // update turns a report on a known finding into an event, if it changes
 // anything.
-func (r *recorder) update(f ReportedFinding) {
+func (r *recorder) update(f ReportedFinding, rated bool) {
 	k, _ := r.l.Find(f.ID)
+	if !rated {
+		f.Severity = k.Severity
+	}
 	e := Event{ID: k.ID, Iteration: r.iteration, Actor: ActorReviewer}
 	switch {
 	case f.Status == Fixed && (k.Status != Fixed || !k.Confirmed()):
@@ -115,6 +125,8 @@ func (r *recorder) update(f ReportedFinding) {
 		}
 	case f.Status == Open && k.Status != Open:
 		e.Kind, e.Severity = KindReopened, f.Severity
+	case f.Status == Open && f.Severity != k.Severity:
+		e.Kind, e.Severity, e.From = KindSeverity, f.Severity, k.Severity
 	default:
 		return
 	}

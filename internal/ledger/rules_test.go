@@ -90,6 +90,18 @@ func TestAssess(t *testing.T) {
 			want: Assessment{Reason: ReasonOpenFindings, Tracked: true, Threshold: domain.Major, Blocking: []string{"F1"}},
 		},
 		{
+			name: "a minor raised to blocker on a PASS: not clean", iteration: 2, verdict: domain.Pass,
+			l: cycle(false, answer(domain.Fail, ReportedFinding{Severity: domain.Minor, Title: "slow loop", File: "a.go", Line: 3, Status: Open}),
+				answer(domain.Pass, ReportedFinding{ID: "F1", Severity: domain.Blocker, Title: "slow loop", File: "a.go", Line: 3, Status: Open})),
+			want: Assessment{Reason: ReasonOpenFindings, Tracked: true, Threshold: domain.Major, Blocking: []string{"F1"}},
+		},
+		{
+			name: "a major lowered to minor on a PASS: clean", iteration: 2, verdict: domain.Pass,
+			l: cycle(false, answer(domain.Fail, newf(domain.Major, "M")),
+				answer(domain.Pass, reopen("F1", domain.Minor))),
+			want: Assessment{Clean: true, Reason: ReasonPass, Tracked: true, Threshold: domain.Major},
+		},
+		{
 			name: "FAIL, nothing open at the threshold: not clean before the ratchet", iteration: 3, verdict: domain.Fail,
 			l:    cycle(false, answer(domain.Fail), answer(domain.Fail), answer(domain.Fail, newf(domain.Minor, "m"))),
 			want: Assessment{Reason: ReasonFail, Tracked: true, Threshold: domain.Major},

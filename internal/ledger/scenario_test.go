@@ -44,6 +44,11 @@ var checks = map[string]func(t *testing.T, l ledger.Ledger){
 			t.Errorf("ids (-want +got):\n%s", diff)
 		}
 	},
+	"(i) a minor raised to blocker, never fixed": func(t *testing.T, l ledger.Ledger) {
+		if f, _ := l.Find("F1"); f.Severity != domain.Blocker {
+			t.Errorf("F1 severity = %s, want blocker (raised by review 2)", f.Severity)
+		}
+	},
 	"(g) no findings: the verdict alone decides": func(t *testing.T, l ledger.Ledger) {
 		if len(l.Findings()) != 0 || ledger.TrendString(l) != "" {
 			t.Errorf("ledger not empty: %v %q", l.Findings(), ledger.TrendString(l))
@@ -95,4 +100,5 @@ func Example_scenarios() {
 	// (f) ids stay stable across iterations                4 passed                        4 passed
 	// (g) no findings: the verdict alone decides           5 passed                        5 passed
 	// (h) a new blocker every review, no budget            4 needs human, 1 open ≥ major   8 cap reached, 1 open ≥ major
+	// (i) a minor raised to blocker, never fixed           5 needs human, 1 open ≥ major   3 passed, 1 open ≥ major
 }

@@ -183,6 +183,12 @@ func severityOf(s domain.Severity) domain.Severity {
 	return domain.Major
 }
 
+// knownSeverity reports whether s is a severity word severityOf knows.
+func knownSeverity(s domain.Severity) bool {
+	_, ok := severityWords[strings.ToLower(strings.TrimSpace(string(s)))]
+	return ok
+}
+
 // canonicalID writes an id as the ledger does: "F" and a number.
 func canonicalID(id string) string {
 	id = strings.ToUpper(strings.TrimSpace(id))

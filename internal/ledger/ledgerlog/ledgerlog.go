@@ -92,6 +92,7 @@ func ToLog(s Series, evs []ledger.Event) []events.Event {
 		put("file", e.File)
 		put("note", e.Note)
 		put("verdict", string(e.Verdict))
+		put("from", string(e.From))
 		if e.Line > 0 {
 			meta["line"] = e.Line
 		}
@@ -116,6 +117,8 @@ func describe(s Series, e ledger.Event) string {
 		what = e.ID + " declined"
 	case ledger.KindReopened:
 		what = fmt.Sprintf("%s reported open again (%s)", e.ID, e.Severity)
+	case ledger.KindSeverity:
+		what = fmt.Sprintf("%s severity %s → %s", e.ID, e.From, e.Severity)
 	case ledger.KindReviewed:
 		what = fmt.Sprintf("review %d recorded (%s)", e.Iteration, e.Verdict)
 	case ledger.KindResumed:
@@ -149,6 +152,7 @@ func FromLog(e events.Event) (Series, ledger.Event, bool) {
 		Line      json.Number     `json:"line"`
 		Note      string          `json:"note"`
 		Verdict   domain.Verdict  `json:"verdict"`
+		From      domain.Severity `json:"from"`
 	}
 	b, err := json.Marshal(e.Meta)
 	if err != nil || json.Unmarshal(b, &m) != nil || !workflow.IsReview(m.Review) {
@@ -158,12 +162,12 @@ func FromLog(e events.Event) (Series, ledger.Event, bool) {
 	line, _ := m.Line.Int64()
 	task, _ := domain.ParseTaskID(e.Task)
 	return SeriesOf(m.Review, task), ledger.Event{Kind: ledger.Kind(e.Event), ID: m.ID, Iteration: int(it), Severity: m.Severity,
-		Title: m.Title, File: m.File, Line: int(line), Note: m.Note, Actor: e.Actor, Verdict: m.Verdict}, true
+		Title: m.Title, File: m.File, Line: int(line), Note: m.Note, Actor: e.Actor, Verdict: m.Verdict, From: m.From}, true
 }
 
 func isLedgerKind(kind string) bool {
 	switch ledger.Kind(kind) {
-	case ledger.KindOpened, ledger.KindFixed, ledger.KindDeclined, ledger.KindReopened, ledger.KindReviewed, ledger.KindResumed:
+	case ledger.KindOpened, ledger.KindFixed, ledger.KindDeclined, ledger.KindReopened, ledger.KindSeverity, ledger.KindReviewed, ledger.KindResumed:
 		return true
 	}
 	return false

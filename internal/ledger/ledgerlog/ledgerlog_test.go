@@ -75,6 +75,7 @@ func TestToLogFromLogRoundTrip(t *testing.T) {
 		{Kind: ledger.KindFixed, ID: "F1", Iteration: 1, Note: "checked the error", Actor: ledger.ActorPostReview},
 		{Kind: ledger.KindDeclined, ID: "F2", Iteration: 1, Note: "house style", Actor: ledger.ActorPostReview},
 		{Kind: ledger.KindReopened, ID: "F1", Iteration: 2, Severity: domain.Blocker, Actor: ledger.ActorReviewer},
+		{Kind: ledger.KindSeverity, ID: "F1", Iteration: 3, Severity: domain.Minor, From: domain.Blocker, Actor: ledger.ActorReviewer},
 		{Kind: ledger.KindResumed, Iteration: 2, Note: "accepted as is", Actor: ledger.ActorHuman},
 	}
 	logged := roundTrip(t, ToLog(s, evs))
@@ -93,6 +94,9 @@ func TestToLogFromLogRoundTrip(t *testing.T) {
 		t.Errorf("reason = %q", got)
 	}
 	if got := logged[4].Reason; got != "code-review: F2 declined: house style" {
+		t.Errorf("reason = %q", got)
+	}
+	if got := logged[6].Reason; got != "code-review: F1 severity blocker → minor" {
 		t.Errorf("reason = %q", got)
 	}
 	if logged[0].Task != "3" || logged[0].Event != "FINDING_OPENED" || logged[0].Actor != "reviewer" {

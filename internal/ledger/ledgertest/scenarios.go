@@ -71,11 +71,13 @@ func newFinding(sev domain.Severity, title, file string, line int) ledger.Report
 	return ledger.ReportedFinding{Severity: sev, Title: title, File: file, Line: line, Status: ledger.Open}
 }
 
-func report(id string, st ledger.Status) ledger.ReportedFinding {
-	return ledger.ReportedFinding{ID: id, Severity: domain.Major, Status: st}
+// report is a reviewer's report on a finding on record, at its severity:
+// a report at another severity changes it.
+func report(id string, sev domain.Severity, st ledger.Status) ledger.ReportedFinding {
+	return ledger.ReportedFinding{ID: id, Severity: sev, Status: st}
 }
 
-// Scenarios returns the scripted cycles of issue 12, (a) to (h).
+// Scenarios returns the scripted cycles of issue 12, (a) to (i).
 func Scenarios() []Scenario {
 	return []Scenario{
 		{
@@ -86,10 +88,10 @@ func Scenarios() []Scenario {
 					newFinding(domain.Major, "error ignored", "b.go", 20),
 					newFinding(domain.Minor, "typo", "c.go", 3)),
 					Fix: []string{"F1", "F2"}, Decline: map[string]string{"F3": "generated file"}},
-				Step{Answer: ans(domain.Fail, report("F1", ledger.Fixed), report("F2", ledger.Open),
+				Step{Answer: ans(domain.Fail, report("F1", domain.Blocker, ledger.Fixed), report("F2", domain.Major, ledger.Open),
 					newFinding(domain.Major, "race on cache", "a.go", 40)),
 					Fix: []string{"F2", "F4"}},
-				Step{Answer: ans(domain.Pass, report("F2", ledger.Fixed), report("F4", ledger.Fixed))},
+				Step{Answer: ans(domain.Pass, report("F2", domain.Major, ledger.Fixed), report("F4", domain.Major, ledger.Fixed))},
 				Step{Answer: ans(domain.Pass)},
 			),
 			Want:    Outcome{4, EndPassed, 0},
@@ -99,8 +101,8 @@ func Scenarios() []Scenario {
 			Name: "(b) a PASS with a blocker open is not clean",
 			Step: steps(
 				Step{Answer: ans(domain.Pass, newFinding(domain.Blocker, "SQL built by concatenation", "db.go", 5)), Fix: []string{"F1"}},
-				Step{Answer: ans(domain.Pass, report("F1", ledger.Open)), Fix: []string{"F1"}},
-				Step{Answer: ans(domain.Pass, report("F1", ledger.Fixed))},
+				Step{Answer: ans(domain.Pass, report("F1", domain.Blocker, ledger.Open)), Fix: []string{"F1"}},
+				Step{Answer: ans(domain.Pass, report("F1", domain.Blocker, ledger.Fixed))},
 				Step{Answer: ans(domain.Pass)},
 			),
 			Want:    Outcome{4, EndPassed, 0},
@@ -121,7 +123,7 @@ func Scenarios() []Scenario {
 			Name: "(d) a finding that keeps coming back after fixed",
 			Step: steps(
 				Step{Answer: ans(domain.Fail, newFinding(domain.Major, "cache never invalidated", "cache.go", 30)), Fix: []string{"F1"}},
-				Step{Answer: ans(domain.Fail, report("F1", ledger.Open)), Fix: []string{"F1"}},
+				Step{Answer: ans(domain.Fail, report("F1", domain.Major, ledger.Open)), Fix: []string{"F1"}},
 			),
 			Want:    Outcome{3, EndNeedsHuman, 1},
 			WantOld: Outcome{8, EndCap, 1},
@@ -141,13 +143,13 @@ func Scenarios() []Scenario {
 			Step: steps(
 				Step{Answer: ans(domain.Fail, newFinding(domain.Major, "A", "x.go", 1), newFinding(domain.Minor, "B", "y.go", 2)),
 					Fix: []string{"F1"}},
-				Step{Answer: ans(domain.Fail, report("F1", ledger.Fixed), report("F2", ledger.Open),
+				Step{Answer: ans(domain.Fail, report("F1", domain.Major, ledger.Fixed), report("F2", domain.Minor, ledger.Open),
 					newFinding(domain.Major, "C", "z.go", 3),
 					ledger.ReportedFinding{Severity: domain.Major, Title: "a", File: "x.go", Line: 9, Status: ledger.Fixed},
 					ledger.ReportedFinding{ID: "F9", Severity: domain.Major, Title: "D", Status: ledger.Open}),
 					Fix: []string{"F3", "F4"}},
-				Step{Answer: ans(domain.Pass, report("F3", ledger.Fixed), report("F4", ledger.Fixed), report("F2", ledger.Open))},
-				Step{Answer: ans(domain.Pass, report("F2", ledger.Open))},
+				Step{Answer: ans(domain.Pass, report("F3", domain.Major, ledger.Fixed), report("F4", domain.Major, ledger.Fixed), report("F2", domain.Minor, ledger.Open))},
+				Step{Answer: ans(domain.Pass, report("F2", domain.Minor, ledger.Open))},
 			),
 			Want:    Outcome{4, EndPassed, 0},
 			WantOld: Outcome{4, EndPassed, 0},
@@ -170,6 +172,19 @@ func Scenarios() []Scenario {
 			},
 			Want:    Outcome{4, EndNeedsHuman, 1},
 			WantOld: Outcome{8, EndCap, 1},
+		},
+		{
+			// The reviewer raises F1 to blocker and keeps passing it; the
+			// post-review does nothing about it. Recorded at its first
+			// severity, the cycle would pass at review 3 with the blocker
+			// open.
+			Name: "(i) a minor raised to blocker, never fixed",
+			Step: steps(
+				Step{Answer: ans(domain.Fail, newFinding(domain.Minor, "slow loop", "a.go", 3))},
+				Step{Answer: ans(domain.Pass, report("F1", domain.Blocker, ledger.Open))},
+			),
+			Want:    Outcome{5, EndNeedsHuman, 1},
+			WantOld: Outcome{3, EndPassed, 1},
 		},
 	}
 }
