@@ -252,7 +252,7 @@ func claimNext(s *Streams, cp *coordPlan, agent string, ttl time.Duration) (para
 	if err != nil {
 		return parallel.ClaimDecision{}, err
 	}
-	if own, ok := ownLiveClaim(tasks, claims, agent, now, skip); ok {
+	if own, ok := parallel.OwnLive(tasks, claims, agent, now, skip); ok {
 		return cp.c.Claim(cp.ctx, cp.key, own, agent, ttl)
 	}
 	ready := readyExcept(tasks, claims, now, skip)
@@ -266,22 +266,6 @@ func claimNext(s *Streams, cp *coordPlan, agent string, ttl time.Duration) (para
 			hint: "every open task is claimed or waits on a dependency; `taskie ready` and `taskie status` show which"}
 	}
 	return d, err
-}
-
-// ownLiveClaim finds the open task (pending or in progress) on which agent
-// holds a live lease, the first by id, as parallel.Next gives it back; a
-// task it finished (skip) is not given back.
-func ownLiveClaim(tasks []parallel.Task, claims []parallel.Claim, agent string, now time.Time, skip func(domain.TaskID) bool) (domain.TaskID, bool) {
-	open := map[domain.TaskID]bool{}
-	for _, t := range tasks {
-		open[t.ID] = t.Status == plan.StatusPending || t.Status == plan.StatusInProgress
-	}
-	for _, c := range claims { // sorted by task
-		if c.Agent == agent && c.Live(now) && open[c.Task] && !skip(c.Task) {
-			return c.Task, true
-		}
-	}
-	return 0, false
 }
 
 // recordClaimHead notes, when a task is newly claimed, the HEAD of its

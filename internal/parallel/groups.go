@@ -46,19 +46,59 @@ type Placement struct {
 //
 // Duplicate ids, unknown dependencies and cycles are a *ValidationError.
 func Groups(tasks []Task, max int) ([]Wave, error) {
+	waves, _, err := GroupsAside(tasks, max, nil)
+	return waves, err
+}
+
+// Aside says why a task is kept out of the waves although it is open.
+type Aside int
+
+// Reasons to set a task aside.
+const (
+	// AsideFailed: the task failed past its retries (failed_tasks). It is
+	// left out, and so is every open task that waits on it, directly or
+	// not: none of them can start until a person decides.
+	AsideFailed Aside = iota + 1
+	// AsideFinished: the task's result is complete and waits to be merged
+	// and marked done. It is left out, and the tasks that wait on it are
+	// planned as if it were done: no agent must take it again, and it must
+	// not hold a wave slot or its files.
+	AsideFinished
+	// asideBehind marks a task left out because it waits on a failed one.
+	asideBehind
+)
+
+// Omitted is a task GroupsAside left out of the waves, and why.
+type Omitted struct {
+	Task   Task
+	Reason string
+}
+
+// GroupsAside is Groups with some tasks set aside (see Aside); it also
+// returns the tasks it left out, in task order, each with its reason. The
+// graph is still checked whole: a cycle through a task set aside is an
+// error too.
+func GroupsAside(tasks []Task, max int, aside map[domain.TaskID]Aside) ([]Wave, []Omitted, error) {
 	if max <= 0 {
 		max = domain.DefaultGroupSize
 	}
 	if ps := Check(tasks); len(ps) > 0 {
-		return nil, &ValidationError{Problems: ps}
+		return nil, nil, &ValidationError{Problems: ps}
 	}
-	return newScheduler(tasks, max).run()
+	s := newScheduler(tasks, max, aside)
+	waves, err := s.run()
+	if err != nil {
+		return nil, nil, err
+	}
+	return waves, s.omitted(), nil
 }
 
 // scheduler holds the state of one Groups call; tasks are referred to by
 // index.
 type scheduler struct {
 	g          *graph
+	out        []Aside         // why each task is set aside; 0 when it is not
+	behind     []domain.TaskID // for asideBehind: the failed task it waits on
 	r          *ranking
 	max        int
 	files      [][]string // normalised file set per task
@@ -70,10 +110,18 @@ type scheduler struct {
 	ready      []int      // tasks that may be placed, in scheduling order
 	spare      []int      // the other buffer of ready, for merging
 
-	// The current wave's files.
-	owner map[string]int // path → task
-	paths []pathOwner    // every path, in order, for directory checks
-	dirs  []pathOwner    // directories only
+	// Files are interned: fids[i] are task i's files as indexes into
+	// stamp and own, so the check of a file against the current wave is
+	// two array reads, not a map lookup (a task turned away is checked
+	// again at every wave).
+	fids  [][]int32
+	stamp []int32 // the wave that last took each file
+	own   []int32 // the task that took it
+	cur   int32   // the wave being filled
+
+	// The current wave's paths, for directory checks.
+	paths []pathOwner // every path, in order
+	dirs  []pathOwner // directories only
 }
 
 type pathOwner struct {
@@ -89,21 +137,32 @@ type clash struct {
 	other        int
 }
 
-func newScheduler(tasks []Task, max int) *scheduler {
+func newScheduler(tasks []Task, max int, aside map[domain.TaskID]Aside) *scheduler {
 	n := len(tasks)
 	g := newGraph(tasks)
+	out, behind := setAside(g, aside)
 	s := &scheduler{
-		g: g, r: newRanking(g), max: max,
+		g: g, r: newRankingExcept(g, out), max: max, out: out, behind: behind,
 		files: make([][]string, n), wave: make([]int, n), earliest: make([]int, n),
 		waiting: make([]int, n), dependents: make([][]int, n), clashes: make([][]clash, n),
-		owner: make(map[string]int),
+		fids: make([][]int32, n),
 	}
+	ids := make(map[string]int32)
 	var buf []int
 	for i, t := range tasks {
 		if !s.r.open[i] {
 			continue
 		}
 		s.files[i] = normFiles(t.Files)
+		s.fids[i] = make([]int32, len(s.files[i]))
+		for k, f := range s.files[i] {
+			id, ok := ids[f]
+			if !ok {
+				id = int32(len(ids))
+				ids[f] = id
+			}
+			s.fids[i][k] = id
+		}
 		for _, d := range g.deps(i, buf) {
 			if s.r.open[d] {
 				s.waiting[i]++
@@ -116,7 +175,74 @@ func newScheduler(tasks []Task, max int) *scheduler {
 		}
 	}
 	s.r.sort(s.ready)
+	s.stamp, s.own = make([]int32, len(ids)), make([]int32, len(ids))
 	return s
+}
+
+// setAside marks, per task index, why an open task is left out: the
+// tasks named in aside, then every open task that waits on a failed one,
+// transitively (breadth-first over the dependents, so each names the
+// nearest failed task on its way). Nil when nothing is set aside.
+func setAside(g *graph, aside map[domain.TaskID]Aside) ([]Aside, []domain.TaskID) {
+	if len(aside) == 0 {
+		return nil, nil
+	}
+	n := len(g.tasks)
+	out, behind := make([]Aside, n), make([]domain.TaskID, n)
+	var queue []int
+	for i, t := range g.tasks {
+		if g.idx[t.ID] != i || closed(t.Status) {
+			continue
+		}
+		switch aside[t.ID] {
+		case AsideFinished:
+			out[i] = AsideFinished
+		case AsideFailed:
+			out[i], behind[i] = AsideFailed, t.ID
+			queue = append(queue, i)
+		}
+	}
+	if len(queue) == 0 {
+		return out, behind
+	}
+	dependents := make([][]int, n)
+	var buf []int
+	for i := range g.tasks {
+		for _, d := range g.deps(i, buf) {
+			dependents[d] = append(dependents[d], i)
+		}
+	}
+	for len(queue) > 0 {
+		v := queue[0]
+		queue = queue[1:]
+		for _, w := range dependents[v] {
+			if out[w] == 0 && g.idx[g.tasks[w].ID] == w && !closed(g.tasks[w].Status) {
+				out[w], behind[w] = asideBehind, behind[v]
+				queue = append(queue, w)
+			}
+		}
+	}
+	return out, behind
+}
+
+// omitted lists the tasks set aside, in task order, with their reasons.
+func (s *scheduler) omitted() []Omitted {
+	var list []Omitted
+	for i, a := range s.out {
+		var why string
+		switch a {
+		case AsideFailed:
+			why = "in failed_tasks (retries exhausted): left out until a person decides"
+		case AsideFinished:
+			why = "result complete, waiting to be merged and marked done: left out; the tasks waiting on it are planned as if it were done"
+		case asideBehind:
+			why = "waits on failed task " + s.behind[i].String() + ": left out"
+		default:
+			continue
+		}
+		list = append(list, Omitted{Task: s.g.tasks[i], Reason: why})
+	}
+	return list
 }
 
 // normFiles normalises a file set, dropping empties and repeats.
@@ -156,7 +282,7 @@ func (s *scheduler) run() ([]Wave, error) {
 
 // fill places ready tasks in wave w, in order, until it is full.
 func (s *scheduler) fill(w int) []int {
-	clear(s.owner)
+	s.cur = int32(w)
 	s.paths, s.dirs = s.paths[:0], s.dirs[:0]
 	members := make([]int, 0, s.max)
 	for _, i := range s.ready {
@@ -178,9 +304,9 @@ func (s *scheduler) fill(w int) []int {
 // clash finds the first of task i's files that overlaps a file of the
 // current wave.
 func (s *scheduler) clash(i int) (clash, bool) {
-	for _, f := range s.files[i] {
-		if o, ok := s.owner[f]; ok {
-			return clash{mine: f, theirs: f, other: o}, true
+	for k, f := range s.files[i] {
+		if id := s.fids[i][k]; s.stamp[id] == s.cur {
+			return clash{mine: f, theirs: f, other: int(s.own[id])}, true
 		}
 		others := s.dirs
 		if isDir(f) {
@@ -197,8 +323,9 @@ func (s *scheduler) clash(i int) (clash, bool) {
 
 // take adds task i's files to the current wave.
 func (s *scheduler) take(i int) {
-	for _, f := range s.files[i] {
-		s.owner[f] = i
+	for k, f := range s.files[i] {
+		id := s.fids[i][k]
+		s.stamp[id], s.own[id] = s.cur, int32(i)
 		s.paths = append(s.paths, pathOwner{f, i})
 		if isDir(f) {
 			s.dirs = append(s.dirs, pathOwner{f, i})

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/taskie-dev/taskie/internal/domain"
 )
 
 func TestGroups(t *testing.T) {
@@ -247,5 +249,97 @@ func TestGroupsInvariants(t *testing.T) {
 	}
 	if placed+done != len(tasks) {
 		t.Errorf("placed %d + done %d != %d tasks", placed, done, len(tasks))
+	}
+}
+
+// TestGroupsAside: tasks in failed_tasks and tasks whose result is
+// complete hold no wave slot and no file, so a ready task sharing their
+// file is in wave 1; what waits on a failed task is left out too, what
+// waits on a finished one is planned as if it were done.
+func TestGroupsAside(t *testing.T) {
+	tasks := []Task{
+		pending(1).with("a.go"),                // failed
+		pending(2).with("a.go"),                // ready, shares a.go with 1
+		pending(3, 1).with("c.go"),             // waits on failed 1
+		pending(4, 3),                          // waits on 3, so on 1
+		pending(5).with("b.go"),                // result complete
+		pending(6, 5).with("b.go"),             // waits on finished 5
+		pending(7).with("d.go").status("done"), // closed: neither planned nor listed
+	}
+	aside := map[domain.TaskID]Aside{1: AsideFailed, 5: AsideFinished, 7: AsideFailed, 42: AsideFailed}
+	tests := []struct {
+		name    string
+		aside   map[domain.TaskID]Aside
+		want    [][]int
+		left    []string
+		reasons map[int][]string
+	}{
+		{
+			name: "none set aside", aside: nil,
+			want: [][]int{{1, 5}, {2, 3, 6}, {4}},
+		},
+		{
+			name: "failed and finished set aside", aside: aside,
+			want: [][]int{{2, 6}},
+			left: []string{
+				"1: in failed_tasks (retries exhausted): left out until a person decides",
+				"3: waits on failed task 1: left out",
+				"4: waits on failed task 1: left out",
+				"5: result complete, waiting to be merged and marked done: left out; the tasks waiting on it are planned as if it were done",
+			},
+			reasons: map[int][]string{2: {"wave 1: no dependencies"}, 6: {"wave 1: depends on 5 (result complete)"}},
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			waves, left, err := GroupsAside(tasks, 5, tc.aside)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, waveIDs(waves)); d != "" {
+				t.Errorf("waves (-want +got):\n%s", d)
+			}
+			var got []string
+			for _, o := range left {
+				got = append(got, o.Task.ID.String()+": "+o.Reason)
+			}
+			if d := cmp.Diff(tc.left, got); d != "" {
+				t.Errorf("left out (-want +got):\n%s", d)
+			}
+			for id, want := range tc.reasons {
+				if d := cmp.Diff(want, reasonsOf(waves, id)); d != "" {
+					t.Errorf("reasons of %d (-want +got):\n%s", id, d)
+				}
+			}
+		})
+	}
+	// A cycle through a task set aside is still an error.
+	cyc := []Task{pending(1, 2), pending(2, 1), pending(3)}
+	var ve *ValidationError
+	if _, _, err := GroupsAside(cyc, 5, map[domain.TaskID]Aside{1: AsideFailed}); !errors.As(err, &ve) {
+		t.Errorf("cycle through a failed task: err = %v, want a *ValidationError", err)
+	}
+}
+
+// TestGroupsClashRun: a task turned away by clashes wave after wave gets
+// its first clash and one summary, not one reason per wave.
+func TestGroupsClashRun(t *testing.T) {
+	tasks := []Task{pending(1).with("a.go"), pending(2).with("a.go"), pending(3).with("a.go"), pending(4).with("a.go")}
+	waves, err := Groups(tasks, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff([][]int{{1}, {2}, {3}, {4}}, waveIDs(waves)); d != "" {
+		t.Errorf("waves (-want +got):\n%s", d)
+	}
+	want := map[int][]string{
+		3: {"wave 1: no dependencies", "moved to wave 2: shares a.go with task 1", "moved to wave 3: shares a.go with task 2"},
+		4: {"wave 1: no dependencies", "moved to wave 2: shares a.go with task 1",
+			"moved to wave 4: a file clash in each of waves 2–3 (the last: shares a.go with task 3)"},
+	}
+	for id, w := range want {
+		if d := cmp.Diff(w, reasonsOf(waves, id)); d != "" {
+			t.Errorf("reasons of %d (-want +got):\n%s", id, d)
+		}
 	}
 }

@@ -16,11 +16,15 @@ type ranking struct {
 	from []domain.TaskID // the task eff was inherited from; 0 when its own
 }
 
-func newRanking(g *graph) *ranking {
+func newRanking(g *graph) *ranking { return newRankingExcept(g, nil) }
+
+// newRankingExcept ranks the tasks, leaving out (as if closed) those whose
+// index out reports; out may be nil.
+func newRankingExcept(g *graph, out []Aside) *ranking {
 	n := len(g.tasks)
 	r := &ranking{g: g, open: make([]bool, n), eff: make([]int, n), from: make([]domain.TaskID, n)}
 	for i, t := range g.tasks {
-		r.open[i] = g.idx[t.ID] == i && !closed(t.Status)
+		r.open[i] = g.idx[t.ID] == i && !closed(t.Status) && (out == nil || out[i] == 0)
 		r.eff[i] = t.Priority
 	}
 	r.inherit()

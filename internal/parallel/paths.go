@@ -71,7 +71,9 @@ func FilesIn(data []byte) []string {
 		}
 	}
 	fenced := false
-	for _, line := range strings.Split(string(data), "\n") {
+	for rest := string(data); rest != ""; {
+		var line string
+		line, rest, _ = strings.Cut(rest, "\n")
 		t := strings.TrimSpace(line)
 		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
 			fenced = !fenced
@@ -105,12 +107,32 @@ func scanLine(line string, add func(string)) {
 	scanWords(line, add)
 }
 
-// scanWords adds every word of prose that is a file by the bare-word rule.
+// wordSep marks the bytes that separate words in prose. They are all
+// ASCII, so a byte never splits a UTF-8 sequence.
+var wordSep = func() (t [256]bool) {
+	for _, c := range " \t()[]<>,;\"'|{}=" {
+		t[c] = true
+	}
+	return t
+}()
+
+// scanWords adds every word of prose that is a file by the bare-word
+// rule. It runs on every line of every task file, so it slices the line
+// in place and drops a word without a dot (no extension) before any other
+// work: most words of prose go no further.
 func scanWords(s string, add func(string)) {
-	words := strings.FieldsFunc(s, func(r rune) bool {
-		return r == ' ' || r == '\t' || strings.ContainsRune(`()[]<>,;"'|{}=`, r)
-	})
-	for _, w := range words {
+	for i := 0; i < len(s); {
+		for i < len(s) && wordSep[s[i]] {
+			i++
+		}
+		start := i
+		for i < len(s) && !wordSep[s[i]] {
+			i++
+		}
+		w := s[start:i]
+		if strings.IndexByte(w, '.') < 0 {
+			continue
+		}
 		w = strings.TrimRight(strings.TrimLeft(w, "*"), ".:!?*")
 		if p, ok := cleanWord(w); ok && hasKnownExt(p) {
 			add(NormPath(p))
@@ -156,10 +178,8 @@ func cleanWord(w string) (string, bool) {
 		strings.Contains(w, "*") && !strings.Contains(w, "/") { // a root glob would cover everything
 		return "", false
 	}
-	for _, seg := range strings.Split(w, "/") {
-		if seg == ".." {
-			return "", false
-		}
+	if w == ".." || strings.HasPrefix(w, "../") || strings.HasSuffix(w, "/..") || strings.Contains(w, "/../") {
+		return "", false
 	}
 	return w, true
 }

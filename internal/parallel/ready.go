@@ -54,16 +54,16 @@ func depsClosed(g *graph, i int) bool {
 }
 
 // Next picks the task an agent gets from "claim --next" and decides the
-// claim. An agent that already holds a live lease on an open task gets
-// that task back (Renewed), so a restarted agent resumes its work; else
-// the first ready task is claimed, taking over an expired lease if there
-// is one. ok is false when no task is ready; the decision can still be
-// Refused (an empty agent name).
+// claim. An agent that already holds a live lease on a task it may work on
+// gets that task back (Renewed; see OwnLive), so a restarted agent resumes
+// its work; else the first ready task is claimed, taking over an expired
+// lease if there is one. ok is false when no task is ready; the decision
+// can still be Refused (an empty agent name).
 func Next(tasks []Task, claims []Claim, agent string, now time.Time, ttl time.Duration) (d ClaimDecision, ok bool) {
 	held := leases(claims)
-	if t, found := ownLive(tasks, held, agent, now); found {
-		c := held[t.ID]
-		return DecideClaim(t.ID, &c, agent, now, ttl), true
+	if id, found := ownLive(tasks, held, agent, now, nil); found {
+		c := held[id]
+		return DecideClaim(id, &c, agent, now, ttl), true
 	}
 	ready := Ready(tasks, claims, now)
 	if len(ready) == 0 {
@@ -76,23 +76,35 @@ func Next(tasks []Task, claims []Claim, agent string, now time.Time, ttl time.Du
 	return DecideClaim(id, nil, agent, now, ttl), true
 }
 
-// ownLive returns the first open task, in scheduling order, on which agent
-// holds a live lease.
-func ownLive(tasks []Task, held map[domain.TaskID]Claim, agent string, now time.Time) (Task, bool) {
+// OwnLive returns the task "claim --next" gives back to agent: of the
+// pending or in-progress tasks on which it holds a live lease and that
+// skip does not exclude (nil: none), the first in scheduling order — the
+// order Ready and Groups use, so a restarted agent resumes the task that
+// matters most, not the lowest id. A postponed or blocked task is not
+// given back: a person parked it.
+func OwnLive(tasks []Task, claims []Claim, agent string, now time.Time, skip func(domain.TaskID) bool) (domain.TaskID, bool) {
+	return ownLive(tasks, leases(claims), agent, now, skip)
+}
+
+func ownLive(tasks []Task, held map[domain.TaskID]Claim, agent string, now time.Time, skip func(domain.TaskID) bool) (domain.TaskID, bool) {
 	if agent == "" {
-		return Task{}, false
+		return 0, false
 	}
 	g := newGraph(tasks)
 	r := newRanking(g)
 	best := -1
 	for i, t := range tasks {
 		c, claimed := held[t.ID]
-		if r.open[i] && claimed && c.Agent == agent && c.Live(now) && (best < 0 || r.compare(i, best) < 0) {
+		if !r.open[i] || !claimed || c.Agent != agent || !c.Live(now) ||
+			t.Status != plan.StatusPending && t.Status != plan.StatusInProgress || skip != nil && skip(t.ID) {
+			continue
+		}
+		if best < 0 || r.compare(i, best) < 0 {
 			best = i
 		}
 	}
 	if best < 0 {
-		return Task{}, false
+		return 0, false
 	}
-	return tasks[best], true
+	return tasks[best].ID, true
 }

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/taskie-dev/taskie/internal/domain"
 )
 
 func readyIDs(ts []Task) []int {
@@ -105,6 +107,59 @@ func TestNext(t *testing.T) {
 				if d.Claim.Agent != tc.agent || !d.Claim.Expires.Equal(t0.Add(time.Hour)) {
 					t.Errorf("claim = %+v", d.Claim)
 				}
+			}
+		})
+	}
+}
+
+// TestOwnLive: the task given back to an agent holding several live leases
+// is the first in scheduling order (in progress, inherited priority, own
+// priority, id), as Ready orders them — not the lowest id.
+func TestOwnLive(t *testing.T) {
+	tasks := []Task{
+		pending(1).prio(PriorityLow),
+		pending(2).prio(PriorityHigh),
+		pending(3).prio(PriorityLow).status("in-progress"),
+		pending(4).status("postponed").prio(PriorityHighest),
+		pending(5).status("done").prio(PriorityHighest),
+		pending(6).prio(PriorityLow),
+		pending(7, 6).prio(PriorityHighest), // 6 inherits highest from 7
+	}
+	mine := func(ids ...int) []Claim {
+		var cs []Claim
+		for _, id := range ids {
+			cs = append(cs, claim(id, "a", time.Minute))
+		}
+		return cs
+	}
+	skip3 := func(id domain.TaskID) bool { return id == 3 }
+	tests := []struct {
+		name   string
+		claims []Claim
+		skip   func(domain.TaskID) bool
+		ok     bool
+		want   int
+	}{
+		{"priority before id", mine(1, 2), nil, true, 2},
+		{"in progress first", mine(1, 2, 3), nil, true, 3},
+		{"skipped tasks are not given back", mine(1, 2, 3), skip3, true, 2},
+		{"parked and closed tasks are not given back", mine(4, 5), nil, false, 0},
+		{"inherited priority counts", mine(1, 2, 6), nil, true, 6},
+		{"another agent's lease", []Claim{claim(2, "b", time.Minute)}, nil, false, 0},
+		{"an expired lease", []Claim{claim(2, "a", -time.Minute)}, nil, false, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := OwnLive(tasks, tc.claims, "a", t0, tc.skip)
+			if ok != tc.ok || int(got) != tc.want {
+				t.Errorf("OwnLive = %d, %v; want %d, %v", got, ok, tc.want, tc.ok)
+			}
+			if !tc.ok {
+				return
+			}
+			d, _ := Next(tasks, tc.claims, "a", t0, time.Hour)
+			if tc.skip == nil && (d.Outcome != Renewed || int(d.Claim.Task) != tc.want) {
+				t.Errorf("Next = %v task %d; want renewed %d", d.Outcome, d.Claim.Task, tc.want)
 			}
 		})
 	}

@@ -43,6 +43,8 @@ func (s *scheduler) depReason(i int) string {
 		b.WriteString(d.String())
 		if w := s.wave[j]; w > 0 {
 			b.WriteString(" (wave " + strconv.Itoa(w) + ")")
+		} else if s.out != nil && s.out[j] == AsideFinished {
+			b.WriteString(" (result complete)")
 		} else {
 			b.WriteString(" (" + s.g.tasks[j].Status + ")")
 		}
@@ -51,14 +53,28 @@ func (s *scheduler) depReason(i int) string {
 }
 
 // moveReasons adds one reason per file clash and per run of full waves
-// between the task's earliest wave and its own.
+// between the task's earliest wave and its own. A run of more than two
+// waves turned away by clashes gives two reasons, its first clash and a
+// summary naming the last, so a task pushed back through hundreds of
+// waves (every task names one shared file) stays readable and cheap.
 func (s *scheduler) moveReasons(i int, out []string) []string {
 	placed, cs := s.wave[i], s.clashes[i]
 	for w := s.earliest[i]; w < placed; {
 		if len(cs) > 0 && cs[0].wave == w {
-			out = append(out, "moved to wave "+strconv.Itoa(w+1)+": "+s.clashText(cs[0]))
-			cs = cs[1:]
-			w++
+			run := 1
+			for run < len(cs) && cs[run].wave == w+run {
+				run++
+			}
+			if run <= 2 {
+				out = append(out, "moved to wave "+strconv.Itoa(w+1)+": "+s.clashText(cs[0]))
+				cs, w = cs[1:], w+1
+				continue
+			}
+			last := cs[run-1]
+			out = append(out, "moved to wave "+strconv.Itoa(w+1)+": "+s.clashText(cs[0]),
+				"moved to wave "+strconv.Itoa(w+run)+": a file clash in each of waves "+strconv.Itoa(w+1)+"–"+strconv.Itoa(w+run-1)+
+					" (the last: "+s.clashText(last)+")")
+			cs, w = cs[run:], w+run
 			continue
 		}
 		end := placed
