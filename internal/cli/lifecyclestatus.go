@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/taskie-dev/taskie/internal/domain"
@@ -45,6 +46,12 @@ func setClock(s Streams, args []string) error {
 	return nil
 }
 
+// HookClock applies TASKIE_NOW for the Stop hook's fast path (cmd/taskie
+// runs `taskie hook stop` without Run, which would apply it): like any
+// hook, a value that does not parse is a warning on w and the real clock
+// is kept.
+func HookClock(w io.Writer) { _ = setClock(Streams{Err: w}, []string{"hook"}) }
+
 // clock is the time commands act at: TASKIE_NOW when set.
 func clock() time.Time { return events.Now() }
 
@@ -59,6 +66,20 @@ func lifecycleTimeouts(p *project.Plan) (lifecycle.Timeouts, error) {
 		return nil, usageErr(err, "fix lifecycle_timeouts in .taskie/config.json")
 	}
 	return t, nil
+}
+
+// warnTimeouts warns when lifecycle_timeouts (or the configuration) does
+// not read: status then measures against the default timeouts, and says
+// so rather than hide that the configured ones are ignored.
+func warnTimeouts(s *Streams, p *project.Plan) {
+	cfg, err := p.Config()
+	if err == nil {
+		_, err = lifecycle.ParseTimeouts(cfg.LifecycleTimeouts)
+	}
+	if err != nil {
+		fmt.Fprintf(s.Err, "taskie: warning: %s; the timeouts shown are the defaults until .taskie/config.json is fixed\n",
+			strings.ReplaceAll(err.Error(), "\n", "; "))
+	}
 }
 
 // lifecycleAlert is a task at 80 % of its state's timeout or more.

@@ -105,6 +105,7 @@ func runStatus(o *statusOpts) error {
 	if err != nil {
 		return err
 	}
+	warnTimeouts(o.s, p)
 	if o.watch {
 		return watchStatus(o.ctx, o.s, p, o.asJSON)
 	}

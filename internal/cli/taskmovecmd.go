@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -126,7 +127,7 @@ func newTaskMoveCmdWith(s *Streams, g *globals, v taskVerb, run func(*taskMoveOp
 			return run(o)
 		},
 	}
-	c.Flags().StringVar(&o.actor, "actor", string(lifecycle.ActorAgent), "who acts: agent, hook, cto, human or system")
+	c.Flags().StringVar(&o.actor, "actor", string(lifecycle.ActorAgent), "who acts: agent, hook, cto, human or system (declared, not checked: it records who acted)")
 	c.Flags().StringVar(&o.reason, "reason", "", "why, for the event log")
 	if v.action == lifecycle.ActRetry {
 		c.Flags().StringVar(&o.note, "note", "", "guidance for a guided retry")
@@ -206,6 +207,9 @@ func lifecycleChange(snap *store.Snapshot, o *taskMoveOpts, task domain.TaskID, 
 	}
 	next, more, err := act(o, t, to, actor, now)
 	if err != nil {
+		if lifecycle.Refused(err) {
+			err = &refusal{err: err, task: t, actor: actor}
+		}
 		return store.Change{}, lifecycle.Task{}, err
 	}
 	tasks[task] = next
@@ -247,6 +251,7 @@ func moveErr(p *project.Plan, err error) error {
 	var ee *exitError
 	var se *state.SyntaxError
 	var fe *state.FieldError
+	var ref *refusal
 	switch {
 	case errors.As(err, &ee):
 		return err
@@ -254,10 +259,62 @@ func moveErr(p *project.Plan, err error) error {
 		return usageErr(err, "state.json's lifecycle records do not decode; `taskie validate` reports them, and the log keeps every move (`taskie history`)")
 	case errors.As(err, &se), errors.As(err, &fe), errors.Is(err, state.ErrNotFound):
 		return stateErr(p, err)
-	case errors.Is(err, lifecycle.ErrRefused):
-		return usageErr(err, "say who acts with --actor (agent, hook, cto, human or system)")
-	case errors.Is(err, lifecycle.ErrIllegal):
-		return usageErr(err, "`taskie query --task <task>` shows where the task stands; `taskie diagram --lifecycle` shows the machine")
+	case errors.As(err, &ref) && errors.Is(err, lifecycle.ErrRefused):
+		return usageErr(err, fmt.Sprintf("say who acts with --actor (agent, hook, cto, human or system); `taskie query --task %s` shows where the task stands", ref.task.ID))
+	case errors.As(err, &ref):
+		return usageErr(err, fmt.Sprintf("`taskie query --task %s` shows where the task stands; `taskie diagram --lifecycle` shows the machine", ref.task.ID))
 	}
 	return usageErr(err, "")
+}
+
+// refusal is a lifecycle move the machine or the actor's role refused,
+// with what that actor may do instead: every refusal says what is legal
+// now, for the actor who asked (an agent is never offered abandon).
+type refusal struct {
+	err   error
+	task  lifecycle.Task
+	actor lifecycle.Actor
+}
+
+func (r *refusal) Unwrap() error { return r.err }
+
+func (r *refusal) Error() string {
+	opts := lifecycle.Options(r.task, r.actor)
+	if len(opts) > 0 {
+		return fmt.Sprintf("%v; legal now for %s: %s", r.err, r.actor, optionCommands(r.task.ID, r.actor, opts))
+	}
+	msg := fmt.Sprintf("%v; nothing is legal for %s now", r.err, r.actor)
+	for _, a := range lifecycle.ActorsWithOptions(r.task, r.actor) {
+		msg += fmt.Sprintf("; %s may: %s", a, optionCommands(r.task.ID, a, lifecycle.Options(r.task, a)))
+	}
+	return msg
+}
+
+// optionCommands renders options as the commands that take them, a
+// rollback's targets in one: `taskie task rollback 3 planning|assigned`.
+func optionCommands(id domain.TaskID, actor lifecycle.Actor, opts []lifecycle.Option) string {
+	flag := ""
+	if actor != lifecycle.ActorAgent {
+		flag = " --actor " + string(actor)
+	}
+	var out, rollbacks []string
+	at := -1 // where the rollback goes in the list
+	for _, o := range opts {
+		switch {
+		case o.Action == lifecycle.ActRollback:
+			if at < 0 {
+				at = len(out)
+			}
+			rollbacks = append(rollbacks, string(o.To))
+			continue
+		case o.To != "":
+			out = append(out, fmt.Sprintf("`taskie task %s %s %s%s`", o.Action, id, o.To, flag))
+		default:
+			out = append(out, fmt.Sprintf("`taskie task %s %s%s`", o.Action, id, flag))
+		}
+	}
+	if at >= 0 {
+		out = slices.Insert(out, at, fmt.Sprintf("`taskie task rollback %s %s%s`", id, strings.Join(rollbacks, "|"), flag))
+	}
+	return strings.Join(out, ", ")
 }

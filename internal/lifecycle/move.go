@@ -49,7 +49,8 @@ func illegal(t Task, to State) error {
 	case t.State == Completed || t.State == Abandoned:
 		return errorf(t, ErrIllegal, "%s is terminal: it does not move", t.State)
 	}
-	return errorf(t, ErrIllegal, "%s → %s is not a legal move; legal from %s now: %s", t.State, to, t.State, join(Next(t)))
+	// What is legal instead depends on who asks: Options, which callers add.
+	return errorf(t, ErrIllegal, "%s → %s is not a legal move", t.State, to)
 }
 
 // Fail counts a failure in the task's state. The third failure in a state
