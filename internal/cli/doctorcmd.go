@@ -28,12 +28,15 @@ func newDoctorCmdWith(s *Streams, g *globals, run func(*doctorOpts) error) *cobr
 		Short: "Check the binary, the agent hooks, the reviewer CLI, the config and the plans",
 		Long: `Check that taskie can work here: this binary is the taskie on PATH, the
 Claude Code plugin or a taskie Stop hook is registered, the reviewer CLI is on
-PATH and logged in, CLAUDE_CODE_STOP_HOOK_BLOCK_CAP allows a review cycle, the
-config is valid and the plans validate (a malformed or illegal state.json is a
-problem too). For Codex also: taskie's hooks are trusted in config.toml with
-the hash Codex computes (Codex skips an untrusted hook silently), and a login
-shell finds taskie (Codex runs hooks and commands with -lc). Each problem
-comes with the command that fixes it. Exit 1 when a problem is found.`,
+PATH and logged in (every reviewer the models rotation uses),
+CLAUDE_CODE_STOP_HOOK_BLOCK_CAP allows a review cycle, the config is valid and
+the plans validate (a malformed or illegal state.json is a problem too). For
+Codex also: taskie's hooks are trusted in config.toml with the hash Codex
+computes (Codex skips an untrusted hook silently), a hook that only looks like
+taskie's is named, and both PATHs find taskie: the current one (Codex runs
+hooks with its own PATH) and a login shell's (Codex runs the agent's commands
+in one). Each problem comes with the command that fixes it. Exit 1 when a
+problem is found.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(*cobra.Command, []string) error { return run(o) },
 	}
@@ -49,7 +52,7 @@ func runDoctor(o *doctorOpts) error {
 	exe, _ := os.Executable()
 	home, _ := os.UserHomeDir()
 	checks := doctor.Run(doctor.Env{Version: version(), Exe: exe, Home: home, Cwd: cwd,
-		Getenv: os.Getenv, LookPath: exec.LookPath, LoginShell: loginShell})
+		Getenv: os.Getenv, LookPath: exec.LookPath, LoginShell: loginShell, Assets: Assets})
 	if o.asJSON {
 		if err := writeJSON(o.s.Out, checks); err != nil {
 			return err

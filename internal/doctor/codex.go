@@ -42,24 +42,62 @@ func codexHooksFiles(e Env, root string) []codexHooksFile {
 	return files
 }
 
+// codexProjectRoot finds the project whose .codex/hooks.json Codex would
+// read from cwd when there is no .taskie yet (`taskie install codex
+// --scope project` needs none): the nearest directory up to the git root
+// holding one. The home directory is the user scope's, not a project.
+func codexProjectRoot(cwd, home string) string {
+	for dir := cwd; dir != ""; {
+		if dir == home {
+			return ""
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".codex", "hooks.json")); err == nil {
+			return dir
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+			return ""
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+	return ""
+}
+
 // codexTrust recomputes the trust hash of every taskie hook in the Codex
 // hooks files and reports the hooks Codex would skip: untrusted, changed
 // since they were trusted (stale hash), disabled, or in a project Codex
-// does not trust; and hooks turned off altogether.
+// does not trust; and hooks turned off altogether. A hook that looks like
+// taskie's but is not what install writes is reported too: one that runs
+// more than a taskie hook is a problem whether trusted or not.
 func codexTrust(e Env, root string) (Check, bool) {
 	config := filepath.Join(codexHome(e), "config.toml")
 	cfg, err := install.ReadCodexConfig(config)
 	if err != nil {
 		return Check{Name: "codex hook trust", Detail: err.Error(), Fix: "fix " + config + " (Codex cannot read it either)"}, true
 	}
+	var own install.OwnCodexHooks
+	if e.Assets != nil {
+		if own, err = install.CodexOwnHooks(e.Assets); err != nil {
+			return Check{Name: "codex hook trust", Detail: "taskie's own codex/hooks.json: " + err.Error(), Fix: "reinstall taskie"}, true
+		}
+	}
 	var problems, fixes, fine []string
 	found := false
 	for _, f := range codexHooksFiles(e, root) {
-		hooks, err := install.CodexHooksIn(f.path, f.key, false)
+		all, err := install.CodexHooksIn(f.path, f.key, true)
 		if err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", f.path, err))
 			fixes = append(fixes, "fix "+f.path)
 			continue
+		}
+		var hooks []install.CodexHook
+		for _, h := range all {
+			if own.Kind(h) != install.HookOther {
+				hooks = append(hooks, h)
+			}
 		}
 		if len(hooks) == 0 {
 			continue
@@ -70,16 +108,29 @@ func codexTrust(e Env, root string) (Check, bool) {
 		for _, h := range hooks {
 			events[h.Event] = true
 			st := cfg.States[h.Key]
+			lookalike := own != nil && own.Kind(h) == install.HookLookalike
 			switch {
+			case lookalike && !install.RunsOnlyTaskie(h.Command):
+				state := "not trusted"
+				if st.TrustedHash == h.Hash && !st.Disabled {
+					state = "TRUSTED: Codex runs it"
+				}
+				problems = append(problems, fmt.Sprintf("%s hook %q in %s runs more than a taskie hook and is not what taskie installs (%s)", h.Event, h.Command, f.path, state))
+				fixes = append(fixes, fmt.Sprintf("read it; unless you wrote it, delete it from %s (and its [hooks.state] entry in %s), then run %s", f.path, config, f.install))
 			case st.Disabled:
 				problems = append(problems, fmt.Sprintf("%s hook %q is disabled in %s", h.Event, h.Command, config))
 				fixes = append(fixes, fmt.Sprintf("remove enabled = false from [hooks.state.%q]", h.Key))
+			case lookalike && st.TrustedHash != h.Hash:
+				problems = append(problems, fmt.Sprintf("%s hook %q in %s differs from what taskie installs and is not trusted as it is: Codex skips it (taskie trusts only the hooks exactly as it writes them)", h.Event, h.Command, f.path))
+				fixes = append(fixes, fmt.Sprintf("if you want it as it is, trust it in Codex with /hooks; else delete it from %s and run %s", f.path, f.install))
 			case st.TrustedHash == "":
 				bad = true
 				problems = append(problems, fmt.Sprintf("%s hook %q in %s is not trusted: Codex skips it without a warning", h.Event, h.Command, f.path))
 			case st.TrustedHash != h.Hash:
 				bad = true
 				problems = append(problems, fmt.Sprintf("%s hook %q in %s changed since it was trusted (stale hash): Codex skips it", h.Event, h.Command, f.path))
+			case lookalike:
+				fine = append(fine, h.Event+" (yours: differs from what taskie installs)")
 			default:
 				fine = append(fine, h.Event)
 			}
@@ -123,11 +174,12 @@ func dedupe(xs []string) []string {
 	return out
 }
 
-// loginPath checks that a login shell finds taskie: Codex runs the agent's
-// commands (`bash -lc`) and its hooks (`$SHELL -lc`) in one, so without it
-// `taskie done` exits 127 and the hooks never run.
+// loginPath checks that a login shell finds taskie: Codex runs the
+// agent's commands in a snapshot of the user's login shell ($SHELL -l), so
+// without it `taskie done` exits 127. (Codex runs its hooks with its own
+// PATH, which onPath checks.)
 func loginPath(e Env) Check {
-	shell := e.Getenv("SHELL") // Codex's hooks run in $SHELL -lc
+	shell := e.Getenv("SHELL")
 	if shell == "" {
 		shell = "bash"
 	}
@@ -140,14 +192,14 @@ func loginPath(e Env) Check {
 	}
 	if err != nil || p == "" || !filepath.IsAbs(p) {
 		dir := filepath.Dir(e.Exe)
-		return Check{Name: "login shell PATH", Detail: fmt.Sprintf("`%s` finds no taskie: Codex runs hooks and commands in a login shell, so they fail (exit 127)", cmd),
+		return Check{Name: "login shell PATH", Detail: fmt.Sprintf("`%s` finds no taskie: Codex runs the agent's commands in a login shell, so `taskie done` and the other commands fail (exit 127)", cmd),
 			Fix: fmt.Sprintf("echo 'export PATH=\"%s:$PATH\"' >> %s   (or install taskie into /usr/local/bin)", dir, profileFor(e, name))}
 	}
 	if e.Exe != "" && !sameFile(p, e.Exe) {
 		return Check{Name: "login shell PATH", Detail: fmt.Sprintf("`%s` finds %s, not this binary (%s)", cmd, p, e.Exe),
 			Fix: "make install, or remove the other copy from the login PATH"}
 	}
-	return Check{Name: "login shell PATH", OK: true, Detail: fmt.Sprintf("`%s`: %s", cmd, p)}
+	return Check{Name: "login shell PATH", OK: true, Detail: fmt.Sprintf("`%s`: %s (Codex runs the agent's commands there)", cmd, p)}
 }
 
 // profileFor is the file a login shell of that name reads its PATH from.

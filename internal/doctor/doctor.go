@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/install"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/review"
 )
 
 // Check is one finding.
@@ -40,6 +42,9 @@ type Env struct {
 	LookPath func(string) (string, error)
 	// LoginShell runs `<shell> -lc 'command -v taskie'` and returns its output.
 	LoginShell func(shell string) (string, error)
+	// Assets holds codex/hooks.json: the hooks taskie installs, to tell
+	// them from hooks that only look like them.
+	Assets fs.FS
 }
 
 // Run performs every check.
@@ -63,12 +68,14 @@ func Run(e Env) []Check {
 	if repo != nil {
 		root = repo.Root
 	}
-	ag := detectAgents(e, root)
+	// A project installed with --scope project may have no .taskie yet.
+	codexRoot := cmp.Or(root, codexProjectRoot(e.Cwd, e.Home))
+	ag := detectAgents(e, root, codexRoot)
 	out = append(out, registration(ag))
 	if c, ok := projectMarketplace(cmp.Or(root, e.Cwd)); ok {
 		out = append(out, c)
 	}
-	if c, ok := codexTrust(e, root); ok {
+	if c, ok := codexTrust(e, codexRoot); ok {
 		out = append(out, c)
 	}
 	if ag.codexUsed() && e.LoginShell != nil {
@@ -98,7 +105,7 @@ func Problems(cs []Check) int {
 func onPath(e Env) Check {
 	p, err := e.LookPath("taskie")
 	if err != nil {
-		return Check{Name: "binary on PATH", Detail: "`taskie` is not on PATH, but the hooks run `taskie hook …`",
+		return Check{Name: "binary on PATH", Detail: "`taskie` is not on PATH, but the hooks run `taskie hook …` with the PATH the agent (Claude Code, Codex) was started with",
 			Fix: fmt.Sprintf("make install (or add %s to PATH)", filepath.Dir(e.Exe))}
 	}
 	if !sameFile(p, e.Exe) {
@@ -117,7 +124,7 @@ func sameFile(a, b string) bool {
 // detectAgents finds the agents' CLIs on PATH and taskie's registrations:
 // the plugin or a taskie Stop hook in the Claude Code settings, the Stop
 // hook in the Codex hooks files.
-func detectAgents(e Env, root string) agents {
+func detectAgents(e Env, root, codexRoot string) agents {
 	var a agents
 	_, err := e.LookPath("claude")
 	a.claudeCLI = err == nil
@@ -132,7 +139,7 @@ func detectAgents(e Env, root string) agents {
 			a.claudeReg = append(a.claudeReg, f)
 		}
 	}
-	for _, f := range codexHooksFiles(e, root) {
+	for _, f := range codexHooksFiles(e, codexRoot) {
 		if registered(f.path) {
 			a.codexReg = append(a.codexReg, f.path)
 		}
@@ -198,26 +205,49 @@ func configTrust(cfg config.Config) Check {
 		Fix: "read " + cfg.UntrustedFile + ", then run `taskie trust`"}
 }
 
+// reviewer checks the CLI of every reviewer the rotation uses (a mixed
+// rotation such as claude:opus, codex:gpt-5.5 needs both) and its login.
+// reviewer_command stands in for the configured reviewer's CLI only.
 func reviewer(e Env, cfg config.Config, ag agents) []Check {
-	name := cfg.Reviewer
-	if len(cfg.ReviewerCommand) > 0 {
-		name = cfg.ReviewerCommand[0]
-	}
-	p, err := e.LookPath(name)
-	if err != nil {
-		detail := fmt.Sprintf("%q (reviewer %q) is not on PATH: reviews cannot run", name, cfg.Reviewer)
-		fix := "npm install -g @anthropic-ai/claude-code"
-		switch {
-		case cfg.Reviewer == "codex":
-			fix = "npm install -g @openai/codex"
-		case len(cfg.ReviewerCommand) == 0 && ag.codexOnly():
-			detail += "; this is a Codex setup (codex here, Claude Code not)"
-			fix = `review with Codex: set "reviewer": "codex" in .taskie/config.json (or in ~/.config/taskie/config.json for every project)`
+	var out []Check
+	adapters := review.Adapters(cfg.Reviewer, cfg.Models)
+	for _, adapter := range adapters {
+		name := adapter
+		if cmd := review.CommandFor(cfg.Reviewer, adapter, cfg.ReviewerCommand); len(cmd) > 0 {
+			name = cmd[0]
 		}
-		return []Check{{Name: "reviewer CLI", Detail: detail, Fix: fix}}
+		suffix := ""
+		if len(adapters) > 1 {
+			suffix = " (" + adapter + ")"
+		}
+		p, err := e.LookPath(name)
+		if err != nil {
+			detail := fmt.Sprintf("%q (reviewer %q) is not on PATH: reviews cannot run", name, adapter)
+			if adapter != cmp.Or(cfg.Reviewer, "claude") {
+				detail = fmt.Sprintf("%q is not on PATH, and the models rotation sends reviews to %s: those reviews cannot run", name, adapter)
+			}
+			fix := "npm install -g @anthropic-ai/claude-code"
+			switch {
+			case adapter == "codex":
+				fix = "npm install -g @openai/codex"
+			case len(adapters) > 1:
+				fix += "   (or drop the claude entries from \"models\")"
+			case name == "claude" && ag.codexOnly():
+				detail += "; this is a Codex setup (codex here, Claude Code not)"
+				fix = `review with Codex: set "reviewer": "codex" in .taskie/config.json (or in ~/.config/taskie/config.json for every project)`
+			}
+			if adapter == "codex" && len(adapters) > 1 {
+				fix += "   (or drop the codex entries from \"models\")"
+			}
+			out = append(out, Check{Name: "reviewer CLI" + suffix, Detail: detail, Fix: fix})
+			continue
+		}
+		out = append(out, Check{Name: "reviewer CLI" + suffix, OK: true, Detail: p})
+		c := login(e, adapter, p)
+		c.Name += suffix
+		out = append(out, c)
 	}
-	checks := []Check{{Name: "reviewer CLI", OK: true, Detail: p}}
-	return append(checks, login(e, cfg.Reviewer, p))
+	return out
 }
 
 // login asks the reviewer CLI whether it is logged in, where it can tell.

@@ -202,7 +202,10 @@ func editHookList(o *object, event string, fn func([]json.RawMessage) []json.Raw
 	if len(entries) == 0 {
 		hooks.del(event)
 	} else {
-		b, _ := json.Marshal(entries)
+		b, err := marshalNoEscape(entries)
+		if err != nil {
+			return err
+		}
 		hooks.set(event, b)
 	}
 	if len(hooks.keys) == 0 {
@@ -247,4 +250,16 @@ func writeIfChanged(p string, data []byte) (Change, error) {
 		action = "created"
 	}
 	return Change{Path: p, Action: action}, writeFile(p, data)
+}
+
+// marshalNoEscape marshals v without HTML escapes, so that a hook command
+// such as "a > b" stays readable in the file ("a \u003e b" otherwise).
+func marshalNoEscape(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
