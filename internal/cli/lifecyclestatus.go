@@ -94,10 +94,12 @@ type lifecycleAlert struct {
 }
 
 // lifecycleAlerts lists the tasks of state.json's lifecycle records that
-// are at 80 % of their timeout or more, by id. It reads state.json only
+// are at 80 % of their timeout or more, by id, once the tasks in
+// committing whose commit is there are completed. It reads state.json only
 // (not the log), so status stays fast; a record that does not decode is
 // for `taskie validate` to report.
 func lifecycleAlerts(p *project.Plan) []lifecycleAlert {
+	_ = p.SettleCommits("cli") // a task whose commit is there is no longer waiting; a failure shows as the wait
 	st, err := p.State()
 	if err != nil || len(st.Lifecycle) == 0 {
 		return nil

@@ -83,6 +83,10 @@ func runQuery(o *queryOpts) error {
 	if err != nil {
 		return err
 	}
+	// A task waiting in committing whose commit is there completes first.
+	if err := p.SettleCommits("cli"); err != nil {
+		fmt.Fprintf(s.Err, "taskie: warning: looking for the commits of the tasks in committing: %v\n", err)
+	}
 	timeouts, err := lifecycleTimeouts(p)
 	if err != nil {
 		return err

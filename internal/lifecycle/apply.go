@@ -203,6 +203,10 @@ func evolve(t *Task, e Effect) {
 		recoverTask(t, e)
 	}
 	t.State, t.Since = e.To, e.At
+	t.Head = ""
+	if e.To == Committing {
+		t.Head = e.Meta.Head
+	}
 }
 
 // recoverTask updates the counters for a recovery action. Leaving

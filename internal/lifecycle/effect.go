@@ -73,6 +73,8 @@ type Meta struct {
 	// CTOAttempts is the task's CTO attempts after a RECOVERY that left
 	// cto_intervention.
 	CTOAttempts int
+	// Head is the repository's HEAD on a move into committing (StampHead).
+	Head string
 }
 
 // Map returns m as the "meta" object of an event, without zero fields.
@@ -89,6 +91,9 @@ func (m Meta) Map() map[string]any {
 	}
 	if m.CTOAttempts != 0 {
 		out["cto_attempts"] = m.CTOAttempts
+	}
+	if m.Head != "" {
+		out["head"] = m.Head
 	}
 	return out
 }
@@ -115,8 +120,17 @@ func MetaFromMap(in map[string]any) (Meta, error) {
 	if m.Failures, err = metaInt(in, "failures"); err != nil {
 		return m, err
 	}
-	m.CTOAttempts, err = metaInt(in, "cto_attempts")
-	return m, err
+	if m.CTOAttempts, err = metaInt(in, "cto_attempts"); err != nil {
+		return m, err
+	}
+	if v, ok := in["head"]; ok {
+		s, isStr := v.(string)
+		if !isStr {
+			return m, fmt.Errorf("meta.head: %v is not a string", v)
+		}
+		m.Head = s
+	}
+	return m, nil
 }
 
 // metaInt reads a whole number from a meta object; absent is 0.

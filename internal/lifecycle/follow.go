@@ -41,7 +41,7 @@ type Cue struct {
 //     task-started for cur's task (in_progress).
 //
 // The commit of a task in committing is seen by the caller, which has the
-// repository at hand (see CommitCounts).
+// repository at hand (see CommitDue).
 func Follow(old, cur *state.State, rev *Review) []Cue {
 	var cues []Cue
 	passed := cur != nil && old != nil && old.Task() > 0 && inCodeCycle(old) && pastCodeReview(cur.Next())
@@ -139,10 +139,54 @@ func AwaitingCommit(tasks map[domain.TaskID]Task) []domain.TaskID {
 	return out
 }
 
-// CommitCounts reports whether a commit made at commitAt is the commit of a
-// task in committing: one made since the task entered the lifecycle (the
-// repository's newest commit, to the second). Without git the caller cues
-// commit-seen at once.
-func CommitCounts(t Task, commitAt time.Time) bool {
-	return t.State == Committing && !commitAt.Before(t.Created)
+// StampHead records head, the repository's HEAD, on the effects that move
+// a task into committing and on the records they leave there, so that the
+// task's commit can be told from the commits made before it (CommitDue).
+// The records get it as a replay of the effects would (evolve).
+func StampHead(tasks map[domain.TaskID]Task, effs []Effect, head string) {
+	entered := map[domain.TaskID]bool{}
+	for i := range effs {
+		e := &effs[i]
+		if !e.Kind.Moves() {
+			continue
+		}
+		entered[e.Task] = e.To == Committing
+		if e.To == Committing {
+			e.Meta.Head = head
+		}
+	}
+	for id, in := range entered {
+		if t, ok := tasks[id]; ok && in && t.State == Committing {
+			t.Head = head
+			tasks[id] = t
+		}
+	}
+}
+
+// EntersCommitting reports whether some effect moves a task into committing.
+func EntersCommitting(effs []Effect) bool {
+	for _, e := range effs {
+		if e.Kind.Moves() && e.To == Committing {
+			return true
+		}
+	}
+	return false
+}
+
+// CommitDue reports whether a task in committing has its commit, given
+// the repository's HEAD now (head, "" when it has no commit) and its
+// committer time: HEAD moved past the HEAD recorded when the task entered
+// committing (descends(recorded) says whether HEAD descends from it; a
+// HEAD that went back or elsewhere is not the task's commit). A record
+// without a HEAD — it entered committing before any commit existed, or
+// before taskie recorded one — takes a commit made at or after it entered
+// committing. Without git the caller cues commit-seen at once.
+func CommitDue(t Task, head string, at time.Time, descends func(recorded string) bool) bool {
+	switch {
+	case t.State != Committing || head == "":
+		return false
+	case t.Head == "":
+		return !at.Before(t.Since)
+	}
+	return head != t.Head && descends(t.Head)
 }

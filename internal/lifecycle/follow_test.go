@@ -2,6 +2,7 @@ package lifecycle
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -142,9 +143,6 @@ func TestFeedToCompletion(t *testing.T) {
 	if got := AwaitingCommit(tasks); len(got) != 1 || got[0] != 5 {
 		t.Fatalf("AwaitingCommit = %v", got)
 	}
-	if CommitCounts(tasks[5], t0.Add(-time.Second)) || !CommitCounts(tasks[5], t0) {
-		t.Error("CommitCounts: a commit counts from the task's creation on")
-	}
 	if _, errs := Feed(tasks, []Cue{{5, CommitSeen}}, ActorHook, t0.Add(time.Minute)); len(errs) > 0 || tasks[5].State != Completed {
 		t.Errorf("commit seen: %v, %s", errs, tasks[5].State)
 	}
@@ -178,5 +176,87 @@ func TestFeedLogReplays(t *testing.T) {
 	}
 	if string(Encode(l.Tasks())) != string(Encode(tasks)) {
 		t.Errorf("replay differs:\n%s\n%s", Encode(l.Tasks()), Encode(tasks))
+	}
+}
+
+// TestCommitDue: the task's commit is one made after it entered
+// committing: HEAD moved on from the recorded one (and descends from it);
+// without a recorded HEAD, a commit made at or after it entered.
+func TestCommitDue(t *testing.T) {
+	committing := func(head string) Task {
+		tk := reach(t, Committing, "")
+		tk.Head = head
+		return tk
+	}
+	since := committing("").Since
+	yes := func(string) bool { return true }
+	no := func(string) bool { return false }
+	cases := []struct {
+		name     string
+		task     Task
+		head     string
+		at       time.Time
+		descends func(string) bool
+		want     bool
+	}{
+		{"HEAD unchanged: the WIP commit made before is not it", committing("aaa"), "aaa", since.Add(time.Hour), yes, false},
+		{"HEAD moved on", committing("aaa"), "bbb", since.Add(time.Hour), yes, true},
+		{"HEAD moved back or elsewhere", committing("aaa"), "ccc", since.Add(time.Hour), no, false},
+		{"a recorded HEAD ignores commit times", committing("aaa"), "bbb", since.Add(-time.Hour), yes, true},
+		{"no recorded HEAD: a commit before it entered committing", committing(""), "bbb", since.Add(-time.Second), yes, false},
+		{"no recorded HEAD: a commit since", committing(""), "bbb", since, yes, true},
+		{"no commit at all", committing(""), "", since.Add(time.Hour), yes, false},
+		{"not in committing", reach(t, Approved, ""), "bbb", since.Add(time.Hour), yes, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := CommitDue(tc.task, tc.head, tc.at, tc.descends); got != tc.want {
+				t.Errorf("CommitDue = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestStampHeadReplays: the HEAD stamped on the move into committing is
+// in the record, leaves it with the task, and the log rebuilds it.
+func TestStampHeadReplays(t *testing.T) {
+	tasks := map[domain.TaskID]Task{}
+	var log []Effect
+	step := func(at time.Time, head string, cues ...Cue) {
+		t.Helper()
+		effs, errs := Feed(tasks, cues, ActorHook, at)
+		if len(errs) > 0 {
+			t.Fatal(errs)
+		}
+		if head != "" && EntersCommitting(effs) {
+			StampHead(tasks, effs, head)
+		}
+		log = append(log, effs...)
+	}
+	step(t0, "h0", Cue{1, TaskStarted}, Cue{2, TaskStarted})
+	step(t0.Add(time.Minute), "h1", Cue{1, ReviewPassed})
+	if tasks[1].Head != "h1" || tasks[2].Head != "" {
+		t.Fatalf("heads after task 1 entered committing: %q, %q", tasks[1].Head, tasks[2].Head)
+	}
+	if !strings.Contains(string(Encode(tasks)), `"head":"h1"`) {
+		t.Errorf("the record does not keep the HEAD: %s", Encode(tasks))
+	}
+	step(t0.Add(2*time.Minute), "h2", Cue{1, CommitSeen}, Cue{2, ReviewPassed})
+	if tasks[1].Head != "" || tasks[2].Head != "h2" {
+		t.Fatalf("heads: %q, %q", tasks[1].Head, tasks[2].Head)
+	}
+	l := NewLog()
+	for i, e := range log {
+		l.Add(i, e)
+	}
+	if vs, more := l.Violations(); len(vs)+more > 0 {
+		t.Fatalf("violations: %v", vs)
+	}
+	if string(Encode(l.Tasks())) != string(Encode(tasks)) {
+		t.Errorf("replay differs:\n%s\n%s", Encode(l.Tasks()), Encode(tasks))
+	}
+	back, err := Decode(Encode(tasks))
+	if err != nil || string(Encode(back)) != string(Encode(tasks)) {
+		t.Errorf("records do not round-trip: %v\n%s", err, Encode(back))
 	}
 }

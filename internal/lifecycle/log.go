@@ -112,6 +112,7 @@ type metaJSON struct {
 	Note        string `json:"note,omitempty"`
 	Failures    int    `json:"failures,omitempty"`
 	CTOAttempts int    `json:"cto_attempts,omitempty"`
+	Head        string `json:"head,omitempty"`
 }
 
 // ParseMeta reads an effect's "meta" object; nil or empty is no meta.

@@ -18,6 +18,7 @@ import (
 //	 "failures":{"quality_review":1},"cto_attempts":1,"escalated_from":"testing",
 //	 "time":{"pending":0,"assigned":0,"planning":0,"validated":0,"in_progress":1800,"testing":60}}
 //
+// head (HEAD when the task entered committing, kept while it is there) and
 // failures, cto_attempts, escalated_from and time are left out when empty;
 // time holds whole seconds per state entered and left (zero included: it
 // says the state was entered). Encode writes one canonical byte form, so a
@@ -33,6 +34,7 @@ type record struct {
 	CTOAttempts   int               `json:"cto_attempts,omitempty"`
 	EscalatedFrom State             `json:"escalated_from,omitempty"`
 	Time          map[State]float64 `json:"time,omitempty"`
+	Head          string            `json:"head,omitempty"`
 }
 
 // Encode writes the records as state.json's "lifecycle" object, in
@@ -81,6 +83,10 @@ func encodeTask(b *bytes.Buffer, t Task) {
 	if len(t.Entered) > 0 {
 		b.WriteString(`,"time":`)
 		encodeCounts(b, t.Entered, func(d time.Duration) string { return strconv.FormatInt(int64(d/time.Second), 10) })
+	}
+	if t.Head != "" {
+		b.WriteString(`,"head":`)
+		quote(b, t.Head)
 	}
 	b.WriteByte('}')
 }
@@ -157,7 +163,7 @@ func decodeTask(id domain.TaskID, v json.RawMessage) (Task, error) {
 	if err := dec.Decode(&r); err != nil {
 		return Task{}, err
 	}
-	t := Task{ID: id, State: r.State, CTOAttempts: r.CTOAttempts, EscalatedFrom: r.EscalatedFrom,
+	t := Task{ID: id, State: r.State, CTOAttempts: r.CTOAttempts, EscalatedFrom: r.EscalatedFrom, Head: r.Head,
 		Failures: map[State]int{}, Entered: make(map[State]time.Duration, len(r.Time))}
 	var err error
 	if t.Since, err = parseStamp("since", r.Since); err != nil {

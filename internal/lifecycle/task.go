@@ -31,6 +31,10 @@ type Task struct {
 	// time accumulated in it (zero durations included). The time in the
 	// current state is not in it: see Metrics.
 	Entered map[State]time.Duration
+	// Head is, while the task is in committing, the repository's HEAD
+	// when it entered committing ("" without git or without a commit yet):
+	// the task's commit is one made after it (CommitDue).
+	Head string
 }
 
 // Errors returned by the moves, for errors.Is.

@@ -1,7 +1,9 @@
 package project
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,17 +22,19 @@ import (
 // follow adds to a change the lifecycle moves its plan phases make (SPEC
 // §10, lifecycle.Follow): the tasks' records in the new state.json and one
 // event per effect, before the commit event. It runs in every commit, so
-// no command can move the phases without the lifecycle following; when
-// the phases do not move a task it decodes nothing. The lifecycle never
-// makes a change fail: a move the machine refuses (a task under
-// escalation) is left out, and a lifecycle field that does not decode is
-// left as it is for `taskie validate` to report.
+// no command can move the phases without the lifecycle following, and
+// every commit also completes the tasks in committing whose commit is
+// there. When the phases move no task and none is in committing it
+// decodes nothing. The lifecycle never makes a change fail: a move the
+// machine refuses (a task under escalation) is left out, and a lifecycle
+// field that does not decode is left as it is for `taskie validate` to
+// report.
 func (p *Plan) follow(s *store.Snapshot, c store.Change) store.Change {
 	if c.State == nil || c.Replace {
 		return c
 	}
 	cues := lifecycle.Follow(s.State, c.State, reviewOf(c.Events))
-	if len(cues) == 0 {
+	if len(cues) == 0 && !awaitsCommit(c.State) {
 		return c
 	}
 	tasks, err := lifecycle.Decode(c.State.Lifecycle)
@@ -43,7 +47,14 @@ func (p *Plan) follow(s *store.Snapshot, c store.Change) store.Change {
 		actor = lifecycle.ActorHook
 	}
 	effs, _ := lifecycle.Feed(tasks, cues, actor, now)
-	more, _ := lifecycle.Feed(tasks, p.commitsSeen(tasks, c.State), actor, now)
+	var g *gitHead
+	if lifecycle.EntersCommitting(effs) {
+		// Remember HEAD: the task's commit is one made after it.
+		if g = p.head(); g.isGit {
+			lifecycle.StampHead(tasks, effs, g.sha)
+		}
+	}
+	more, _ := lifecycle.Feed(tasks, p.commitsSeen(tasks, c.State, g), actor, now)
 	effs = append(effs, more...)
 	if len(effs) == 0 {
 		return c
@@ -53,6 +64,37 @@ func (p *Plan) follow(s *store.Snapshot, c store.Change) store.Change {
 	c.State = n
 	c.Events = append(slices.Clone(c.Events), LifecycleEvents(effs)...)
 	return c
+}
+
+// awaitsCommit reports, without decoding the records, whether some task
+// may be in committing: the cheap test that keeps git out of every commit
+// and every stop while no task waits for its commit.
+func awaitsCommit(st *state.State) bool {
+	return st != nil && bytes.Contains(st.Lifecycle, []byte(`"committing"`))
+}
+
+// SettleCommits completes the tasks waiting in committing whose commit is
+// there, in a commit of its own (actor as the change's actor: "hook" for
+// the Stop hook). The last task of a plan has no later phase move to be
+// completed at, so the hook and the lifecycle queries call it. It costs
+// nothing when no record is in committing, and writes only when a commit
+// is seen.
+func (p *Plan) SettleCommits(actor string) error {
+	s, err := p.Snapshot()
+	if err != nil || s.State == nil || !awaitsCommit(s.State) {
+		return nil
+	}
+	tasks, err := lifecycle.Decode(s.State.Lifecycle)
+	if err != nil || len(p.commitsSeen(tasks, s.State, nil)) == 0 {
+		return nil
+	}
+	// follow makes the moves, under the plan lock, on the state then.
+	return p.Update(func(snap *store.Snapshot) (store.Change, error) {
+		if snap.State == nil {
+			return store.Change{}, nil
+		}
+		return store.Change{Actor: actor, Reason: "commit seen", Kind: events.LifecycleCommit, State: snap.State.Clone()}, nil
+	})
 }
 
 // reviewOf finds the review a change records: its REVIEW_FINISHED event,
@@ -79,46 +121,76 @@ func reviewOf(evs []events.Event) *lifecycle.Review {
 // commitsSeen cues commit-seen for the tasks in committing whose commit
 // exists: the plan's current task when state.json's last_commit moved
 // past base_sha (a worktree's task); any task when the repository is no
-// git repository (or git is not installed); otherwise a task whose
-// lifecycle began before the repository's newest commit. git is asked
-// only here, when a task awaits its commit.
-func (p *Plan) commitsSeen(tasks map[domain.TaskID]lifecycle.Task, cur *state.State) []lifecycle.Cue {
+// git repository (or git is not installed); otherwise a task whose HEAD
+// moved on since it entered committing (lifecycle.CommitDue). git is asked
+// only here, when a task awaits its commit; g is HEAD when known already.
+func (p *Plan) commitsSeen(tasks map[domain.TaskID]lifecycle.Task, cur *state.State, g *gitHead) []lifecycle.Cue {
 	ids := lifecycle.AwaitingCommit(tasks)
 	if len(ids) == 0 {
 		return nil
 	}
+	if g == nil {
+		g = p.head()
+	}
 	moved := cur.LastCommit != "" && cur.LastCommit != cur.BaseSHA
-	at, isGit := newestCommit(p.Repo.Root)
 	var cues []lifecycle.Cue
 	for _, id := range ids {
-		if !isGit || (moved && id == cur.Task()) || lifecycle.CommitCounts(tasks[id], at) {
+		if !g.isGit || (moved && id == cur.Task()) || lifecycle.CommitDue(tasks[id], g.sha, g.at, g.descends) {
 			cues = append(cues, lifecycle.Cue{Task: id, Event: lifecycle.CommitSeen})
 		}
 	}
 	return cues
 }
 
-// newestCommit returns the committer time of HEAD in the repository at
-// root; isGit is false when root is in no git work tree or git is not
-// installed. A repository without commits has the zero time.
-func newestCommit(root string) (at time.Time, isGit bool) {
-	if !inGit(root) {
-		return time.Time{}, false
+// gitHead is the repository's HEAD: its commit and committer time (empty
+// when the repository has no commit); isGit is false when the project is
+// in no git work tree or git is not installed.
+type gitHead struct {
+	root  string
+	sha   string
+	at    time.Time
+	isGit bool
+}
+
+// head asks git for HEAD.
+func (p *Plan) head() *gitHead {
+	g := &gitHead{root: p.Repo.Root}
+	if !inGit(g.root) {
+		return g
 	}
 	if _, err := exec.LookPath("git"); err != nil {
-		return time.Time{}, false
+		return g
 	}
+	g.isGit = true
+	out, err := git(g.root, "log", "-1", "--format=%H %ct")
+	if err != nil {
+		return g // no commit yet
+	}
+	sha, ct, ok := strings.Cut(strings.TrimSpace(string(out)), " ")
+	sec, err := strconv.ParseInt(ct, 10, 64)
+	if !ok || err != nil {
+		return g
+	}
+	g.sha, g.at = sha, time.Unix(sec, 0).UTC()
+	return g
+}
+
+// descends reports whether HEAD descends from commit c. A commit git does
+// not know (history rewritten since) counts: HEAD moved on.
+func (g *gitHead) descends(c string) bool {
+	_, err := git(g.root, "merge-base", "--is-ancestor", c, "HEAD")
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 1 {
+		return false
+	}
+	return true
+}
+
+// git runs git in root with a deadline.
+func git(root string, args ...string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "git", "-C", root, "log", "-1", "--format=%ct").Output()
-	if err != nil {
-		return time.Time{}, true
-	}
-	sec, err := strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
-	if err != nil {
-		return time.Time{}, true
-	}
-	return time.Unix(sec, 0).UTC(), true
+	return exec.CommandContext(ctx, "git", append([]string{"-C", root}, args...)...).Output()
 }
 
 // inGit reports whether dir or a directory above it holds .git.

@@ -1,6 +1,8 @@
 package project
 
 import (
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -132,11 +134,11 @@ func TestFollowSeesLastCommit(t *testing.T) {
 	if _, errs := lifecycle.Feed(tasks, lifecycle.Follow(old, cur, nil), lifecycle.ActorHook, at); len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	if got := p.commitsSeen(tasks, cur); len(got) != 1 || got[0].Task != 2 {
+	if got := p.commitsSeen(tasks, cur, nil); len(got) != 1 || got[0].Task != 2 {
 		t.Errorf("commitsSeen = %v, want task 2 (no git: at once)", got)
 	}
 	cur.LastCommit = "aaa"
-	if !inGit(p.Repo.Root) && len(p.commitsSeen(tasks, cur)) != 1 {
+	if !inGit(p.Repo.Root) && len(p.commitsSeen(tasks, cur, nil)) != 1 {
 		t.Error("outside git a commit is seen at once")
 	}
 }
@@ -156,5 +158,81 @@ func TestFollowLeavesBrokenRecords(t *testing.T) {
 	st, _ := p.State()
 	if string(st.Lifecycle) != `{"x":1}` || st.Phase != domain.NextTask {
 		t.Errorf("state: %s", st.Encode())
+	}
+}
+
+// gitInit makes the plan's root a git repository with one commit.
+func gitInit(t *testing.T, p *Plan) func(msg string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("needs git")
+	}
+	commit := func(msg string) {
+		t.Helper()
+		for _, args := range [][]string{{"add", "-A"}, {"commit", "-q", "--allow-empty", "-m", msg}} {
+			cmd := exec.Command("git", append([]string{"-C", p.Repo.Root}, args...)...)
+			cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t",
+				"GIT_COMMITTER_EMAIL=t@example.com", "GIT_AUTHOR_DATE=2026-03-01T09:00:00Z", "GIT_COMMITTER_DATE=2026-03-01T09:00:00Z")
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("git %v: %v\n%s", args, err, out)
+			}
+		}
+	}
+	if out, err := exec.Command("git", "init", "-q", p.Repo.Root).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	commit("the plan")
+	return commit
+}
+
+// TestCommittingWaitsForItsCommit: a task whose cycle passes remembers
+// HEAD; a commit made before (a WIP commit) does not complete it, nor does
+// one with the same time; the next commit does, when the hook or a query
+// settles — even with no later phase move (the plan's last task).
+func TestCommittingWaitsForItsCommit(t *testing.T) {
+	p := lifecyclePlan(t, `{"max_reviews":0,"phase":"next-task","current_task":"1","next_phase":"code-review"}`)
+	commit := gitInit(t, p)
+	commit("wip, not the task's commit")
+	p.Reload()
+	if _, _, err := p.Change("hook", "cycle passed", false, func(s *state.State) (*state.State, error) {
+		n := s.Clone()
+		n.Phase, n.NextPhase = domain.CodeReview, state.Opt(domain.CompleteTask)
+		return n, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	got := records(t, p)[1]
+	if got.State != lifecycle.Committing || got.Head == "" {
+		t.Fatalf("after the cycle: %s, head %q", got.State, got.Head)
+	}
+	if err := p.SettleCommits("hook"); err != nil {
+		t.Fatal(err)
+	}
+	if got := records(t, p)[1]; got.State != lifecycle.Committing {
+		t.Fatalf("no new commit, yet the task is %s", got.State)
+	}
+	commit("task 1")
+	if err := p.SettleCommits("hook"); err != nil {
+		t.Fatal(err)
+	}
+	if got := records(t, p)[1]; got.State != lifecycle.Completed {
+		t.Fatalf("after its commit the task is %s", got.State)
+	}
+	kinds := kindsInLog(t, p)
+	if last := kinds[len(kinds)-2:]; last[0] != "STATE_TRANSITION" || last[1] != events.LifecycleCommit {
+		t.Errorf("log ends %v, want the completion and its commit", last)
+	}
+}
+
+// TestSettleCommitsIdle: with no task in committing SettleCommits writes
+// nothing and asks git nothing.
+func TestSettleCommitsIdle(t *testing.T) {
+	p := lifecyclePlan(t, `{"phase":"next-task","current_task":"1","next_phase":"code-review","lifecycle":{"1":{"state":"in_progress","since":"2026-03-01T09:00:00Z","created":"2026-03-01T09:00:00Z"}}}`)
+	before := readFile(t, p, "state.json")
+	if err := p.SettleCommits("hook"); err != nil {
+		t.Fatal(err)
+	}
+	if readFile(t, p, "state.json") != before || readFile(t, p, "events.jsonl") != "" {
+		t.Error("SettleCommits wrote with no task in committing")
 	}
 }
