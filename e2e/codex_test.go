@@ -15,12 +15,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/taskie-dev/taskie/e2e/codexapi"
+	"github.com/taskie-dev/taskie/internal/install"
 )
 
 // codexRunLimit bounds each Codex test (or subtest) from the moment it
@@ -84,8 +86,15 @@ func codexLoop(ctx context.Context, t *testing.T, codex, bin, format string) {
 			codexapi.Text("Task 1 is implemented in hello.go."),
 		},
 		Verdicts: []string{"FAIL", "PASS", "PASS"},
+		// The strict schema's findings: one opened, then fixed, then none.
+		Findings: []string{
+			`[{"id":"","severity":"major","title":"the empty name is not handled","file":"hello.go","line":4,"status":"open"}]`,
+			`[{"id":"F1","severity":"major","title":"the empty name is not handled","file":"hello.go","line":4,"status":"fixed"}]`,
+			`[]`,
+		},
 	})
 	out := r.install()
+	r.addMarkerHook()
 	skills, _ := filepath.Glob(filepath.Join(repoRoot(t), "codex", "skills", "taskie-*"))
 	for _, want := range []string{"trusted SessionStart (taskie hook session-start), Stop (taskie hook stop)", fmt.Sprintf("%d skills", len(skills))} {
 		if !strings.Contains(out, want) {
@@ -110,7 +119,7 @@ func codexLoop(ctx context.Context, t *testing.T, codex, bin, format string) {
 	}
 	checkCodexSkills(t, agent[0])
 	checkCodexFeedback(t, agent, format)
-	checkCodexReviewers(t, r.srv)
+	checkCodexReviewers(t, r, thread)
 	checkCodexThreadID(t, agent, thread, planDir)
 	if strings.Contains(stdout+stderr, "command not found") || strings.Contains(stdout+stderr, "exited with code 127") {
 		t.Errorf("a command did not find taskie in Codex's login shell:\n%s\n%s", stdout, stderr)
@@ -170,6 +179,13 @@ func TestCodexReviewsClaudePlan(t *testing.T) {
 	if out := r.taskie("start", "1", "--auto"); !strings.Contains(out, "1") {
 		t.Logf("taskie start: %s", out)
 	}
+	// Not a git repository (and not a project Codex trusts): codex exec
+	// refuses to run there without --skip-git-repo-check.
+	if err := os.RemoveAll(filepath.Join(r.proj, ".git")); err != nil {
+		t.Fatal(err)
+	}
+	// A trusted hook of the user's that the reviewer's Codex must not run.
+	r.addMarkerHook()
 	writeCodexFile(t, filepath.Join(r.proj, "hello.go"), codexHelloGo)
 	in, _ := json.Marshal(map[string]any{
 		"session_id": "claude-session-1", "cwd": r.proj, "hook_event_name": "Stop", "stop_hook_active": false,
@@ -208,6 +224,14 @@ func TestCodexReviewsClaudePlan(t *testing.T) {
 	if n := len(r.srv.Calls(codexapi.Agent)); n != 0 {
 		t.Errorf("%d agent requests: the reviewer must not be offered the agent's tools", n)
 	}
+	if runs := r.markerSessions(); len(runs) != 0 {
+		t.Errorf("the reviewer's Codex ran the user's SessionStart hook (sessions %v): hooks must be off for the reviewer", runs)
+	}
+	// The only Codex that ran here is the reviewer: it must leave no
+	// session for `codex resume`.
+	if files := r.sessionFiles(); len(files) != 0 {
+		t.Errorf("the reviewer left sessions in %s: %v (it must run --ephemeral)", filepath.Join(r.codexHome, "sessions"), files)
+	}
 }
 
 // ---------------------------------------------------------------- checks
@@ -244,17 +268,28 @@ func checkCodexPlan(t *testing.T, planDir string) {
 		t.Errorf("tasks.md: row 1 is not done:\n%s", tasks)
 	}
 	var verdicts []string
+	opened := 0
 	for _, line := range strings.Split(readCodexFile(t, filepath.Join(planDir, "events.jsonl")), "\n") {
 		var ev struct {
 			Event string         `json:"event"`
 			Meta  map[string]any `json:"meta"`
 		}
-		if json.Unmarshal([]byte(line), &ev) == nil && ev.Event == "REVIEW_FINISHED" {
+		if json.Unmarshal([]byte(line), &ev) != nil {
+			continue
+		}
+		switch ev.Event {
+		case "REVIEW_FINISHED":
 			verdicts = append(verdicts, fmt.Sprint(ev.Meta["verdict"]))
+		case "FINDING_OPENED":
+			opened++
 		}
 	}
 	if got := strings.Join(verdicts, ","); got != "FAIL,PASS,PASS" {
 		t.Errorf("events.jsonl: REVIEW_FINISHED verdicts %q, want FAIL,PASS,PASS", got)
+	}
+	// The first review's structured findings reached the ledger.
+	if opened != 1 {
+		t.Errorf("events.jsonl: %d FINDING_OPENED events, want 1 (the first review's finding)", opened)
 	}
 }
 
@@ -307,22 +342,40 @@ func checkCodexFeedback(t *testing.T, agent []codexapi.Record, format string) {
 
 // checkCodexReviewers: three `codex exec` reviewers, each asked for the
 // verdict schema, efforts alternating high, medium, high (no model
-// configured: codex's own default model).
-func checkCodexReviewers(t *testing.T, srv *codexapi.Server) {
+// configured: codex's own default model); none ran the user's hooks (the
+// marker hook ran for the agent's session only, which also shows it
+// works), and none left a session behind for `codex resume` (the agent's
+// own session is the only one on disk).
+func checkCodexReviewers(t *testing.T, r *codexRig, thread string) {
 	t.Helper()
-	reviews := srv.Calls(codexapi.Reviewer)
+	reviews := r.srv.Calls(codexapi.Reviewer)
 	var efforts []string
-	for _, r := range reviews {
-		efforts = append(efforts, r.Effort)
-		if r.Model != codexModel {
-			t.Errorf("reviewer request #%d: model %q, want codex's default %q", r.Seq, r.Model, codexModel)
-		}
-		if strings.Contains(r.Developer+r.User, "taskie plan") && strings.Contains(r.Developer, "SessionStart") {
-			t.Errorf("reviewer request #%d carries hook context: hooks must be off for the reviewer", r.Seq)
+	for _, rv := range reviews {
+		efforts = append(efforts, rv.Effort)
+		if rv.Model != codexModel {
+			t.Errorf("reviewer request #%d: model %q, want codex's default %q", rv.Seq, rv.Model, codexModel)
 		}
 	}
 	if got := strings.Join(efforts, ","); got != "high,medium,high" {
 		t.Errorf("reviewer efforts %q, want high,medium,high (three reviews)", got)
+	}
+	runs := r.markerSessions()
+	if !slices.Contains(runs, thread) {
+		t.Errorf("the marker SessionStart hook did not run for the agent's session %s (runs: %v): the check below proves nothing", thread, runs)
+	}
+	for _, s := range runs {
+		if s != thread {
+			t.Errorf("the marker SessionStart hook ran in session %s, not the agent's: a reviewer's Codex ran the user's hooks", s)
+		}
+	}
+	files := r.sessionFiles()
+	if len(files) == 0 {
+		t.Errorf("no session file in %s: the check for reviewer sessions proves nothing", filepath.Join(r.codexHome, "sessions"))
+	}
+	for _, f := range files {
+		if !strings.Contains(filepath.Base(f), thread) {
+			t.Errorf("session file %s is not the agent's (%s): a reviewer did not run --ephemeral", f, thread)
+		}
 	}
 }
 
@@ -388,9 +441,12 @@ base_url = %q
 wire_api = "responses"
 env_key = "OPENAI_API_KEY"
 `, codexModel, r.srv.BaseURL()))
-	// Codex runs commands and hooks in a login shell, which starts from the
-	// system PATH (Debian's /etc/profile): the profile puts taskie (and the
-	// codex the reviewer runs) on it, as a user must.
+	// Codex runs the hooks with its own PATH (r.env below: taskie first)
+	// and the agent's commands in a snapshot of a login shell, which starts
+	// from the system PATH (Debian's /etc/profile): the profile puts taskie
+	// (and the codex the reviewer runs) on that one, as a user must. Both
+	// are needed, and taskie doctor checks both; a rig with taskie on only
+	// one of them would hide the other's failure.
 	writeCodexFile(t, filepath.Join(r.home, ".profile"), fmt.Sprintf("export PATH=%q:%q:\"$PATH\"\n", bin, filepath.Dir(codex)))
 	// A TMPDIR and a marker of the rig's own: the tests run in parallel.
 	tmp := t.TempDir()
@@ -450,6 +506,76 @@ func (r *codexRig) taskie(args ...string) string {
 		r.t.Fatalf("taskie %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return string(out)
+}
+
+// markerCommand is the user's own SessionStart hook the tests add: it
+// keeps each hook input (whose session_id names the session) in a file.
+const markerCommand = `cat > "$(mktemp "$CODEX_HOME/marker-runs/run.XXXXXX")"`
+
+// addMarkerHook adds markerCommand to the rig's hooks.json as a
+// SessionStart hook, trusted in config.toml as the user would trust it,
+// after whatever is there.
+func (r *codexRig) addMarkerHook() {
+	r.t.Helper()
+	if err := os.MkdirAll(filepath.Join(r.codexHome, "marker-runs"), 0o755); err != nil {
+		r.t.Fatal(err)
+	}
+	path := filepath.Join(install.CodexHome(r.home, r.codexHome), "hooks.json")
+	doc := map[string]any{}
+	if data, err := os.ReadFile(path); err == nil {
+		if err := json.Unmarshal(data, &doc); err != nil {
+			r.t.Fatal(err)
+		}
+	}
+	hooks, _ := doc["hooks"].(map[string]any)
+	if hooks == nil {
+		hooks = map[string]any{}
+		doc["hooks"] = hooks
+	}
+	groups, _ := hooks["SessionStart"].([]any)
+	timeout := int64(10)
+	handler := map[string]any{"type": "command", "command": markerCommand, "timeout": timeout}
+	hooks["SessionStart"] = append(groups, map[string]any{"hooks": []any{handler}})
+	data, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	writeCodexFile(r.t, path, string(data)+"\n")
+	key := install.CodexHookKey(path, "SessionStart", len(groups), 0)
+	hash := install.CodexHookHash("SessionStart", nil, install.CodexHandler{Type: "command", Command: markerCommand, Timeout: &timeout})
+	config := filepath.Join(r.codexHome, "config.toml")
+	old := readCodexFile(r.t, config)
+	writeCodexFile(r.t, config, old+fmt.Sprintf("\n[hooks.state.%q]\ntrusted_hash = %q\n", key, hash))
+}
+
+// markerSessions are the session ids the marker hook ran for.
+func (r *codexRig) markerSessions() []string {
+	r.t.Helper()
+	files, _ := filepath.Glob(filepath.Join(r.codexHome, "marker-runs", "run.*"))
+	var out []string
+	for _, f := range files {
+		var in struct {
+			SessionID string `json:"session_id"`
+		}
+		if err := json.Unmarshal([]byte(readCodexFile(r.t, f)), &in); err != nil {
+			r.t.Errorf("marker hook input %s: %v", f, err)
+			continue
+		}
+		out = append(out, in.SessionID)
+	}
+	return out
+}
+
+// sessionFiles lists the files Codex keeps for `codex resume`.
+func (r *codexRig) sessionFiles() []string {
+	var out []string
+	_ = filepath.WalkDir(filepath.Join(r.codexHome, "sessions"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			out = append(out, p)
+		}
+		return nil
+	})
+	return out
 }
 
 // install runs `taskie install codex` into the rig's CODEX_HOME.

@@ -113,3 +113,27 @@ func TestDetect(t *testing.T) {
 		t.Errorf("Detect: %s %s %s", Detect(&reviewer), Detect(&agent), Detect(&Request{}))
 	}
 }
+
+// The reviewer answers with the scripted findings where the script has
+// them, and without "findings" elsewhere.
+func TestReviewerReplyFindings(t *testing.T) {
+	s := Script{Verdicts: []string{"FAIL", "PASS"},
+		Findings: []string{`[{"id":"","severity":"major","title":"t","file":"hello.go","line":4,"status":"open"}]`}}
+	ask := func(n int) map[string]any {
+		req := &Request{Input: []Item{{Type: "message", Role: "user", Content: []Content{{Type: "input_text",
+			Text: "Write .taskie/plans/p/task-1-review-" + string(rune('0'+n)) + ".md"}}}}}
+		var got map[string]any
+		if err := json.Unmarshal([]byte(s.ReviewerReply(req).Text), &got); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	first := ask(1)
+	fs, ok := first["findings"].([]any)
+	if first["verdict"] != "FAIL" || !ok || len(fs) != 1 || fs[0].(map[string]any)["file"] != "hello.go" {
+		t.Errorf("review 1: %v", first)
+	}
+	if second := ask(2); second["verdict"] != "PASS" || second["findings"] != nil {
+		t.Errorf("review 2: %v, want PASS without findings", second)
+	}
+}

@@ -50,6 +50,11 @@ type Script struct {
 	// Verdicts are the reviewer's verdicts by review iteration: the review
 	// of file …-review-<n>.md returns Verdicts[n-1] ("PASS" past the end).
 	Verdicts []string
+	// Findings are the reviewer's findings by review iteration, each a
+	// JSON array of objects with every field the strict schema requires
+	// (id, severity, title, file, line, status); "" or past the end: the
+	// answer has no "findings", and the verdict alone decides.
+	Findings []string
 }
 
 var (
@@ -134,7 +139,14 @@ func (s *Script) ReviewerReply(req *Request) Reply {
 		verdict = s.Verdicts[iteration-1]
 	}
 	review := fmt.Sprintf("# Review, iteration %d\n\n## Findings\n%s\n\n## Verdict\n%s\n", iteration, findings(verdict), verdict)
-	b, _ := json.Marshal(map[string]string{"verdict": verdict, "review": review})
+	answer := map[string]any{"verdict": verdict, "review": review}
+	if iteration <= len(s.Findings) && s.Findings[iteration-1] != "" {
+		answer["findings"] = json.RawMessage(s.Findings[iteration-1])
+	}
+	b, err := json.Marshal(answer)
+	if err != nil {
+		return Text(fmt.Sprintf(`{"verdict":"FAIL","review":"the test's scripted findings for review %d are not JSON: %v"}`, iteration, err))
+	}
 	return Text(string(b))
 }
 
