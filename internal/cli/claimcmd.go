@@ -1,16 +1,20 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/gitwt"
 	"github.com/taskie-dev/taskie/internal/parallel"
 	"github.com/taskie-dev/taskie/internal/plan"
+	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
 )
 
@@ -22,6 +26,7 @@ type claimOpts struct {
 	as     string
 	ttl    time.Duration
 	next   bool
+	retry  bool
 	asJSON bool
 }
 
@@ -51,16 +56,23 @@ lease that has expired can be claimed by another agent: the takeover is an
 event of the coordination log. Claiming a task you hold renews it.
 
 --next claims the first ready task (` + "`taskie ready`" + ` order); an agent that holds
-a live lease gets that task back. stdout: the task id (--json: the claim).
+a live lease gets the first of its tasks back, in the same order. stdout: the
+task id (--json: the claim).
+
+A task recorded in failed_tasks (it failed its retries) or whose result is
+complete (its work waits to be merged) is refused. --retry claims it anyway,
+deliberately: the task leaves failed_tasks, its failures count from zero
+again and a complete result no longer stands.
+
 Exit 1 when the claim is refused: another agent holds it, no task is ready,
-the task is done, or the plan is paused.`
+the task is done, failed or complete, or the plan is paused.`
 
 func newClaimCmd(s *Streams, g *globals) *cobra.Command { return newClaimCmdWith(s, g, runClaim) }
 
 func newClaimCmdWith(s *Streams, g *globals, run func(*claimOpts) error) *cobra.Command {
 	o := &claimOpts{s: s, g: g}
 	c := &cobra.Command{
-		Use:   "claim [<task> | --next] --as AGENT [--ttl 30m]",
+		Use:   "claim [<task> [--retry] | --next] --as AGENT [--ttl 30m]",
 		Short: "Claim a task for an agent, with a lease (one winner, whatever the concurrency)",
 		Long:  claimLong,
 		Example: "  taskie claim 3 --as worker-1\n  taskie claim --next --as worker-2 --ttl 1h\n" +
@@ -72,6 +84,8 @@ func newClaimCmdWith(s *Streams, g *globals, run func(*claimOpts) error) *cobra.
 				return usageErr(errors.New("give a task or --next, not both"), "usage: taskie claim [<task> | --next] --as AGENT")
 			case !o.next && len(args) == 0:
 				return usageErr(errors.New("which task? give its id, or --next for the first ready one"), "usage: taskie claim [<task> | --next] --as AGENT")
+			case o.next && o.retry:
+				return usageErr(errors.New("--retry names its task: give it, not --next"), "usage: taskie claim <task> --retry --as AGENT")
 			}
 			o.task = firstArg(args)
 			return run(o)
@@ -79,6 +93,7 @@ func newClaimCmdWith(s *Streams, g *globals, run func(*claimOpts) error) *cobra.
 	}
 	addAgentFlags(c, o, true)
 	c.Flags().BoolVar(&o.next, "next", false, "claim the first ready task")
+	c.Flags().BoolVar(&o.retry, "retry", false, "claim a failed or completed task to do it again")
 	return c
 }
 
@@ -170,7 +185,7 @@ func runClaim(o *claimOpts) error {
 	if o.next {
 		d, err = claimNext(s, cp, agent, ttl)
 	} else {
-		d, err = claimTask(s, cp, o.task, agent, ttl)
+		d, err = claimTask(s, cp, o.task, agent, ttl, o.retry)
 	}
 	if err != nil {
 		return err
@@ -182,8 +197,9 @@ func runClaim(o *claimOpts) error {
 	return printClaim(s, d, wt, o.asJSON)
 }
 
-// claimTask claims one named task: it must exist and be open.
-func claimTask(s *Streams, cp *coordPlan, arg, agent string, ttl time.Duration) (parallel.ClaimDecision, error) {
+// claimTask claims one named task: it must exist and be open, and be
+// neither failed nor complete unless retry says to do it again.
+func claimTask(s *Streams, cp *coordPlan, arg, agent string, ttl time.Duration, retry bool) (parallel.ClaimDecision, error) {
 	task, err := cp.p.TaskID(arg)
 	if err != nil {
 		return parallel.ClaimDecision{}, usageErr(err, "")
@@ -204,7 +220,77 @@ func claimTask(s *Streams, cp *coordPlan, arg, agent string, ttl time.Duration) 
 			fmt.Fprintf(s.Err, "taskie: warning: task %d depends on %s, not done yet\n", task, joinIDs(open))
 		}
 	}
-	return cp.c.Claim(cp.ctx, cp.key, task, agent, ttl)
+	failed, complete, err := cp.taskOutcome(task)
+	if err != nil {
+		return parallel.ClaimDecision{}, err
+	}
+	if err := refuseFinished(task, agent, failed, complete, retry); err != nil {
+		return parallel.ClaimDecision{}, err
+	}
+	d, err := cp.c.Claim(cp.ctx, cp.key, task, agent, ttl)
+	if err == nil && retry && (failed || complete != "") && d.Outcome != parallel.Refused {
+		err = cp.retryTask(s, task, agent, failed)
+	}
+	return d, err
+}
+
+// taskOutcome says whether task is in failed_tasks and, when its latest
+// result is complete, that result's commit ("" when it is not complete;
+// "?" when complete without one).
+func (cp *coordPlan) taskOutcome(task domain.TaskID) (failed bool, complete string, err error) {
+	failed = slices.Contains(cp.failedTasks(), task)
+	res, err := cp.results()
+	if err != nil {
+		return false, "", err
+	}
+	if res.completed(task) {
+		complete, _ = res.latest[task].Meta["commit"].(string)
+		complete = cmp.Or(complete, "?")
+	}
+	return failed, complete, nil
+}
+
+// refuseFinished refuses a claim on a task no agent should take again —
+// one that failed its retries, or whose work is complete and waits to be
+// merged — unless retry asks for it deliberately.
+func refuseFinished(task domain.TaskID, agent string, failed bool, complete string, retry bool) error {
+	switch {
+	case retry:
+		return nil
+	case failed:
+		return &exitError{code: ExitProblems,
+			err:  fmt.Errorf("task %d is in failed_tasks: it failed its retries, and agents leave it alone until a person decides", task),
+			hint: fmt.Sprintf("to retry it deliberately: `taskie claim %d --retry --as %s` (it leaves failed_tasks and its failures count from zero)", task, agent)}
+	case complete != "":
+		return &exitError{code: ExitProblems,
+			err:  fmt.Errorf("task %d has a complete result (commit %s): its work waits to be merged and marked done (`taskie task status %d done`)", task, shortSHA(complete), task),
+			hint: fmt.Sprintf("to do it again anyway: `taskie claim %d --retry --as %s`", task, agent)}
+	}
+	return nil
+}
+
+// retryTask records a deliberate retry: the task leaves failed_tasks (a
+// plan-store change, logged), and a TASK_RESULT with status retry resets
+// its failures and sets aside its complete result.
+func (cp *coordPlan) retryTask(s *Streams, task domain.TaskID, agent string, failed bool) error {
+	ev := events.Event{Task: task.String(), Event: store.EventTaskResult, Actor: agent,
+		Reason: "claimed again deliberately (claim --retry)", Meta: map[string]any{"status": parallel.ResultRetry}}
+	if err := cp.c.AppendEvents(cp.ctx, cp.key, ev); err != nil {
+		return err
+	}
+	if failed {
+		_, _, err := changeWith(cp.p, "task "+task.String()+" retried", false, func(_ *store.Snapshot, cur *state.State) (store.Change, error) {
+			n := cur.Clone()
+			n.FailedTasks = slices.DeleteFunc(n.FailedTasks, func(id domain.TaskID) bool { return id == task })
+			return store.Change{State: n, Kind: events.FieldSet, Task: task,
+				Meta: map[string]any{"field": "failed_tasks", "task": task.String(), "action": "retry"}}, nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(s.Err, "task %d: retried deliberately: out of failed_tasks, failures reset\n", task)
+	return nil
 }
 
 // openDeps lists t's dependencies that are neither done nor cancelled.
@@ -268,60 +354,95 @@ func claimNext(s *Streams, cp *coordPlan, agent string, ttl time.Duration) (para
 	return d, err
 }
 
-// recordClaimHead notes, when a task is newly claimed, the HEAD of its
-// worktree: a later HEAD that differs is a commit made since the claim
-// (the subagent gate checks it). A claim made from inside a linked
-// worktree that taskie did not make adopts that worktree for the task.
-// It returns the worktree's path, "" when the task has none.
+// recordClaimHead notes, when a task is newly claimed, the HEAD of the
+// checkout its work is in: a later HEAD that differs is a commit made
+// since the claim (the subagent gate and task result check it). That is
+// the task's worktree; a claim made from inside a linked worktree that
+// taskie did not make adopts that worktree for the task, unless another
+// task has it (decided again under the lock: two claims made at once in
+// one worktree adopt it once); otherwise the checkout the claim was made
+// from is recorded with its HEAD (a subagent in the main checkout). It
+// returns the task's worktree's path, "" when it has none.
 func (cp *coordPlan) recordClaimHead(s *Streams, g *globals, d parallel.ClaimDecision) string {
 	if !cp.files.Shared() {
 		return ""
 	}
+	task := d.Claim.Task
 	ws, err := cp.files.Worktrees(cp.key)
 	if err != nil {
 		fmt.Fprintf(s.Err, "taskie: warning: %v\n", err)
 		return ""
 	}
-	w, ok := store.FindWorktree(ws, d.Claim.Task)
+	w, ok := store.FindWorktree(ws, task)
+	var here gitwt.Layout
 	if !ok {
-		if w, ok = adoptable(g, ws, d.Claim.Task); !ok {
-			return ""
-		}
+		here = cwdLayout(g)
+		w, ok = adoptable(here, ws, task)
 	}
 	if d.Outcome != parallel.Granted && d.Outcome != parallel.Takeover {
-		return w.Path
+		if ok {
+			return w.Path
+		}
+		return ""
+	}
+	if !ok {
+		cp.recordCheckout(s, here, task)
+		return ""
 	}
 	head, err := gitwt.Head(w.Path)
 	if err != nil {
-		fmt.Fprintf(s.Err, "taskie: warning: task %d: worktree %s: %v\n", d.Claim.Task, w.Path, err)
+		fmt.Fprintf(s.Err, "taskie: warning: task %d: worktree %s: %v\n", task, w.Path, err)
 		return w.Path
 	}
+	recorded := false
 	err = cp.files.UpdateWorktrees(cp.ctx, cp.key, func(ws []store.Worktree, now time.Time) ([]store.Worktree, error) {
-		for i := range ws {
-			if ws[i].Task == w.Task {
-				ws[i].LastCommit = head
-				return ws, nil
-			}
-		}
-		w.BaseSHA, w.LastCommit, w.Created = head, head, now
-		return append(ws, w), nil
+		ws, recorded = store.MarkClaimed(ws, w, head, now)
+		return ws, nil
 	})
-	if err != nil {
-		fmt.Fprintf(s.Err, "taskie: warning: recording the worktree of task %d: %v\n", d.Claim.Task, err)
+	switch {
+	case err != nil:
+		fmt.Fprintf(s.Err, "taskie: warning: recording the worktree of task %d: %v\n", task, err)
+	case !recorded: // another task adopted it between our read and the lock
+		cp.recordCheckout(s, here, task)
+		return ""
 	}
 	return w.Path
 }
 
-// adoptable is the linked worktree the command runs in, when it is not
-// the main checkout and no task has it yet. It reads the layout from the
-// files: no git process on the claim path.
-func adoptable(g *globals, ws []store.Worktree, task domain.TaskID) (store.Worktree, bool) {
+// recordCheckout records the HEAD of the checkout a task was claimed from,
+// when the task has no worktree of its own.
+func (cp *coordPlan) recordCheckout(s *Streams, here gitwt.Layout, task domain.TaskID) {
+	if here.Toplevel == "" {
+		return
+	}
+	head, err := gitwt.Head(here.Toplevel)
+	if err == nil {
+		err = cp.files.RecordCheckout(cp.ctx, cp.key, task, here.Toplevel, head)
+	}
+	if err != nil {
+		fmt.Fprintf(s.Err, "taskie: warning: task %d: recording the HEAD of %s: %v\n", task, here.Toplevel, err)
+	}
+}
+
+// cwdLayout is the git layout of the checkout the command runs in (-C, else
+// the working directory); empty outside git. It reads files only.
+func cwdLayout(g *globals) gitwt.Layout {
 	cwd, err := g.cwd()
 	if err != nil {
-		return store.Worktree{}, false
+		return gitwt.Layout{}
 	}
 	l, err := gitwt.Discover(cwd)
-	if err != nil || !l.Linked {
+	if err != nil {
+		return gitwt.Layout{}
+	}
+	return l
+}
+
+// adoptable is the linked worktree the command runs in, when it is not
+// the main checkout and no task has it yet (as far as ws says: the
+// update checks again under the lock).
+func adoptable(l gitwt.Layout, ws []store.Worktree, task domain.TaskID) (store.Worktree, bool) {
+	if !l.Linked {
 		return store.Worktree{}, false
 	}
 	if _, taken := store.WorktreeAt(ws, l.Toplevel); taken {

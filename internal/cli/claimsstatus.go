@@ -175,7 +175,8 @@ func (cp *coordPlan) failedTasks() []domain.TaskID {
 }
 
 // results summarises the TASK_RESULT events of the coordination log: the
-// latest status per task, and the failed attempts per task.
+// latest status per task, and the failed attempts per task since its last
+// deliberate retry.
 type results struct {
 	latest   map[domain.TaskID]events.Event
 	failures map[domain.TaskID]int
@@ -192,8 +193,11 @@ func (cp *coordPlan) results() (results, error) {
 			return
 		}
 		r.latest[id] = e
-		if resultStatus(e) == parallel.ResultFailed {
+		switch resultStatus(e) {
+		case parallel.ResultFailed:
 			r.failures[id]++
+		case parallel.ResultRetry: // claim --retry: the count starts again
+			delete(r.failures, id)
 		}
 	})
 	return r, err

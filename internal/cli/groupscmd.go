@@ -1,15 +1,16 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/parallel"
+	"github.com/taskie-dev/taskie/internal/plan"
 )
 
 // groupsOpts are the options of `taskie groups`.
@@ -20,14 +21,24 @@ type groupsOpts struct {
 	max     int
 	asJSON  bool
 	verbose bool
+	ready   bool
 }
 
 // groupsView is `taskie groups --json`.
 type groupsView struct {
 	Plan     string     `json:"plan"`
 	Max      int        `json:"max"`
+	Ready    bool       `json:"ready_only,omitempty"` // --ready: only the tasks that can start now
 	Waves    []waveView `json:"waves"`
+	LeftOut  []leftView `json:"left_out"`
 	Warnings []string   `json:"warnings,omitempty"`
+}
+
+// leftView is a task groups left out of the waves, and why.
+type leftView struct {
+	Task   string `json:"task"`
+	Title  string `json:"title,omitempty"`
+	Reason string `json:"reason"`
 }
 
 type waveView struct {
@@ -49,7 +60,7 @@ func newGroupsCmd(s *Streams, g *globals) *cobra.Command { return newGroupsCmdWi
 func newGroupsCmdWith(s *Streams, g *globals, run func(*groupsOpts) error) *cobra.Command {
 	o := &groupsOpts{s: s, g: g}
 	c := &cobra.Command{
-		Use:   "groups [plan] [--max N] [--json] [--verbose]",
+		Use:   "groups [plan] [--max N] [--ready] [--json] [--verbose]",
 		Short: "Split the open tasks into parallel waves (dependencies, file overlap, size)",
 		Long: `Split the tasks that are not done or cancelled into waves that can run in
 parallel: a task comes after the waves of its dependencies, no two
@@ -58,9 +69,18 @@ default 5). A task's files are its Files column, else the paths its task file
 names. Tasks are reordered where dependencies allow: in progress first, then
 by priority (inherited from the tasks waiting on them), then by id.
 
---verbose says why each task is in its wave. A dependency on an unknown task,
-a dependency cycle or a repeated id is a validation error (exit 1).`,
-		Example: "  taskie groups\n  taskie groups --max 3 --verbose\n  taskie groups --json",
+Left out: tasks in failed_tasks and every task that waits on one (none can
+start until a person decides), and tasks whose result is complete (their work
+waits to be merged and marked done; the tasks waiting on them are planned as
+if they were done). They hold no slot and no file.
+
+--ready plans only the tasks ` + "`taskie ready`" + ` lists: its first wave is what to
+start now, and it is never empty while a task is ready.
+
+--verbose says why each task is in its wave, or left out. A dependency on an
+unknown task, a dependency cycle or a repeated id is a validation error
+(exit 1).`,
+		Example: "  taskie groups\n  taskie groups --max 3 --verbose\n  taskie groups --ready --json",
 		Args:    maxArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			o.plan = firstArg(args)
@@ -70,6 +90,7 @@ a dependency cycle or a repeated id is a validation error (exit 1).`,
 	c.Flags().IntVar(&o.max, "max", 0, "most tasks per wave (default group_size, 5)")
 	c.Flags().BoolVar(&o.asJSON, "json", false, "print JSON (reasons included)")
 	c.Flags().BoolVarP(&o.verbose, "verbose", "v", false, "say why each task is in its wave")
+	c.Flags().BoolVar(&o.ready, "ready", false, "plan only the tasks that can start now")
 	return c
 }
 
@@ -78,11 +99,12 @@ func runGroups(o *groupsOpts) error {
 	if o.max < 0 {
 		return usageErr(fmt.Errorf("--max %d: must be at least 1", o.max), "")
 	}
-	p, err := o.g.openPlan(o.plan)
+	cp, err := o.g.openCoord(o.plan)
 	if err != nil {
 		return err
 	}
-	cp := &coordPlan{p: p}
+	defer cp.close()
+	p := cp.p
 	max := o.max
 	if max == 0 {
 		max = domain.DefaultGroupSize
@@ -94,20 +116,32 @@ func runGroups(o *groupsOpts) error {
 	if err != nil {
 		return err
 	}
-	waves, err := parallel.Groups(tasks, max)
-	var ve *parallel.ValidationError
-	if errors.As(err, &ve) {
-		msgs := make([]string, len(ve.Problems))
-		for i, pr := range ve.Problems {
+	if ps := parallel.Check(tasks); len(ps) > 0 {
+		msgs := make([]string, len(ps))
+		for i, pr := range ps {
 			msgs[i] = pr.Msg
 		}
 		return &exitError{code: ExitProblems, err: fmt.Errorf("plan %s: tasks.md cannot be scheduled:\n  %s", p.ID, strings.Join(msgs, "\n  ")),
-			hint: "fix the Depends on column of tasks.md (`taskie validate` checks the rest of the plan)"}
+			hint: "fix the Depends on column of tasks.md (`taskie validate` reports the same)"}
 	}
+	aside, err := cp.asideTasks()
 	if err != nil {
 		return err
 	}
-	v := groupsView{Plan: p.ID, Max: max, Waves: wavesView(waves, cp.titles())}
+	if o.ready {
+		if tasks, err = cp.readyOnly(tasks); err != nil {
+			return err
+		}
+	}
+	waves, left, err := parallel.GroupsAside(tasks, max, aside)
+	if err != nil {
+		return err
+	}
+	titles := cp.titles()
+	v := groupsView{Plan: p.ID, Max: max, Ready: o.ready, Waves: wavesView(waves, titles), LeftOut: []leftView{}}
+	for _, l := range left {
+		v.LeftOut = append(v.LeftOut, leftView{Task: l.Task.ID.String(), Title: titles[l.Task.ID], Reason: l.Reason})
+	}
 	for _, pr := range problems {
 		v.Warnings = append(v.Warnings, pr.Msg)
 	}
@@ -118,7 +152,57 @@ func runGroups(o *groupsOpts) error {
 		fmt.Fprintf(s.Err, "taskie: warning: %s\n", w)
 	}
 	printGroups(s.Out, v, o.verbose)
+	if !o.verbose && len(v.LeftOut) > 0 {
+		ids := make([]string, len(v.LeftOut))
+		for i, l := range v.LeftOut {
+			ids[i] = l.Task
+		}
+		fmt.Fprintf(s.Err, "left out: %s (failed, waiting on a failed task, or done and waiting to be merged); --verbose says which\n", strings.Join(ids, ", "))
+	}
 	return nil
+}
+
+// asideTasks says which open tasks groups leaves out: those in
+// failed_tasks and those whose latest result is complete.
+func (cp *coordPlan) asideTasks() (map[domain.TaskID]parallel.Aside, error) {
+	res, err := cp.results()
+	if err != nil {
+		return nil, err
+	}
+	aside := map[domain.TaskID]parallel.Aside{}
+	for id := range res.latest {
+		if res.completed(id) {
+			aside[id] = parallel.AsideFinished
+		}
+	}
+	for _, id := range cp.failedTasks() {
+		aside[id] = parallel.AsideFailed
+	}
+	return aside, nil
+}
+
+// readyOnly keeps, of the open tasks, those taskie ready lists; closed
+// tasks stay, so that the dependencies of the ready ones are known.
+func (cp *coordPlan) readyOnly(tasks []parallel.Task) ([]parallel.Task, error) {
+	claims, err := cp.c.Claims(cp.ctx, cp.key)
+	if err != nil {
+		return nil, err
+	}
+	now, err := cp.now()
+	if err != nil {
+		return nil, err
+	}
+	ready, err := cp.readyTasks(tasks, claims, now)
+	if err != nil {
+		return nil, err
+	}
+	keep := make(map[domain.TaskID]bool, len(ready))
+	for _, t := range ready {
+		keep[t.ID] = true
+	}
+	return slices.DeleteFunc(tasks, func(t parallel.Task) bool {
+		return !keep[t.ID] && t.Status != plan.StatusDone && t.Status != plan.StatusCancelled
+	}), nil
 }
 
 func wavesView(waves []parallel.Wave, titles map[domain.TaskID]string) []waveView {
@@ -142,9 +226,11 @@ func wavesView(waves []parallel.Wave, titles map[domain.TaskID]string) []waveVie
 // printGroups writes "wave 1: 1, 2, 4" per wave; verbose adds each task
 // with its title and reasons.
 func printGroups(w io.Writer, v groupsView, verbose bool) {
-	if len(v.Waves) == 0 {
-		fmt.Fprintf(w, "plan %s: no open task\n", v.Plan)
-		return
+	switch {
+	case len(v.Waves) == 0 && v.Ready:
+		fmt.Fprintf(w, "plan %s: no task is ready\n", v.Plan)
+	case len(v.Waves) == 0:
+		fmt.Fprintf(w, "plan %s: no open task to plan\n", v.Plan)
 	}
 	for _, wave := range v.Waves {
 		ids := make([]string, len(wave.Tasks))
@@ -165,5 +251,18 @@ func printGroups(w io.Writer, v groupsView, verbose bool) {
 				fmt.Fprintf(w, "    %s\n", r)
 			}
 		}
+	}
+	if !verbose {
+		return
+	}
+	for i, l := range v.LeftOut {
+		if i == 0 {
+			fmt.Fprintln(w, "left out:")
+		}
+		title := ""
+		if l.Title != "" {
+			title = " — " + l.Title
+		}
+		fmt.Fprintf(w, "  task %s%s\n    %s\n", l.Task, title, l.Reason)
 	}
 }

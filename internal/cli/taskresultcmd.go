@@ -16,6 +16,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/gitwt"
 	"github.com/taskie-dev/taskie/internal/parallel"
+	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
 )
@@ -50,7 +51,8 @@ worktree. A commit that is still the worktree's HEAD at the claim is refused
 merged the work and runs ` + "`taskie release`" + `; meanwhile the task is not ready.
 
 --status failed counts a failed attempt. A task is retried up to 2 times: the
-agent's claim (--as) is released and the task is ready again. After that it
+agent's claim (--as) is released, the task goes back to pending in tasks.md
+if it was in progress, and it is ready again. After that it
 is recorded in state.json's failed_tasks and, by on_exhausted, skipped (the
 other tasks go on) or escalated (the plan is paused for a human; ` + "`taskie\nresume`" + ` continues).`
 
@@ -211,12 +213,60 @@ func resultFailed(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResultOp
 	fmt.Fprintf(s.Err, "task %d: %s\n", task, d.Msg)
 	switch d.Action {
 	case parallel.Retry:
+		if err := cp.backToPending(s, task); err != nil {
+			return err
+		}
+		if holder := cp.liveHolder(task); holder != "" {
+			fmt.Fprintf(s.Err, "task %d is ready again once %s releases it (`taskie release %d --as %s`) or its lease expires\n", task, holder, task, holder)
+			break
+		}
 		fmt.Fprintf(s.Err, "task %d is ready again: `taskie claim --next` gives it to the next agent\n", task)
 	case parallel.EscalateTask:
 		fmt.Fprintf(s.Err, "plan %s is paused until a human decides: `taskie resume%s` continues\n", cp.p.ID, cp.p.PlanFlag())
 	}
 	fmt.Fprintln(s.Out, parallel.ResultRef(task, "", parallel.ResultFailed))
 	return nil
+}
+
+// backToPending sets a task to be retried back to pending in tasks.md
+// when it is in progress there: an in-progress task without a claim is
+// someone's work under way, never ready, so the retry would wait forever.
+func (cp *coordPlan) backToPending(s *Streams, task domain.TaskID) error {
+	ts, _, err := cp.p.Tasks()
+	if err != nil || ts == nil {
+		return err
+	}
+	t, ok := ts.Find(int(task))
+	if !ok || t.StatusNorm() != plan.StatusInProgress {
+		return nil
+	}
+	err = cp.p.Update(func(*store.Snapshot) (store.Change, error) {
+		return store.Change{Actor: "cli", Reason: "retry after a failed attempt", Kind: events.TaskStatus, Task: task,
+			Statuses: map[domain.TaskID]string{task: plan.StatusPending}}, nil
+	})
+	if err != nil {
+		return fmt.Errorf("task %d: setting it back to pending for its retry: %w", task, err)
+	}
+	fmt.Fprintf(s.Err, "task %d: status in-progress → pending in tasks.md, for its retry\n", task)
+	return nil
+}
+
+// liveHolder is the agent holding a live lease on task, "" when none.
+func (cp *coordPlan) liveHolder(task domain.TaskID) string {
+	claims, err := cp.c.Claims(cp.ctx, cp.key)
+	if err != nil {
+		return ""
+	}
+	now, err := cp.now()
+	if err != nil {
+		return ""
+	}
+	for _, c := range claims {
+		if c.Task == task && c.Live(now) {
+			return c.Agent
+		}
+	}
+	return ""
 }
 
 // recordFailed adds task to failed_tasks in state.json; escalation also

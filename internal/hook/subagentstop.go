@@ -260,18 +260,15 @@ func joinLines(ss []string) string {
 }
 
 // commits returns the commit the claim started from (its worktree's
-// last_commit) and the worktree's HEAD now; "" when unknown.
+// last_commit, else the HEAD of the checkout it was claimed from) and that
+// worktree's or checkout's HEAD now; "" when unknown.
 func (g *gate) commits(h heldClaim) (base, head string) {
-	ws, err := g.files.Worktrees(store.PlanKey{Plan: h.plan})
-	if err != nil {
+	dir, since, ok, err := g.files.ClaimBase(store.PlanKey{Plan: h.plan}, h.claim.Task)
+	if err != nil || !ok {
 		return "", ""
 	}
-	w, ok := store.FindWorktree(ws, h.claim.Task)
-	if !ok {
-		return "", ""
-	}
-	head, _ = gitwt.Head(w.Path)
-	return w.Since(), head
+	head, _ = gitwt.Head(dir)
+	return since, head
 }
 
 // memoryID identifies the subagent for its memory: its agent_id, else

@@ -12,6 +12,10 @@ import (
 const (
 	ResultComplete = "complete"
 	ResultFailed   = "failed"
+	// ResultRetry is not reported by a subagent: it records that a task
+	// was claimed again deliberately (claim --retry), which sets aside its
+	// earlier results and restarts its failure count.
+	ResultRetry = "retry"
 )
 
 // Result is a subagent's one-line reference to its task output (§13).

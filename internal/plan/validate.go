@@ -80,8 +80,11 @@ type Listing struct {
 	// already (TasksParsed): it is not parsed twice.
 	TaskProblems []Problem
 	TasksParsed  bool
-	State        []byte
-	HasState     bool
+	// Table is tasks.md parsed, when TasksParsed; without it tasks.md is
+	// parsed again for the dependency check.
+	Table    *Tasks
+	State    []byte
+	HasState bool
 }
 
 // ListEntry is one name of the plan directory with its type bits.

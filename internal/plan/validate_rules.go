@@ -118,7 +118,8 @@ func (v *validator) checkTaskFiles() {
 	}
 }
 
-// checkTable is rule 7: every tasks.md parse problem.
+// checkTable is rule 7: every tasks.md parse problem, then the
+// dependencies (unknown ids, cycles).
 func (v *validator) checkTable() {
 	if !v.mdSet["tasks.md"] {
 		return
@@ -127,13 +128,14 @@ func (v *validator) checkTable() {
 		v.add(7, "tasks.md", 0, "cannot read tasks.md")
 		return
 	}
-	problems := v.in.TaskProblems
-	if !v.in.TasksParsed {
-		_, problems = ParseTasks(v.in.Tasks)
+	ts, problems := v.in.Table, v.in.TaskProblems
+	if !v.in.TasksParsed || ts == nil {
+		ts, problems = ParseTasks(v.in.Tasks)
 	}
 	for _, p := range problems {
 		v.add(7, "tasks.md", p.Line, "%s", p.Msg)
 	}
+	v.checkDeps(ts)
 }
 
 // checkState is rule 8; its findings never block (§7).
@@ -148,4 +150,162 @@ func (v *validator) checkState(check func([]byte) []string) {
 	for _, msg := range check(v.in.State) {
 		v.warn(8, "state.json", msg)
 	}
+}
+
+// checkDeps is rule 7's dependency part: every id in a Depends on cell is
+// a task of the table, and no tasks wait on each other. Either makes the
+// plan impossible to run in order or in parallel (no task of a cycle can
+// ever start), so both are errors.
+func (v *validator) checkDeps(ts *Tasks) {
+	if ts == nil || len(ts.Tasks) == 0 {
+		return
+	}
+	idx := make(map[int]int, len(ts.Tasks)) // id → first row
+	for i, t := range ts.Tasks {
+		if _, dup := idx[t.ID]; !dup {
+			idx[t.ID] = i
+		}
+	}
+	var known string
+	for i, t := range ts.Tasks {
+		if idx[t.ID] != i {
+			continue // a repeated id: reported by the table check
+		}
+		for _, d := range t.DependsOn {
+			if _, ok := idx[d]; ok {
+				continue
+			}
+			if known == "" {
+				known = idRanges(ts.IDs())
+			}
+			v.add(7, "tasks.md", t.Line, "task %d depends on unknown task %d (the tasks are %s): fix its Depends on cell", t.ID, d, known)
+		}
+	}
+	for _, c := range depCycles(ts.Tasks, idx) {
+		ids := make([]string, len(c))
+		for i, r := range c {
+			ids[i] = strconv.Itoa(ts.Tasks[r].ID)
+		}
+		v.add(7, "tasks.md", ts.Tasks[c[0]].Line,
+			"dependency cycle: %s (read \"depends on\"): none of these tasks can ever start; remove one of these dependencies from the Depends on column",
+			strings.Join(ids, " → "))
+	}
+}
+
+// depCycles returns one cycle per group of tasks that wait on each other
+// (a strongly connected component, Tarjan's algorithm), as row indexes
+// from the group's first row back to it, in row order of that first row.
+func depCycles(tasks []Task, idx map[int]int) [][]int {
+	n := len(tasks)
+	index, low := make([]int, n), make([]int, n)
+	onStack := make([]bool, n)
+	var stack []int
+	var out [][]int
+	next := 1
+	var visit func(v int)
+	visit = func(v int) {
+		index[v], low[v] = next, next
+		next++
+		stack = append(stack, v)
+		onStack[v] = true
+		for _, d := range tasks[v].DependsOn {
+			w, ok := idx[d]
+			switch {
+			case !ok:
+			case index[w] == 0:
+				visit(w)
+				low[v] = min(low[v], low[w])
+			case onStack[w]:
+				low[v] = min(low[v], index[w])
+			}
+		}
+		if low[v] != index[v] {
+			return
+		}
+		var comp []int
+		for {
+			w := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			onStack[w] = false
+			comp = append(comp, w)
+			if w == v {
+				break
+			}
+		}
+		if c := cycleThrough(tasks, idx, comp); c != nil {
+			out = append(out, c)
+		}
+	}
+	for v := range n {
+		if idx[tasks[v].ID] == v && index[v] == 0 {
+			visit(v)
+		}
+	}
+	slices.SortFunc(out, func(a, b []int) int { return a[0] - b[0] })
+	return out
+}
+
+// cycleThrough returns the shortest cycle through the component's first
+// row, breadth-first inside the component; nil for a single task that
+// does not depend on itself.
+func cycleThrough(tasks []Task, idx map[int]int, comp []int) []int {
+	start := slices.Min(comp)
+	in := make(map[int]bool, len(comp))
+	for _, r := range comp {
+		in[r] = true
+	}
+	prev := map[int]int{}
+	queue := []int{start}
+	for len(queue) > 0 {
+		v := queue[0]
+		queue = queue[1:]
+		for _, d := range tasks[v].DependsOn {
+			w, ok := idx[d]
+			if !ok || !in[w] {
+				continue
+			}
+			if w == start {
+				var rev []int
+				for x := v; x != start; x = prev[x] {
+					rev = append(rev, x)
+				}
+				c := []int{start}
+				for i := len(rev) - 1; i >= 0; i-- {
+					c = append(c, rev[i])
+				}
+				return append(c, start)
+			}
+			if _, seen := prev[w]; !seen && w != start {
+				prev[w] = v
+				queue = append(queue, w)
+			}
+		}
+	}
+	return nil
+}
+
+// idRanges writes sorted ids compactly: "1–8, 10".
+func idRanges(ids []int) string {
+	ids = slices.Clone(ids)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	if len(ids) == 0 {
+		return "none"
+	}
+	var b strings.Builder
+	for i := 0; i < len(ids); {
+		j := i
+		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(ids[i]))
+		if j > i {
+			b.WriteString("–" + strconv.Itoa(ids[j]))
+		}
+		i = j + 1
+	}
+	return b.String()
 }

@@ -249,3 +249,39 @@ func TestViolationString(t *testing.T) {
 		t.Error("HasErrors does not tell warnings from errors")
 	}
 }
+
+// TestValidateDependencies: a dependency on an unknown id and a
+// dependency cycle are rule-7 errors, each on the row that shows it and
+// naming the tasks and the fix, whether tasks.md was parsed by the caller
+// or not.
+func TestValidateDependencies(t *testing.T) {
+	tasks := "| Id | Status | Depends on | Title |\n|---|---|---|---|\n" +
+		"| 1 | pending | 3 | a |\n" + // line 3: 1 → 3 → 2 → 1
+		"| 2 | pending | 1 | b |\n" +
+		"| 3 | pending | 2, 9 | c |\n" + // line 5: unknown 9
+		"| 4 | pending | 4 | d |\n" + // line 6: itself
+		"| 5 | done | 1 | e |\n"
+	want := []Violation{
+		{Rule: 7, File: "tasks.md", Line: 3, Severity: SeverityError,
+			Msg: `dependency cycle: 1 → 3 → 2 → 1 (read "depends on"): none of these tasks can ever start; remove one of these dependencies from the Depends on column`},
+		{Rule: 7, File: "tasks.md", Line: 5, Severity: SeverityError,
+			Msg: "task 3 depends on unknown task 9 (the tasks are 1–5): fix its Depends on cell"},
+		{Rule: 7, File: "tasks.md", Line: 6, Severity: SeverityError,
+			Msg: `dependency cycle: 4 → 4 (read "depends on"): none of these tasks can ever start; remove one of these dependencies from the Depends on column`},
+	}
+	dir := writePlan(t, map[string]string{"plan.md": "# P\n", "tasks.md": tasks})
+	if d := cmp.Diff(want, Validate(dir, nil)); d != "" {
+		t.Errorf("Validate (-want +got):\n%s", d)
+	}
+	ts, ps := ParseTasks([]byte(tasks))
+	in := Listing{Dir: dir, Entries: []ListEntry{{Name: "plan.md"}, {Name: "tasks.md"}}, Tasks: []byte(tasks), HasTasks: true,
+		TaskProblems: ps, TasksParsed: true, Table: ts}
+	if d := cmp.Diff(want, ValidateListing(in, nil)); d != "" {
+		t.Errorf("ValidateListing, parsed (-want +got):\n%s", d)
+	}
+	// A plan whose dependencies are sound has none.
+	ok := "| Id | Status | Depends on |\n|---|---|---|\n| 1 | done | - |\n| 2 | pending | 1 |\n| 3 | pending | 1, 2 |\n"
+	if vs := Validate(writePlan(t, map[string]string{"plan.md": "# P\n", "tasks.md": ok}), nil); len(vs) != 0 {
+		t.Errorf("sound dependencies: %v", vs)
+	}
+}

@@ -45,51 +45,111 @@ func (w Worktree) Since() string {
 	return w.BaseSHA
 }
 
+// Checkout is the HEAD of the checkout a task was claimed from when the
+// task has no worktree of its own (a subagent working in the main
+// checkout): the SubagentStop hook compares it with that checkout's HEAD
+// to tell whether the task produced a commit. It is not a worktree taskie
+// manages, so it is kept apart from them.
+type Checkout struct {
+	Task domain.TaskID `json:"task,string"`
+	Path string        `json:"path"`
+	// Head is the checkout's HEAD when the task was last claimed.
+	Head    string    `json:"head"`
+	Claimed time.Time `json:"claimed"`
+}
+
 type worktreesDoc struct {
 	Worktrees []Worktree `json:"worktrees"`
+	Checkouts []Checkout `json:"checkouts,omitempty"`
+}
+
+// readWorktrees reads the plan's worktree record; none is an empty one.
+func (c *FileCoord) readWorktrees(p PlanKey) (worktreesDoc, error) {
+	rel, err := c.rel(p, WorktreesName)
+	if err != nil {
+		return worktreesDoc{}, err
+	}
+	data, err := c.root.ReadFileLimit(rel, 16<<20)
+	if errors.Is(err, fs.ErrNotExist) {
+		return worktreesDoc{}, nil
+	}
+	if err != nil {
+		return worktreesDoc{}, err
+	}
+	var doc worktreesDoc
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return worktreesDoc{}, fmt.Errorf("%s: malformed worktree record: %v; fix or remove it (the worktrees themselves are untouched)", c.root.Path(rel), err)
+	}
+	return doc, nil
 }
 
 // Worktrees returns the plan's recorded worktrees, the plan's own first,
 // then by task.
 func (c *FileCoord) Worktrees(p PlanKey) ([]Worktree, error) {
-	rel, err := c.rel(p, WorktreesName)
-	if err != nil {
-		return nil, err
-	}
-	data, err := c.root.ReadFileLimit(rel, 16<<20)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var doc worktreesDoc
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s: malformed worktree record: %v; fix or remove it (the worktrees themselves are untouched)", c.root.Path(rel), err)
-	}
-	return doc.Worktrees, nil
+	doc, err := c.readWorktrees(p)
+	return doc.Worktrees, err
 }
 
 // UpdateWorktrees rewrites the plan's worktree record with what fn makes
-// of it, under the plan's coordination lock.
+// of it, under the plan's coordination lock. fn sees the record as it is
+// under the lock: a decision made from an earlier read must be checked
+// again there (two claims may adopt one worktree at once).
 func (c *FileCoord) UpdateWorktrees(ctx context.Context, p PlanKey, fn func(ws []Worktree, now time.Time) ([]Worktree, error)) error {
+	return c.updateDoc(ctx, p, func(doc *worktreesDoc, now time.Time) error {
+		ws, err := fn(doc.Worktrees, now)
+		doc.Worktrees = ws
+		return err
+	})
+}
+
+// RecordCheckout records head as the HEAD of the checkout at path when
+// task was claimed, replacing the task's previous record.
+func (c *FileCoord) RecordCheckout(ctx context.Context, p PlanKey, task domain.TaskID, path, head string) error {
+	return c.updateDoc(ctx, p, func(doc *worktreesDoc, now time.Time) error {
+		doc.Checkouts = slices.DeleteFunc(doc.Checkouts, func(k Checkout) bool { return k.Task == task })
+		doc.Checkouts = append(doc.Checkouts, Checkout{Task: task, Path: path, Head: head, Claimed: now})
+		return nil
+	})
+}
+
+func (c *FileCoord) updateDoc(ctx context.Context, p PlanKey, fn func(doc *worktreesDoc, now time.Time) error) error {
 	return c.locked(ctx, p, func(now time.Time) error {
-		ws, err := c.Worktrees(p)
+		doc, err := c.readWorktrees(p)
 		if err != nil {
 			return err
 		}
-		ws, err = fn(ws, now)
-		if err != nil {
+		if err := fn(&doc, now); err != nil {
 			return err
 		}
-		slices.SortFunc(ws, func(a, b Worktree) int { return int(a.Task) - int(b.Task) })
+		slices.SortFunc(doc.Worktrees, func(a, b Worktree) int { return int(a.Task) - int(b.Task) })
+		slices.SortFunc(doc.Checkouts, func(a, b Checkout) int { return int(a.Task) - int(b.Task) })
 		rel, _ := c.rel(p, WorktreesName)
-		data, err := json.MarshalIndent(worktreesDoc{Worktrees: ws}, "", "  ")
+		data, err := json.MarshalIndent(doc, "", "  ")
 		if err != nil {
 			return err
 		}
 		return c.root.WriteFile(rel, append(data, '\n'), c.Durable)
 	})
+}
+
+// ClaimBase says where to look for a task's new commit and since which
+// commit: its worktree and the worktree's HEAD at the claim, else the
+// checkout it was claimed from and that checkout's HEAD then. ok is false
+// when neither is recorded.
+func (c *FileCoord) ClaimBase(p PlanKey, task domain.TaskID) (path, since string, ok bool, err error) {
+	doc, err := c.readWorktrees(p)
+	if err != nil {
+		return "", "", false, err
+	}
+	if w, found := FindWorktree(doc.Worktrees, task); found {
+		return w.Path, w.Since(), true, nil
+	}
+	for _, k := range doc.Checkouts {
+		if k.Task == task {
+			return k.Path, k.Head, true, nil
+		}
+	}
+	return "", "", false, nil
 }
 
 // FindWorktree returns the worktree recorded for task (0: the plan's).
@@ -111,4 +171,26 @@ func WorktreeAt(ws []Worktree, dir string) (Worktree, bool) {
 		}
 	}
 	return Worktree{}, false
+}
+
+// MarkClaimed is the update of the worktree record when w.Task is newly
+// claimed (granted or taken over) with w's HEAD at head: the task's
+// recorded worktree gets head as its last commit; otherwise w, a worktree
+// to adopt, is added with head as its base and last commit — unless a
+// record already holds its path (another task adopted it first, or taskie
+// made it for another task), which leaves ws as it is and ok false. Run
+// it under the lock (UpdateWorktrees): two claims made at once in one
+// worktree must not both adopt it.
+func MarkClaimed(ws []Worktree, w Worktree, head string, now time.Time) (out []Worktree, ok bool) {
+	for i := range ws {
+		if ws[i].Task == w.Task {
+			ws[i].LastCommit = head
+			return ws, true
+		}
+	}
+	if _, taken := WorktreeAt(ws, w.Path); taken {
+		return ws, false
+	}
+	w.BaseSHA, w.LastCommit, w.Created = head, head, now
+	return append(ws, w), true
 }

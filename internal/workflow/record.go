@@ -158,6 +158,11 @@ func Check(s *state.State) []string {
 	if s.PhaseIteration != nil && *s.PhaseIteration < 0 {
 		out = append(out, fmt.Sprintf("phase_iteration must be ≥ 0, got %d", *s.PhaseIteration))
 	}
+	if s.PhaseIteration != nil && *s.PhaseIteration > s.MaxReviews {
+		// The hook runs no review from such a state: say so before a stop does.
+		out = append(out, fmt.Sprintf("phase_iteration %d is above max_reviews (%d): a review cycle never goes past max_reviews; set it within 0…%d, or null outside a cycle (`taskie set phase_iteration 0`)",
+			*s.PhaseIteration, s.MaxReviews, s.MaxReviews))
+	}
 	if s.ReviewModel == "" {
 		out = append(out, "review_model is empty")
 	}
