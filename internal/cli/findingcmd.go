@@ -156,10 +156,11 @@ func findingEvent(l ledger.Ledger, id, text string, decline bool) (ledger.Event,
 	return e, nil
 }
 
-// resumeLedger returns the FINDINGS_RESUMED event of `taskie resume` after
-// a cycle stopped for a human: non-convergence is counted afresh. A log
+// resumeLedger returns the FINDINGS_RESUMED event of a human's decision
+// after a cycle stopped for one (`taskie resume`, or a `taskie set` that
+// moved on; note says which): non-convergence is counted afresh. A log
 // that cannot be read gives an event at iteration 0, still a decision.
-func resumeLedger(p *project.Plan, st *state.State) []events.Event {
+func resumeLedger(p *project.Plan, st *state.State, note string) []events.Event {
 	sr, ok := ledgerlog.Current(st)
 	if !ok {
 		return nil
@@ -168,5 +169,5 @@ func resumeLedger(p *project.Plan, st *state.State) []events.Event {
 	if r, err := readLedger(p); err == nil {
 		_, l, _ = r.Current(st)
 	}
-	return ledgerlog.ToLog(sr, []ledger.Event{ledger.Resume(l, "taskie resume")})
+	return ledgerlog.ToLog(sr, []ledger.Event{ledger.Resume(l, note)})
 }

@@ -53,12 +53,20 @@ func runSet(o *setOpts) error {
 		}
 		value = id.String() // canonical: " 3 " is recorded as 3
 	}
+	human := false
 	_, st, err := changeWith(p, "set "+field, true, func(_ *store.Snapshot, cur *state.State) (store.Change, error) {
 		n, err := workflow.Set(cur, field, value)
 		if err != nil {
 			return store.Change{}, usageErr(err, "")
 		}
-		return store.Change{State: n, Kind: events.FieldSet, Meta: map[string]any{"field": field, "value": value}}, nil
+		c := store.Change{State: n, Kind: events.FieldSet, Meta: map[string]any{"field": field, "value": value}}
+		if cur.NeedsHuman && !n.NeedsHuman {
+			// The change left a cycle stopped for a human: moving on is
+			// the decision, recorded as `taskie resume` records one.
+			human = true
+			c.Events = resumeLedger(p, cur, "moved on: taskie set "+field+" "+value)
+		}
+		return c, nil
 	})
 	if err != nil {
 		return err
@@ -67,6 +75,9 @@ func runSet(o *setOpts) error {
 		return writeJSON(o.s.Out, changed(p.ID, st))
 	}
 	fmt.Fprintf(o.s.Err, "set %s = %s\n", field, value)
+	if human {
+		fmt.Fprintf(o.s.Err, "plan %s: left the review cycle that stopped for a human (needs_human cleared)\n", p.ID)
+	}
 	return nil
 }
 
@@ -119,7 +130,7 @@ func runPause(o *pauseOpts) error {
 		if on && cur.NeedsHuman {
 			// A human decided on a review cycle that did not converge (§19).
 			human, n.NeedsHuman = true, false
-			c.Events = resumeLedger(p, cur)
+			c.Events = resumeLedger(p, cur, "taskie resume")
 		}
 		return c, nil
 	})

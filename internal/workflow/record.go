@@ -33,6 +33,7 @@ func Record(s *state.State, p domain.Phase, auto bool, models []domain.Model) (*
 	if automated && (p == domain.NewPlan || p == domain.CreateTasks) {
 		ResetCycle(n, models)
 	}
+	settleNeedsHuman(s, n)
 	return n, nil
 }
 
@@ -134,7 +135,48 @@ func Set(s *state.State, field, value string) (*state.State, error) {
 		}
 		return nil, fmt.Errorf("cannot set %q; settable fields: %s", field, strings.Join(Settable, ", "))
 	}
+	settleNeedsHuman(s, n)
 	return n, nil
+}
+
+// CycleOf names the review cycle a plan's automation is in: the review
+// next_phase runs (or returns to, after a post-review) and, for
+// code-review, the task. review is "" outside every review cycle.
+func CycleOf(s *state.State) (review domain.Phase, task domain.TaskID) {
+	review = s.Next()
+	if !IsReview(review) {
+		review = ReviewOf(review)
+	}
+	switch review {
+	case "":
+		return "", 0
+	case domain.CodeReview:
+		return review, s.Task()
+	}
+	return review, 0
+}
+
+// LeftCycle reports whether the change from → to leaves the review cycle
+// from was in: next_phase no longer runs its review (another review, a
+// task to start, null), the task changed, or phase_iteration went back to
+// 0 (a fresh cycle).
+func LeftCycle(from, to *state.State) bool {
+	r, t := CycleOf(from)
+	if r == "" {
+		return false
+	}
+	r2, t2 := CycleOf(to)
+	return r2 != r || t2 != t || (to.Iteration() == 0 && from.Iteration() > 0)
+}
+
+// settleNeedsHuman clears needs_human when the change s → n left the
+// review cycle that stopped for a human: moving on is the decision, and a
+// flag left set would stop the next cycle's reviews and keep asking for
+// `taskie resume`.
+func settleNeedsHuman(s, n *state.State) {
+	if n.NeedsHuman && LeftCycle(s, n) {
+		n.NeedsHuman = false
+	}
 }
 
 func nonNegative(field, v string) (int, error) {
@@ -157,11 +199,6 @@ func Check(s *state.State) []string {
 	}
 	if s.PhaseIteration != nil && *s.PhaseIteration < 0 {
 		out = append(out, fmt.Sprintf("phase_iteration must be ≥ 0, got %d", *s.PhaseIteration))
-	}
-	if s.PhaseIteration != nil && *s.PhaseIteration > s.MaxReviews {
-		// The hook runs no review from such a state: say so before a stop does.
-		out = append(out, fmt.Sprintf("phase_iteration %d is above max_reviews (%d): a review cycle never goes past max_reviews; set it within 0…%d, or null outside a cycle (`taskie set phase_iteration 0`)",
-			*s.PhaseIteration, s.MaxReviews, s.MaxReviews))
 	}
 	if s.ReviewModel == "" {
 		out = append(out, "review_model is empty")

@@ -374,3 +374,76 @@ func TestCheck(t *testing.T) {
 		})
 	}
 }
+
+// needs_human belongs to the review cycle that stopped for a human: a
+// change that leaves the cycle clears it, one within the cycle keeps it
+// (only `taskie resume` clears it there).
+func TestNeedsHumanEndsWithItsCycle(t *testing.T) {
+	stopped := func(phase, next domain.Phase, task domain.TaskID) *state.State {
+		return with(mkState(phase, next, task, 3, "opus", 0), func(s *state.State) { s.NeedsHuman = true })
+	}
+	set := func(field, value string) func(*state.State) (*state.State, error) {
+		return func(s *state.State) (*state.State, error) { return Set(s, field, value) }
+	}
+	done := func(p domain.Phase) func(*state.State) (*state.State, error) {
+		return func(s *state.State) (*state.State, error) { return Record(s, p, false, nil) }
+	}
+	tests := []struct {
+		name   string
+		s      *state.State
+		change func(*state.State) (*state.State, error)
+		want   bool // needs_human after
+	}{
+		{"next_phase complete-task: the next task", stopped(domain.CodeReview, domain.PostCodeReview, 1), set("next_phase", "complete-task"), false},
+		{"next_phase complete-task-tdd", stopped(domain.PostCodeReview, domain.CodeReview, 1), set("next_phase", "complete-task-tdd"), false},
+		{"next_phase all-code-review: another review", stopped(domain.CodeReview, domain.PostCodeReview, 2), set("next_phase", "all-code-review"), false},
+		{"next_phase null: automation off", stopped(domain.PlanReview, domain.PostPlanReview, 0), set("next_phase", "null"), false},
+		{"next_phase create-tasks after a plan review", stopped(domain.PlanReview, domain.PostPlanReview, 0), set("next_phase", "create-tasks"), false},
+		{"current_task changed", stopped(domain.CodeReview, domain.PostCodeReview, 1), set("current_task", "2"), false},
+		{"phase_iteration 0: a fresh cycle", stopped(domain.CodeReview, domain.PostCodeReview, 1), set("phase_iteration", "0"), false},
+		{"next_phase the review again: same cycle", stopped(domain.CodeReview, domain.PostCodeReview, 1), set("next_phase", "code-review"), true},
+		{"phase changed within the cycle", stopped(domain.PostCodeReview, domain.CodeReview, 1), set("phase", "code-review"), true},
+		{"max_reviews raised", stopped(domain.CodeReview, domain.PostCodeReview, 1), set("max_reviews", "12"), true},
+		{"review_model changed", stopped(domain.TasksReview, domain.PostTasksReview, 0), set("review_model", "sonnet"), true},
+		{"same task set again", stopped(domain.CodeReview, domain.PostCodeReview, 1), set("current_task", "1"), true},
+		{"current_task changed in a plan-wide review: phase_iteration resets", stopped(domain.AllCodeReview, domain.PostAllCodeReview, 1), set("current_task", "2"), false},
+		{"done post-code-review: the review again", stopped(domain.CodeReview, domain.PostCodeReview, 1), done(domain.PostCodeReview), true},
+		{"done continue-task: reviewed again in the same cycle", stopped(domain.CodeReview, domain.PostCodeReview, 1), done(domain.ContinueTask), true},
+		{"done complete after the all-code review", stopped(domain.AllCodeReview, domain.PostAllCodeReview, 0), done(domain.Complete), false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var got *state.State
+			var err error
+			unchanged(t, tc.s, func() { got, err = tc.change(tc.s) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.NeedsHuman != tc.want {
+				t.Errorf("needs_human = %v, want %v (next_phase %q → %q)", got.NeedsHuman, tc.want, tc.s.Next(), got.Next())
+			}
+		})
+	}
+}
+
+func TestLeftCycle(t *testing.T) {
+	tests := []struct {
+		name     string
+		from, to *state.State
+		want     bool
+	}{
+		{"outside every cycle", mkState(domain.NextTask, "", 1, 0, "opus", 0), mkState(domain.NextTask, domain.CodeReview, 1, 0, "opus", 0), false},
+		{"post-review to review", mkState(domain.CodeReview, domain.PostCodeReview, 1, 2, "opus", 0), mkState(domain.PostCodeReview, domain.CodeReview, 1, 2, "opus", 0), false},
+		{"to a task", mkState(domain.CodeReview, domain.PostCodeReview, 1, 2, "opus", 0), mkState(domain.CodeReview, domain.CompleteTask, 1, 2, "opus", 0), true},
+		{"to another task's review", mkState(domain.CodeReview, domain.PostCodeReview, 1, 2, "opus", 0), mkState(domain.CodeReview, domain.PostCodeReview, 2, 2, "opus", 0), true},
+		{"iteration back to 0", mkState(domain.CodeReview, domain.PostCodeReview, 1, 2, "opus", 0), mkState(domain.CodeReview, domain.PostCodeReview, 1, 0, "opus", 0), true},
+		{"iteration null", mkState(domain.CodeReview, domain.PostCodeReview, 1, 2, "opus", 0), mkState(domain.CodeReview, domain.PostCodeReview, 1, -1, "opus", 0), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := LeftCycle(tc.from, tc.to); got != tc.want {
+				t.Errorf("LeftCycle = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
