@@ -350,7 +350,8 @@ func (s *stress) checkNotes() {
 		task, text, _ := strings.Cut(n, ":")
 		data, _ := os.ReadFile(filepath.Join(planDir(s.root), "task-"+task+".md"))
 		arch, _ := os.ReadFile(filepath.Join(archiveDir(s.root), "task-"+task+".md"))
-		if !bytes.Contains(data, []byte(text+"\n")) && !bytes.Contains(arch, []byte(text+"\n")) {
+		whole := regexp.MustCompile(regexp.QuoteMeta(text) + `\b`) // w0-n1, not w0-n12
+		if !whole.Match(data) && !whole.Match(arch) {
 			s.t.Errorf("note %q of task %s reported success but is in neither its task file nor the archive", text, task)
 		}
 	}
