@@ -75,7 +75,14 @@ var (
 	reviewFileRe = regexp.MustCompile(`[\w./-]*review-(\d+)\.md`)
 	postFileRe   = regexp.MustCompile(`[\w./-]*-post-review-\d+\.md`)
 	doneCmdRe    = regexp.MustCompile("`(taskie done [^`]+)`")
+	// findingRe finds the findings a block lists by id ("  - F1 (major) …").
+	findingRe  = regexp.MustCompile(`(?m)^\s*- (F\d+) \(`)
+	planFlagRe = regexp.MustCompile(` --plan \S+`)
 )
+
+// FixNote is the note the scripted agent records with each finding it
+// marks fixed (`taskie finding fixed <id> --note …`).
+const FixNote = "hello.go handles the empty name"
 
 // AgentReply is the main agent's next reply. A turn starts at the user's
 // prompt or at the latest Stop hook feedback; the replies already given
@@ -103,8 +110,9 @@ func (s *Script) AgentReply(req *Request) (reply Reply, feedback string) {
 }
 
 // postReview is the agent's answer to a review block: read the review,
-// write the post-review file the message names, record it with the
-// command the message gives, and end the turn.
+// write the post-review file the message names, mark each finding the
+// message lists by id fixed (`taskie finding fixed`), record the
+// post-review with the command the message gives, and end the turn.
 func (s *Script) postReview(feedback string) []Reply {
 	post := postFileRe.FindString(feedback)
 	review := ""
@@ -121,13 +129,20 @@ func (s *Script) postReview(feedback string) []Reply {
 	if m := doneCmdRe.FindStringSubmatch(feedback); m != nil {
 		done = m[1]
 	}
-	return []Reply{
+	steps := []Reply{
 		Call("Read", map[string]any{"file_path": s.abs(review)}),
 		Call("Write", map[string]any{"file_path": s.abs(post), "content": fmt.Sprintf(
 			"# Post-review\n\nRead %s. Finding 1: fixed (hello.go now handles the empty name).\n", filepath.Base(review))}),
-		Call("Bash", map[string]any{"command": done, "description": "Record the post-review in taskie"}),
-		Text("Post-review written and recorded: " + filepath.Base(post) + "."),
 	}
+	plan := planFlagRe.FindString(done)
+	for _, m := range findingRe.FindAllStringSubmatch(feedback, -1) {
+		steps = append(steps, Call("Bash", map[string]any{
+			"command":     fmt.Sprintf("taskie finding fixed %s --note %q%s", m[1], FixNote, plan),
+			"description": "Record finding " + m[1] + " as fixed"}))
+	}
+	return append(steps,
+		Call("Bash", map[string]any{"command": done, "description": "Record the post-review in taskie"}),
+		Text("Post-review written and recorded: "+filepath.Base(post)+"."))
 }
 
 // ReviewerReply is the nested reviewer's next reply: write the review file

@@ -120,6 +120,31 @@ func TestAgentPostReviewAfterBlock(t *testing.T) {
 	}
 }
 
+// A block listing findings by id: the agent marks each fixed before it
+// records the post-review, with the block's --plan.
+func TestAgentMarksListedFindingsFixed(t *testing.T) {
+	s := &Script{Dir: "/proj"}
+	withFindings := strings.Replace(block, "\n3. Write", "\nOpen findings on record (ids are stable for this review cycle):\n"+
+		"  - F1 (major) hello.go — the empty name is not handled\n  - F3 (minor) — naming\n\n3. Write", 1)
+	msgs := []string{user("Implement task 1."), assistantText("Done."), userString(withFindings)}
+	want := []string{
+		"Read /proj/.taskie/plans/p/task-1-review-1.md",
+		"Write /proj/.taskie/plans/p/task-1-post-review-1.md",
+		`Bash taskie finding fixed F1 --note "hello.go handles the empty name" --plan p`,
+		`Bash taskie finding fixed F3 --note "hello.go handles the empty name" --plan p`,
+		"Bash taskie done post-code-review --plan p",
+		"text: Post-review written and recorded: task-1-post-review-1.md.",
+	}
+	for i, w := range want {
+		reply, _ := s.AgentReply(request(t, agentTools, msgs...))
+		if got := reply.Summary(); got != w {
+			t.Fatalf("step %d: %q, want %q", i, got, w)
+		}
+		id := fmt.Sprintf("toolu_%d", i)
+		msgs = append(msgs, assistantTool(id, "X"), toolResult(id, "ok", false))
+	}
+}
+
 func TestAgentFollowsLatestBlock(t *testing.T) {
 	s := &Script{Dir: "/proj"}
 	second := strings.NewReplacer("review 1", "review 2", "review-1", "review-2").Replace(block)
