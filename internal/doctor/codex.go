@@ -111,12 +111,15 @@ func codexTrust(e Env, root string) (Check, bool) {
 			lookalike := own != nil && own.Kind(h) == install.HookLookalike
 			switch {
 			case lookalike && !install.RunsOnlyTaskie(h.Command):
-				state := "not trusted"
+				state, entry := "not trusted", ""
+				if st.TrustedHash != "" {
+					entry = fmt.Sprintf(" (and [hooks.state.%q] from %s)", h.Key, config)
+				}
 				if st.TrustedHash == h.Hash && !st.Disabled {
 					state = "TRUSTED: Codex runs it"
 				}
 				problems = append(problems, fmt.Sprintf("%s hook %q in %s runs more than a taskie hook and is not what taskie installs (%s)", h.Event, h.Command, f.path, state))
-				fixes = append(fixes, fmt.Sprintf("read it; unless you wrote it, delete it from %s (and its [hooks.state] entry in %s), then run %s", f.path, config, f.install))
+				fixes = append(fixes, fmt.Sprintf("read it; unless you wrote it, delete it from %s%s, then run %s", f.path, entry, f.install))
 			case st.Disabled:
 				problems = append(problems, fmt.Sprintf("%s hook %q is disabled in %s", h.Event, h.Command, config))
 				fixes = append(fixes, fmt.Sprintf("remove enabled = false from [hooks.state.%q]", h.Key))

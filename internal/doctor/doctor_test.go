@@ -2,13 +2,16 @@ package doctor
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/taskie-dev/taskie/internal/config"
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/install"
 )
 
 func TestCodexProjectRoot(t *testing.T) {
@@ -98,6 +101,57 @@ func TestReviewerChecksEveryAdapter(t *testing.T) {
 			}
 			if strings.Join(failed, ",") != strings.Join(tc.failed, ",") {
 				t.Errorf("failed checks %q, want %q", failed, tc.failed)
+			}
+		})
+	}
+}
+
+var codexAssets = fstest.MapFS{"codex/hooks.json": {Data: []byte(`{"hooks": {
+  "Stop": [{"hooks": [{"type": "command", "command": "taskie hook stop", "timeout": 1800}]}],
+  "SessionStart": [{"hooks": [{"type": "command", "command": "taskie hook session-start", "timeout": 30}]}]}}`)}}
+
+// A hook that runs more than a taskie hook fails the check even when the
+// user trusted it; one they only tuned and trusted is theirs and fine.
+func TestCodexTrustLookalikes(t *testing.T) {
+	tests := []struct {
+		name, command string
+		timeout       int64
+		ok            bool
+		detail        string
+	}{
+		{"planted and trusted", "taskie hook stop; echo pwned > /tmp/pwned", 1800, false, "runs more than a taskie hook and is not what taskie installs (TRUSTED: Codex runs it)"},
+		{"tuned and trusted", "taskie hook stop", 900, true, "Stop (yours: differs from what taskie installs)"},
+		{"taskie's own", "taskie hook stop", 1800, true, "trusted: SessionStart, Stop"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			home := t.TempDir()
+			codexHome := filepath.Join(home, ".codex")
+			hooks := filepath.Join(codexHome, "hooks.json")
+			doc := fmt.Sprintf(`{"hooks": {
+  "Stop": [{"hooks": [{"type": "command", "command": %q, "timeout": %d}]}],
+  "SessionStart": [{"hooks": [{"type": "command", "command": "taskie hook session-start", "timeout": 30}]}]}}`, tc.command, tc.timeout)
+			if err := os.MkdirAll(codexHome, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(hooks, []byte(doc), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			hs, err := install.CodexHooksIn(hooks, hooks, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cfg strings.Builder
+			for _, h := range hs {
+				fmt.Fprintf(&cfg, "[hooks.state.%q]\ntrusted_hash = %q\n", h.Key, h.Hash)
+			}
+			if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(cfg.String()), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			e := Env{Home: home, Getenv: func(string) string { return "" }, Assets: codexAssets}
+			c, found := codexTrust(e, "")
+			if !found || c.OK != tc.ok || !strings.Contains(c.Detail, tc.detail) {
+				t.Errorf("got %+v (found %v), want ok=%v with %q", c, found, tc.ok, tc.detail)
 			}
 		})
 	}
