@@ -3,12 +3,14 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/hook"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -83,7 +85,7 @@ func runContinue(o *continueOpts) error {
 	if err != nil {
 		return stateErr(p, err)
 	}
-	v := continueView{Plan: p.ID, Route: workflow.Continue(p.RouteFacts(st), p.Models())}
+	v := continueView{Plan: p.ID, Route: workflow.Continue(routeFacts(p, st), p.Models())}
 	if r := runningReview(p, time.Now()); r != nil && (v.Repair != nil || v.Action == workflow.EndTurn) {
 		// The "crash" is a review in progress: its file is being written.
 		v.Route = workflow.Route{Action: workflow.Wait, Task: v.Task,
@@ -113,7 +115,7 @@ func runContinue(o *continueOpts) error {
 func repairRoute(p *project.Plan, v *continueView) error {
 	models := p.Models()
 	_, _, err := change(p, "continue: "+v.Why, false, func(cur *state.State) (*state.State, error) {
-		v.Route = workflow.Continue(p.RouteFacts(cur), models)
+		v.Route = workflow.Continue(routeFacts(p, cur), models)
 		if v.Repair == nil {
 			return cur, nil
 		}
@@ -125,6 +127,27 @@ func repairRoute(p *project.Plan, v *continueView) error {
 	v.Recorded = v.Repair != nil
 	return nil
 }
+
+// routeFacts are the plan's facts for workflow.Continue, with what only
+// the log and the environment tell: the reviews whose hook was killed
+// (the Stop hook sets their files aside; continue must not adopt them)
+// and the agent the route is printed for.
+func routeFacts(p *project.Plan, st *state.State) workflow.RouteFacts {
+	f := p.RouteFacts(st)
+	f.Orphan = func(review domain.Phase, task domain.TaskID, n int) bool {
+		return hook.Orphaned(p.Store.Tail(p.ID), review, task, n)
+	}
+	f.Agent = agentFromEnv()
+	return f
+}
+
+// agentFromEnv is the agent running this command, which decides how
+// taskie names an action: /taskie:<action>, or $taskie-<action> in Codex.
+func agentFromEnv() workflow.Agent { return workflow.AgentFromEnv(os.Getenv) }
+
+// actionRef names a taskie action the way the agent running this command
+// invokes it.
+func actionRef(action string) string { return agentFromEnv().Ref(action) }
 
 func printRoute(s *Streams, v continueView) {
 	fmt.Fprint(s.Out, v.Text())

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/store"
+	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
 // NoteResult says what Note did.
@@ -63,7 +65,8 @@ func Note(p *project.Plan, id domain.TaskID, e Entry) (NoteResult, error) {
 	if err != nil {
 		return NoteResult{}, err
 	}
-	res.Warnings = sizeWarnings(res, id)
+	// The agent running the note (its environment tells) reads the advice.
+	res.Warnings = sizeWarnings(res, id, workflow.AgentFromEnv(os.Getenv))
 	return res, nil
 }
 
@@ -153,7 +156,7 @@ func progressEvent(planID string, task domain.TaskID, n int, e Entry) events.Eve
 
 // sizeWarnings is the advice after a note: a big file, one that could not
 // be shrunk, a task that takes too many sessions.
-func sizeWarnings(res NoteResult, task domain.TaskID) []string {
+func sizeWarnings(res NoteResult, task domain.TaskID, agent workflow.Agent) []string {
 	var out []string
 	if res.Archived != nil {
 		out = append(out, fmt.Sprintf("%s reached %d KB: sessions %d–%d moved to %s",
@@ -168,8 +171,8 @@ func sizeWarnings(res NoteResult, task domain.TaskID) []string {
 			res.Path, res.Size/1024, WarnSize/1024, ArchiveSize/1024))
 	}
 	if res.Session > SplitSessions {
-		out = append(out, fmt.Sprintf("task %s has taken %d sessions (more than %d): consider splitting it into smaller tasks (/taskie:add-task)",
-			task, res.Session, SplitSessions))
+		out = append(out, fmt.Sprintf("task %s has taken %d sessions (more than %d): consider splitting it into smaller tasks (%s)",
+			task, res.Session, SplitSessions, agent.Ref(workflow.AddTask)))
 	}
 	return out
 }

@@ -4,16 +4,18 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"strings"
+
+	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
 // Agent is the coding agent on the other side of a hook or a command:
 // messages name its way to run a taskie action.
-type Agent string
+type Agent = workflow.Agent
 
 // The agents taskie talks to.
 const (
-	Claude Agent = "claude" // Claude Code: slash commands, /taskie:<action>
-	Codex  Agent = "codex"  // Codex: skills, $taskie-<action>
+	Claude = workflow.ClaudeCode // Claude Code: slash commands, /taskie:<action>
+	Codex  = workflow.Codex      // Codex: skills, $taskie-<action>
 )
 
 // DetectAgent tells which agent wrote a hook input. Codex's inputs carry
@@ -46,24 +48,13 @@ func DetectAgent(data []byte) Agent {
 }
 
 // AgentFromEnv tells which agent runs a taskie command from its
-// environment: Codex sets CODEX_THREAD_ID in the shell of every command
-// its agent runs (Claude Code sets CLAUDECODE=1 in its Bash tool).
-func AgentFromEnv(getenv func(string) string) Agent {
-	if getenv("CODEX_THREAD_ID") != "" && getenv("CLAUDECODE") == "" {
-		return Codex
-	}
-	return Claude
-}
+// environment (workflow.AgentFromEnv).
+func AgentFromEnv(getenv func(string) string) Agent { return workflow.AgentFromEnv(getenv) }
 
 // ActionRef is how a user or an agent invokes a taskie action:
 // /taskie:continue-plan in Claude Code, $taskie-continue-plan in Codex
 // (a skill mention; Codex has no custom slash commands since 0.117.0).
-func ActionRef(a Agent, action string) string {
-	if a == Codex {
-		return "$taskie-" + action
-	}
-	return "/taskie:" + action
-}
+func ActionRef(a Agent, action string) string { return a.Ref(action) }
 
 // RunAction is the instruction to perform an action, to start a sentence
 // of a message to the agent: "Run /taskie:continue-plan" for Claude Code;

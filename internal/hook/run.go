@@ -110,7 +110,11 @@ func (h *stopper) facts(snap *store.Snapshot) workflow.StopFacts {
 		Models:          h.cfg.Models,
 		Autopilot:       h.cfg.Autopilot,
 		Budget:          h.budget,
-		Route:           func(s *state.State) workflow.Route { return workflow.Continue(snap.RouteFacts(s), h.cfg.Models) },
+	}
+	f.Route = func(s *state.State) workflow.Route {
+		rf := snap.RouteFacts(s)
+		rf.Orphan, rf.Agent = h.orphan, h.in.Agent
+		return workflow.Continue(rf, h.cfg.Models)
 	}
 	for _, v := range snap.Validate() {
 		if v.Severity == plan.SeverityError {
@@ -145,8 +149,16 @@ func (h *stopper) facts(snap *store.Snapshot) workflow.StopFacts {
 // orphan reports that the review file of an iteration was left by a
 // reviewer whose hook died: the log shows its start and no end.
 func (h *stopper) orphan(review domain.Phase, task domain.TaskID, it int) bool {
+	return Orphaned(h.p.Store.Tail(h.p.ID), review, task, it)
+}
+
+// Orphaned reports that the last review of an iteration the event log
+// shows was started and never finished nor failed: its hook was killed
+// (or still runs, which only the review lock tells). A file such a
+// reviewer wrote is no review. evs are the log's last events, oldest first.
+func Orphaned(evs []events.Event, review domain.Phase, task domain.TaskID, it int) bool {
 	started := false
-	for _, e := range h.p.Store.Tail(h.p.ID) {
+	for _, e := range evs {
 		if e.Meta == nil || e.Meta["review"] != string(review) || e.Task != task.String() || fmt.Sprint(e.Meta["iteration"]) != strconv.Itoa(it) {
 			continue
 		}

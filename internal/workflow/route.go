@@ -9,16 +9,53 @@ import (
 )
 
 // Route actions that are not phases. A Route's Action is a string because
-// it holds either a phase (or advance target) the agent runs as
-// /taskie:<phase>, one of these, or "add-task".
+// it holds either a phase (or advance target) the agent runs as an action
+// (/taskie:<phase>, $taskie-<phase> in Codex), one of these, or "add-task".
 const (
 	EndTurn = "end-turn" // a review is due: end the turn and the Stop hook runs it
-	AddTask = "add-task" // the agent adds a task (/taskie:add-task)
+	AddTask = "add-task" // the agent adds a task (the add-task action)
 	Nothing = "none"     // the plan is complete
 	Resume  = "resume"   // automation is paused
 	Human   = "human"    // the review cycle stopped for a human decision
 	Wait    = "wait"     // a review is running right now
+	Fix     = "fix"      // state.json holds an illegal value a human must fix
 )
+
+// Agent is the coding agent taskie talks to: it decides how a message
+// names a taskie action.
+type Agent string
+
+// The agents taskie talks to.
+const (
+	ClaudeCode Agent = "claude" // slash commands: /taskie:<action>
+	Codex      Agent = "codex"  // skills: $taskie-<action> (no custom slash commands since 0.117.0)
+)
+
+// Ref is how the agent runs a taskie action: /taskie:continue-plan in
+// Claude Code (and for an unknown agent), $taskie-continue-plan in Codex.
+func (a Agent) Ref(action string) string {
+	if a == Codex {
+		return "$taskie-" + action
+	}
+	return "/taskie:" + action
+}
+
+// AgentFromEnv tells which agent runs a taskie command from its
+// environment: Codex sets CODEX_THREAD_ID in the shell of every command its
+// agent runs. Claude Code sets CLAUDECODE=1 in its Bash tool, and taskie's
+// SessionStart hook exports TASKIE_SESSION_ID there, so either one (a
+// session id other than Codex's thread) means Claude Code, which also
+// covers a Claude Code started from a Codex shell.
+func AgentFromEnv(getenv func(string) string) Agent {
+	thread := getenv("CODEX_THREAD_ID")
+	if thread == "" || getenv("CLAUDECODE") != "" {
+		return ClaudeCode
+	}
+	if sid := getenv("TASKIE_SESSION_ID"); sid != "" && sid != thread {
+		return ClaudeCode
+	}
+	return Codex
+}
 
 // TaskFact is one row of tasks.md.
 type TaskFact struct {
@@ -39,6 +76,12 @@ type RouteFacts struct {
 	ReviewExists, PostExists func(review domain.Phase, task domain.TaskID, n int) bool
 	// Latest returns the highest review iteration on disk (0 = none).
 	Latest func(review domain.Phase, task domain.TaskID) int
+	// Orphan reports that iteration n's review was started by a hook whose
+	// end the event log never shows (the hook was killed): a file it left
+	// is no review. nil = never.
+	Orphan func(review domain.Phase, task domain.TaskID, n int) bool
+	// Agent is who reads the route: it names the actions its way.
+	Agent Agent
 }
 
 // Route is the answer of `taskie continue`.
@@ -55,6 +98,8 @@ type Route struct {
 	// filled in by callers that know the plan's paths.
 	ReviewFile string `json:"review_file,omitempty"`
 	PostFile   string `json:"post_review_file,omitempty"`
+	// Agent is who reads the route (RouteFacts.Agent).
+	Agent Agent `json:"-"`
 }
 
 // Text renders a route the way `taskie continue` prints it.
@@ -79,13 +124,19 @@ func (r Route) Text() string {
 		fmt.Fprintf(&b, "post-review file: %s\n", r.PostFile)
 	}
 	if a := domain.Phase(r.Action); len(r.Options) <= 1 && (IsPhase(a) || IsAdvanceTarget(a) || r.Action == AddTask) {
-		fmt.Fprintf(&b, "action: /taskie:%s\n", r.Action)
+		fmt.Fprintf(&b, "action: %s\n", r.Agent.Ref(r.Action))
 	}
 	return b.String()
 }
 
-// Decide routing for a plan (SPEC §8).
+// Continue decides where a plan resumes (SPEC §8).
 func Continue(f RouteFacts, models []domain.Model) Route {
+	r := route(f, models)
+	r.Agent = f.Agent
+	return r
+}
+
+func route(f RouteFacts, models []domain.Model) Route {
 	s := f.State
 	switch {
 	case s == nil:
@@ -100,7 +151,12 @@ func Continue(f RouteFacts, models []domain.Model) Route {
 		n.Phase, n.NextPhase = domain.Complete, nil
 		return Route{Action: Nothing, Repair: n, Why: "the all-code review passed: the plan is complete (recorded)"}
 	case s.Phase == domain.Complete && s.Next() == "":
-		return Route{Action: Nothing, Why: "the plan is complete; add a task with /taskie:add-task to go on"}
+		return Route{Action: Nothing, Why: "the plan is complete; add a task with " + f.Agent.Ref(AddTask) + " to go on"}
+	case IsReview(s.Next()) && s.MaxReviews == 0:
+		return Route{Action: EndTurn, Task: s.Task(),
+			Why: fmt.Sprintf("%s is due but max_reviews is 0 (reviews off): end your turn and the Stop hook skips it", s.Next())}
+	case (IsReview(s.Next()) || IsPostReview(s.Next())) && !IterationInRange(s):
+		return iterationOutOfRange(f, s)
 	case IsPostReview(s.Next()):
 		return postReviewDue(f, s)
 	case IsReview(s.Next()):
@@ -126,10 +182,39 @@ func postReviewDue(f RouteFacts, s *state.State) Route {
 		Why: fmt.Sprintf("%s iteration %d found problems or needs one more clean review; address it, write the post-review file, then run the command", review, n)}
 }
 
+// IterationInRange reports whether phase_iteration is within
+// 0…max_reviews; outside, the state is illegal and no iteration number may
+// be computed from it (it could be negative or overflow).
+func IterationInRange(s *state.State) bool {
+	it := s.Iteration()
+	return it >= 0 && it <= max(s.MaxReviews, 0)
+}
+
+// iterationOutOfRange asks for phase_iteration to be fixed, suggesting the
+// highest iteration of the cycle's review on disk.
+func iterationOutOfRange(f RouteFacts, s *state.State) Route {
+	review := s.Next()
+	if !IsReview(review) {
+		review = ReviewOf(review)
+	}
+	n := 0
+	if f.Latest != nil {
+		n = min(max(f.Latest(review, s.Task()), 0), max(s.MaxReviews, 0))
+	}
+	return Route{Action: Fix, Task: s.Task(), Command: fmt.Sprintf("taskie set phase_iteration %d", n),
+		Why: fmt.Sprintf("phase_iteration is %d, outside 0…%d (max_reviews): state.json is illegal and no review runs until it is fixed; set it to the %s iteration the plan is at (%d is the highest review file on disk), or rebuild the state with `taskie recover`",
+			s.Iteration(), s.MaxReviews, review, n)}
+}
+
 // reviewDue: next_phase is a review; either it is due or a crash left its
 // files ahead of state.json.
 func reviewDue(f RouteFacts, s *state.State, models []domain.Model) Route {
 	review, t, n := s.Next(), s.Task(), s.Iteration()+1
+	if f.ReviewExists(review, t, n) && f.Orphan != nil && f.Orphan(review, t, n) {
+		// Not a review: the hook that ran it was killed before judging it.
+		return Route{Action: EndTurn, Task: t,
+			Why: fmt.Sprintf("%s iteration %d on disk was left by a reviewer whose hook was killed, so it is no review and is not recorded; end your turn; the Stop hook sets it aside and reviews again", review, n)}
+	}
 	if f.ReviewExists(review, t, n) {
 		r := s.Clone()
 		r.PhaseIteration, r.ConsecutiveClean, r.ReviewModel = state.Int(n), 0, NextModel(models, s.ReviewModel)

@@ -3,6 +3,7 @@ package workflow
 import (
 	"encoding/json"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -377,6 +378,125 @@ func TestMarkJSON(t *testing.T) {
 		_ = json.Unmarshal([]byte(in), &got)
 		if got != want {
 			t.Errorf("Unmarshal(%s) = %+v, want %+v", in, got, want)
+		}
+	}
+}
+
+// A review file whose reviewer's hook was killed (REVIEW_STARTED with no
+// end in the log) is never adopted as a review: no repair, no post-review.
+func TestContinueOrphanReviewIsNotAdopted(t *testing.T) {
+	s := mkState(domain.NewPlan, domain.PlanReview, 0, 0, "opus", 0)
+	for _, tc := range []struct {
+		name   string
+		files  planFiles
+		orphan bool
+		want   Route
+		repair bool
+	}{
+		{name: "an orphan's file", files: files("plan.md", "plan-review-1.md"), orphan: true,
+			want: Route{Action: EndTurn, Why: "plan-review iteration 1 on disk was left by a reviewer whose hook was killed, so it is no review and is not recorded; end your turn; the Stop hook sets it aside and reviews again"}},
+		{name: "an orphan's file and a post-review written from it", files: files("plan.md", "plan-review-1.md", "plan-post-review-1.md"), orphan: true,
+			want: Route{Action: EndTurn, Why: "plan-review iteration 1 on disk was left by a reviewer whose hook was killed, so it is no review and is not recorded; end your turn; the Stop hook sets it aside and reviews again"}},
+		{name: "a finished reviewer's file, state not updated: adopted", files: files("plan.md", "plan-review-1.md"),
+			want: Route{Action: string(domain.PostPlanReview), Command: "taskie done post-plan-review",
+				Why: "plan-review iteration 1 was written but state.json was not updated (taskie continue records it; the verdict is lost); do the post-review"}, repair: true},
+		{name: "an orphan that wrote nothing: the review is due", files: files("plan.md"), orphan: true,
+			want: Route{Action: EndTurn, Why: "plan-review iteration 1 is due: end your turn and the Stop hook runs it"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := tc.files.facts(s, nil, nil)
+			f.Orphan = func(review domain.Phase, task domain.TaskID, n int) bool {
+				return tc.orphan && review == domain.PlanReview && task == 0 && n == 1
+			}
+			got := Continue(f, nil)
+			if diff := cmp.Diff(tc.want, got, routeOpts); diff != "" {
+				t.Errorf("Continue (-want +got):\n%s", diff)
+			}
+			if (got.Repair != nil) != tc.repair {
+				t.Errorf("repair = %+v, want one: %v", got.Repair, tc.repair)
+			}
+		})
+	}
+}
+
+// A phase_iteration outside 0…max_reviews is never used to compute an
+// iteration (no "iteration -4 is due", no overflow): continue asks for it
+// to be fixed, suggesting the highest review on disk.
+func TestContinueIterationOutOfRange(t *testing.T) {
+	const maxInt = int(^uint(0) >> 1)
+	at := func(phase, next domain.Phase, it, maxReviews int) *state.State {
+		return with(mkState(phase, next, 0, 0, "opus", 0), func(s *state.State) { s.PhaseIteration, s.MaxReviews = state.Int(it), maxReviews })
+	}
+	pf := files("plan.md", "plan-review-1.md", "plan-post-review-1.md", "plan-review-2.md")
+	for _, tc := range []struct {
+		name string
+		s    *state.State
+		want Route
+	}{
+		{"negative, review next", at(domain.PostPlanReview, domain.PlanReview, -5, 8), fixRoute(-5, 8, domain.PlanReview, 2)},
+		{"huge, review next", at(domain.PostPlanReview, domain.PlanReview, maxInt, 8), fixRoute(maxInt, 8, domain.PlanReview, 2)},
+		{"one over max_reviews", at(domain.PostPlanReview, domain.PlanReview, 9, 8), fixRoute(9, 8, domain.PlanReview, 2)},
+		{"negative, post-review next", at(domain.PlanReview, domain.PostPlanReview, -1, 8), fixRoute(-1, 8, domain.PlanReview, 2)},
+		{"the suggestion is capped at max_reviews", at(domain.PostPlanReview, domain.PlanReview, -5, 1), fixRoute(-5, 1, domain.PlanReview, 1)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := Continue(pf.facts(tc.s, nil, nil), nil)
+			if diff := cmp.Diff(tc.want, got, routeOpts); diff != "" {
+				t.Errorf("Continue (-want +got):\n%s", diff)
+			}
+			if got.Repair != nil {
+				t.Errorf("unexpected repair %+v", got.Repair)
+			}
+		})
+	}
+}
+
+func fixRoute(it, maxReviews int, review domain.Phase, n int) Route {
+	return Route{Action: Fix, Command: "taskie set phase_iteration " + strconv.Itoa(n),
+		Why: "phase_iteration is " + strconv.Itoa(it) + ", outside 0…" + strconv.Itoa(maxReviews) + " (max_reviews): state.json is illegal and no review runs until it is fixed; set it to the " +
+			string(review) + " iteration the plan is at (" + strconv.Itoa(n) + " is the highest review file on disk), or rebuild the state with `taskie recover`"}
+}
+
+// Codex runs taskie's actions as skills: a route printed for it names
+// $taskie-<action>, never /taskie:<action>.
+func TestRouteTextNamesTheAgentsActions(t *testing.T) {
+	post := mkState(domain.CodeReview, domain.PostCodeReview, 1, 1, "opus", 0)
+	done := mkState(domain.Complete, "", 3, 2, "opus", 2)
+	pf := files("plan.md", "tasks.md", "task-1.md", "task-1-review-1.md")
+	for _, tc := range []struct {
+		agent     Agent
+		s         *state.State
+		want, not string
+	}{
+		{ClaudeCode, post, "action: /taskie:post-code-review\n", "$taskie-"},
+		{"", post, "action: /taskie:post-code-review\n", "$taskie-"},
+		{Codex, post, "action: $taskie-post-code-review\n", "/taskie:"},
+		{ClaudeCode, done, "add a task with /taskie:add-task to go on", "$taskie-"},
+		{Codex, done, "add a task with $taskie-add-task to go on", "/taskie:"},
+	} {
+		f := pf.facts(tc.s, tasks("in-progress"), nil)
+		f.Agent = tc.agent
+		text := Continue(f, nil).Text()
+		if !strings.Contains(text, tc.want) || strings.Contains(text, tc.not) {
+			t.Errorf("agent %q, phase %s: text\n%s\nwant %q and no %q", tc.agent, tc.s.Phase, text, tc.want, tc.not)
+		}
+	}
+}
+
+func TestAgentFromEnv(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want Agent
+	}{
+		{nil, ClaudeCode},
+		{map[string]string{"CLAUDECODE": "1"}, ClaudeCode},
+		{map[string]string{"CODEX_THREAD_ID": "01a2"}, Codex},
+		{map[string]string{"CODEX_THREAD_ID": "01a2", "TASKIE_SESSION_ID": "01a2"}, Codex},
+		{map[string]string{"CODEX_THREAD_ID": "01a2", "CLAUDECODE": "1"}, ClaudeCode},
+		{map[string]string{"CODEX_THREAD_ID": "01a2", "TASKIE_SESSION_ID": "5c1e"}, ClaudeCode},
+	} {
+		if got := AgentFromEnv(func(k string) string { return tc.env[k] }); got != tc.want {
+			t.Errorf("AgentFromEnv(%v) = %s, want %s", tc.env, got, tc.want)
 		}
 	}
 }

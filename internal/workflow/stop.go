@@ -232,7 +232,7 @@ func Decide(f StopFacts) StopDecision {
 func recoverAhead(f StopFacts, s *state.State) (StopDecision, bool) {
 	review := s.Next()
 	n := s.Iteration() + 1
-	if !IsReview(review) || !Legal(s.Phase, review) || s.Iteration() < 0 || n > s.MaxReviews || f.ReviewAhead == nil || !f.ReviewAhead(review, n) {
+	if !IsReview(review) || !Legal(s.Phase, review) || !IterationInRange(s) || s.Iteration() >= s.MaxReviews || f.ReviewAhead == nil || !f.ReviewAhead(review, n) {
 		return StopDecision{}, false
 	}
 	if f.OrphanAhead != nil && f.OrphanAhead(review, n) {
@@ -269,6 +269,15 @@ func StaleCycle(s *state.State) bool {
 
 func decide(f StopFacts, s *state.State) StopDecision {
 	review := s.Next()
+	if (IsReview(review) || IsPostReview(review)) && s.MaxReviews != 0 && !IterationInRange(s) {
+		// Illegal: no file number (review or post-review) may come from it.
+		// (With reviews off no number is used: the review is skipped.)
+		r := review
+		if !IsReview(r) {
+			r = ReviewOf(r)
+		}
+		return StopDecision{Reason: RIterationRange, Review: r, Iteration: s.Iteration()}
+	}
 	if r := ReviewOf(review); r != "" && r == s.Phase {
 		// Re-sent only at the first stop of a turn: within a chain of
 		// blocks (or if the session memory cannot be kept) it must not loop.
@@ -298,9 +307,6 @@ func decide(f StopFacts, s *state.State) StopDecision {
 			ResetCycle(n, f.Models)
 		}
 		return StopDecision{Save: n, SaveReason: "max_reviews is 0: " + string(review) + " skipped", Reason: RReviewsOff, Review: review}
-	}
-	if it := s.Iteration(); it < 0 || it > s.MaxReviews {
-		return StopDecision{Reason: RIterationRange, Review: review, Iteration: it}
 	}
 	iter := s.Iteration() + 1
 	if iter > s.MaxReviews {

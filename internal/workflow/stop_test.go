@@ -564,6 +564,23 @@ func TestDecide(t *testing.T) {
 			want: StopDecision{Reason: RIterationRange, Review: domain.PlanReview, Iteration: 100},
 		},
 		{
+			name: "post-review owed with phase_iteration negative: no reminder naming a negative file",
+			f:    okFacts(iteration(mkState(domain.PlanReview, domain.PostPlanReview, 0, 0, "opus", 0), -5)),
+			want: StopDecision{Reason: RIterationRange, Review: domain.PlanReview, Iteration: -5},
+		},
+		{
+			name: "a review file ahead is never looked up past the largest int",
+			f: factsWith(iteration(postDone, math.MaxInt), func(f *StopFacts) {
+				f.ReviewAhead = func(_ domain.Phase, n int) bool {
+					if n <= 0 {
+						panic(fmt.Sprintf("review file %d looked up", n))
+					}
+					return true
+				}
+			}),
+			want: StopDecision{Reason: RIterationRange, Review: domain.CodeReview, Iteration: math.MaxInt},
+		},
+		{
 			name: "code-review without current_task",
 			f:    okFacts(mkState(domain.NextTask, domain.CodeReview, 0, 0, "opus", 0)),
 			want: StopDecision{Reason: RNoTask, Review: domain.CodeReview},
