@@ -127,14 +127,23 @@ func (cp *coordPlan) schedTasks(files bool) ([]parallel.Task, []parallel.Problem
 		}
 	}
 	taskFiles := map[domain.TaskID][]byte{}
+	var names []string
+	var ids []domain.TaskID
 	for _, t := range ts.Tasks {
 		if !files || filesCol != "" && strings.TrimSpace(t.Cells[filesCol]) != "" {
 			continue
 		}
-		if data, err := snap.ReadFile(plan.TaskFile(t.ID)); err == nil {
-			taskFiles[domain.TaskID(t.ID)] = data
+		if name := plan.TaskFile(t.ID); snap.Exists(name) {
+			names, ids = append(names, name), append(ids, domain.TaskID(t.ID))
 		}
 	}
+	k := 0 // ReadFiles calls back in order
+	snap.ReadFiles(names, func(_ string, data []byte, err error) {
+		if err == nil {
+			taskFiles[ids[k]] = data
+		}
+		k++
+	})
 	tasks, problems := parallel.FromTable(ts, taskFiles)
 	return tasks, problems, nil
 }

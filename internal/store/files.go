@@ -151,6 +151,20 @@ func (f *Files) read(id string) (*Snapshot, error) {
 	}
 	s := &Snapshot{Plan: id, Dir: dir, Root: f.Repo.Root}
 	s.reader = func(name string) ([]byte, error) { return f.root.ReadFile(Rel(id, name)) }
+	s.readAll = func(names []string, fn func(string, []byte, error)) {
+		d, err := f.root.OpenDir(Rel(id, ""))
+		if err != nil {
+			for _, n := range names {
+				fn(n, nil, err)
+			}
+			return
+		}
+		defer d.Close()
+		for _, n := range names {
+			data, err := d.ReadFile(n)
+			fn(n, data, err)
+		}
+	}
 	s.Entries = make([]Entry, 0, len(ents)) // sorted by name, as ReadDir lists them
 	s.files = make([]plan.FileName, 0, len(ents))
 	for _, e := range ents {
@@ -410,7 +424,7 @@ func (f *Files) apply(s *Snapshot, c Change) (*Snapshot, error) {
 				Set: full.Set, SHA: s.Version.State})
 		}
 		ev := events.Event{Event: c.kind(old, next), Task: c.Task.String(), Actor: c.Actor, Reason: c.Reason, Meta: c.Meta,
-			Set: delta.Set, Unset: delta.Unset, Tasks: statuses, Archive: arch}
+			Set: delta.Set, Unset: delta.Unset, Lifecycle: delta.Lifecycle, Tasks: statuses, Archive: arch}
 		if old != nil {
 			ev.From = string(old.Phase)
 		}
@@ -638,7 +652,7 @@ func (f *Files) repair(s *Snapshot) error {
 		if Replaces(last) {
 			base = nil
 		}
-		next, err := state.Apply(base, state.Delta{Set: last.Set, Unset: last.Unset})
+		next, err := state.Apply(base, state.Delta{Set: last.Set, Unset: last.Unset, Lifecycle: last.Lifecycle})
 		if err == nil && Hash(next.Encode()) == last.SHA {
 			return f.root.WriteFile(Rel(s.Plan, state.FileName), next.Encode(), true)
 		}

@@ -40,6 +40,8 @@ type Snapshot struct {
 
 	files  []plan.FileName // parsed names of the regular .md files
 	reader func(name string) ([]byte, error)
+	// readAll, when set, reads many files through one open directory.
+	readAll func(names []string, fn func(name string, data []byte, err error))
 	// last is the log's last commit event when it is among its last lines
 	// (lastIsLast: the very last), read with the snapshot.
 	last       *events.Event
@@ -70,6 +72,20 @@ func (s *Snapshot) ReadFile(name string) ([]byte, error) {
 		return nil, fs.ErrNotExist
 	}
 	return s.reader(name)
+}
+
+// ReadFiles reads files of the plan, calling fn for each, in order. Read
+// in bulk (groups reads every task file), they cost one directory open,
+// not a walk of the whole path each.
+func (s *Snapshot) ReadFiles(names []string, fn func(name string, data []byte, err error)) {
+	if s.readAll != nil {
+		s.readAll(names, fn)
+		return
+	}
+	for _, n := range names {
+		data, err := s.ReadFile(n)
+		fn(n, data, err)
+	}
 }
 
 // Files lists the parsed names of the plan's regular files.
