@@ -97,16 +97,11 @@ func streamEvents(s *Streams, p *project.Plan, f events.Filter, n int, w eventWr
 		return err
 	}
 	warn := func(msg string) { fmt.Fprintf(s.Err, "taskie: warning: %s\n", msg) }
-	var err error
-	if n > 0 {
-		err = scanPlanTail(p, f, n, emit, warn)
-	} else {
-		err = scanPlanEvents(p, f, emit, warn)
-	}
+	shared, err := scanLog(p, f, n, emit, warn) // the database's log when the store is one
 	if ferr := out.Flush(); err == nil {
 		err = ferr
 	}
-	if err == nil && !logExists(p) {
+	if err == nil && !shared && !logExists(p) {
 		fmt.Fprintf(s.Err, "plan %s has no %s yet\n", p.ID, events.FileName)
 	}
 	return err

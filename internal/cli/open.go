@@ -2,10 +2,12 @@ package cli
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/taskie-dev/taskie/internal/events"
@@ -179,4 +181,75 @@ func changeWith(p *project.Plan, reason string, create bool, fn func(*store.Snap
 		return nil, nil, usageErr(err, "")
 	}
 	return old, cur, nil
+}
+
+// Every plan store the command opens shares its plans' events through the
+// repository's coordination store, when that is a database: the events of
+// every commit are appended there too, after the log of the clone.
+func init() {
+	store.SetMirror(func(r *plan.Repo) store.Mirror {
+		return &store.SharedMirror{
+			Root:     r.Root,
+			Settings: func() store.CoordSettings { return coordSettings(r.TaskieDir()) },
+			Warn:     func(msg string) { fmt.Fprintf(os.Stderr, "taskie: warning: %s\n", msg) },
+		}
+	})
+}
+
+// sharedLog opens the database that holds the plan's events of every
+// clone; ok is false with the file store (the clone's events.jsonl is the
+// log). The caller closes c.
+func sharedLog(ctx context.Context, p *project.Plan) (c store.Coordination, log store.PlanLog, key store.PlanKey, ok bool, err error) {
+	settings := coordSettings(p.Repo.TaskieDir())
+	if u, _ := settings.URL(); u == "" {
+		return nil, nil, key, false, nil
+	}
+	c, proj, err := openCoordination(ctx, p)
+	if err != nil {
+		return nil, nil, key, false, err
+	}
+	log, isLog := c.(store.PlanLog)
+	if !isLog {
+		c.Close()
+		return nil, nil, key, false, nil
+	}
+	return c, log, store.PlanKey{Project: proj, Plan: p.ID}, true, nil
+}
+
+// scanLog streams the plan's events that pass f (the last n when n > 0)
+// to fn: from the database when the coordination store is one — every
+// clone's plan events and the claims, takeovers, releases and results
+// between them, in database order — else from the clone's events.jsonl.
+// shared says which.
+func scanLog(p *project.Plan, f events.Filter, n int, fn func(*events.Lean) error, warn func(string)) (shared bool, err error) {
+	ctx := context.Background()
+	c, log, key, ok, err := sharedLog(ctx, p)
+	if err != nil || !ok {
+		if err != nil {
+			return false, err
+		}
+		if n > 0 {
+			return false, scanPlanTail(p, f, n, fn, warn)
+		}
+		return false, scanPlanEvents(p, f, fn, warn)
+	}
+	defer c.Close()
+	q := store.LogQuery{Task: f.Task, Kinds: f.Kinds, Last: n, Coord: true}
+	var l events.Lean
+	return true, log.ScanLog(ctx, key, q, func(line []byte) error {
+		if err := events.ParseLean(line, &l); err != nil {
+			warn(fmt.Sprintf("%s: plan %s: skipped an unreadable event: %v", store.RedactURL(dbURL(p)), p.ID, err))
+			return nil
+		}
+		if f.Task != "" && l.Task != f.Task || f.Kinds != nil && !slices.Contains(f.Kinds, l.Event) {
+			return nil
+		}
+		return fn(&l)
+	})
+}
+
+// dbURL is the database URL in force for the plan's repository.
+func dbURL(p *project.Plan) string {
+	u, _ := coordSettings(p.Repo.TaskieDir()).URL()
+	return u
 }

@@ -99,7 +99,7 @@ func runQuery(o *queryOpts) error {
 	if q.Task != 0 {
 		filter.Task = q.Task.String()
 	}
-	err = scanPlanEvents(p, filter, func(l *events.Lean) error {
+	_, err = scanLog(p, filter, 0, func(l *events.Lean) error {
 		fold.Add(l)
 		return nil
 	}, func(msg string) { fmt.Fprintf(s.Err, "taskie: warning: %s\n", msg) })

@@ -364,6 +364,11 @@ type copyView struct {
 	Plan   string `json:"plan"`
 	Claims int    `json:"claims"`
 	Events int    `json:"events"`
+	// PlanEvents counts the plan's own events read from the source;
+	// PlanEventsAdded those the destination did not hold yet (import adds
+	// only those; export writes them all).
+	PlanEvents      int `json:"plan_events"`
+	PlanEventsAdded int `json:"plan_events_added"`
 }
 
 // runStoreCopy copies plans' coordination data into the database (in) or
@@ -389,6 +394,16 @@ func runStoreCopy(o *storeCopyOpts) error {
 		return err
 	}
 	defer files.Close()
+	log, ok := db.(store.PlanLog)
+	if !ok {
+		return fmt.Errorf("%s: this store does not keep plan events", store.RedactURL(t.url))
+	}
+	pf, err := store.Open(t.repo)
+	if err != nil {
+		return err
+	}
+	pf.Mirror = nil // export must not mirror anything back
+	defer pf.Close()
 	from, to := store.Coordination(files), db
 	if !in {
 		from, to = db, files
@@ -400,6 +415,11 @@ func runStoreCopy(o *storeCopyOpts) error {
 	out := []copyView{}
 	for _, id := range ids {
 		key := store.PlanKey{Project: project, Plan: id}
+		// The plan's own events first: merged by identity, never refused.
+		read, added, err := copyPlanEvents(ctx, in, pf, files, log, key)
+		if err != nil {
+			return err
+		}
 		d, err := store.CopyPlan(ctx, from, key, to, key, o.replace)
 		if errors.Is(err, store.ErrNotEmpty) {
 			return &exitError{code: ExitProblems, err: err, hint: "--replace overwrites it; `taskie store status` shows what is where"}
@@ -407,13 +427,18 @@ func runStoreCopy(o *storeCopyOpts) error {
 		if err != nil {
 			return dbErr(err)
 		}
-		if o.plan == "" && d.Empty() {
+		if o.plan == "" && d.Empty() && read == 0 {
 			continue
 		}
-		out = append(out, copyView{Plan: id, Claims: len(d.Claims), Events: len(d.Events)})
+		out = append(out, copyView{Plan: id, Claims: len(d.Claims), Events: len(d.Events), PlanEvents: read, PlanEventsAdded: added})
 		if !o.asJSON {
 			where := map[bool]string{true: "files → " + store.RedactURL(t.url), false: store.RedactURL(t.url) + " → files"}[in]
-			fmt.Fprintf(o.s.Err, "plan %s: %d claims, %d events copied (%s)\n", id, len(d.Claims), len(d.Events), where)
+			what := fmt.Sprintf("%d of %d plan events added", added, read)
+			if !in {
+				rel, _ := files.SharedLogRel(key)
+				what = fmt.Sprintf("%d plan events written to %s", read, rel)
+			}
+			fmt.Fprintf(o.s.Err, "plan %s: %d claims, %d events copied (%s); %s\n", id, len(d.Claims), len(d.Events), where, what)
 		}
 	}
 	if o.asJSON {
@@ -423,6 +448,63 @@ func runStoreCopy(o *storeCopyOpts) error {
 		fmt.Fprintf(o.s.Err, "no plan has coordination data to %s\n", verb)
 	}
 	return nil
+}
+
+// copyPlanEvents moves a plan's own events. Import adds to the database
+// the lines of the plan's events.jsonl, and of the shared log an earlier
+// export wrote, that it lacks (by store.EventKey: a re-run, or a line that
+// reached the database from another clone, adds nothing). Export writes
+// every clone's plan events, as the database holds them, to the shared log
+// file of the coordination directory: the plan's events.jsonl is this
+// clone's record of its state.json and never gets another clone's lines.
+// It returns how many events were read and how many the destination lacked.
+func copyPlanEvents(ctx context.Context, in bool, pf *store.Files, files *store.FileCoord, log store.PlanLog, key store.PlanKey) (read, added int, err error) {
+	if in {
+		lines, err := pf.PlanLines(key.Plan)
+		if err != nil {
+			return 0, 0, err
+		}
+		shared, err := files.SharedLines(key)
+		if err != nil {
+			return 0, 0, err
+		}
+		// The shared log first: it holds every clone's events in the
+		// database's order; this clone's newer lines follow.
+		lines = append(shared, lines...)
+		if len(lines) == 0 {
+			return 0, 0, nil
+		}
+		added, err := log.AppendPlanLines(ctx, key, lines)
+		if err != nil {
+			return 0, 0, dbErr(err)
+		}
+		return len(lines), added, nil
+	}
+	var lines [][]byte
+	err = log.ScanLog(ctx, key, store.LogQuery{}, func(line []byte) error {
+		lines = append(lines, line)
+		return nil
+	})
+	if err != nil {
+		return 0, 0, dbErr(err)
+	}
+	old, err := files.SharedLines(key)
+	if err != nil {
+		return 0, 0, err
+	}
+	if len(lines) == 0 && len(old) == 0 {
+		return 0, 0, nil
+	}
+	seen := map[string]bool{}
+	for _, l := range old {
+		seen[store.EventKey(l)] = true
+	}
+	for _, l := range lines {
+		if !seen[store.EventKey(l)] {
+			added++
+		}
+	}
+	return len(lines), added, files.WriteSharedLog(ctx, key, lines)
 }
 
 // copyPlans names the plans to copy: the one given, else every plan of

@@ -111,13 +111,20 @@ func subagentStop(e Env, format *string) Result {
 		return warnAllow(e, err.Error())
 	}
 	defer fs.Close()
-	ctx := context.Background()
+	// One deadline for the whole coordination path — connect, schema
+	// check, clock, every plan's claims — so that a server that accepts
+	// the connection and then goes silent never holds the agent up.
+	ctx, cancel := context.WithTimeout(context.Background(), CoordDeadline)
+	defer cancel()
 	coord, project, err := store.OpenCoordination(ctx, repo.Root, store.CoordSettings{Store: cfg.Store, Project: cfg.Project})
 	if err != nil {
 		return warnAllow(e, err.Error()+"; subagent stop allowed")
 	}
 	defer coord.Close()
-	held := heldClaims(ctx, fs, coord, project, names)
+	held, err := heldClaims(ctx, fs, coord, project, names)
+	if err != nil {
+		return warnAllow(e, err.Error()+"; subagent stop allowed")
+	}
 	if len(held) == 0 {
 		return Allow("")
 	}
@@ -170,15 +177,22 @@ func subagentNames(sub subagentInput) []string {
 	return names
 }
 
+// CoordDeadline bounds the subagent gate's whole use of the coordination
+// store: a stop is never held up longer, whatever the database does.
+var CoordDeadline = 3 * time.Second
+
 // heldClaims lists the live claims held under any of names, on plans that
-// are not paused.
-func heldClaims(ctx context.Context, fs *store.Files, coord store.Coordination, project string, names []string) []heldClaim {
+// are not paused. A store that runs out of time is an error: the caller
+// allows the stop with it; a plan whose claims cannot be read is skipped.
+func heldClaims(ctx context.Context, fs *store.Files, coord store.Coordination, project string, names []string) ([]heldClaim, error) {
 	ids, err := fs.Repo.Plans()
 	if err != nil {
-		return nil
+		return nil, nil
 	}
 	now, err := coord.Now(ctx)
-	if err != nil {
+	if err != nil && ctx.Err() != nil {
+		return nil, err
+	} else if err != nil {
 		now = time.Now()
 	}
 	var out []heldClaim
@@ -187,7 +201,9 @@ func heldClaims(ctx context.Context, fs *store.Files, coord store.Coordination, 
 			continue // paused: all automation stops, this gate included
 		}
 		claims, err := coord.Claims(ctx, store.PlanKey{Project: project, Plan: id})
-		if err != nil {
+		if err != nil && ctx.Err() != nil {
+			return nil, err // out of time: the other plans would fail too
+		} else if err != nil {
 			continue
 		}
 		for _, c := range claims {
@@ -196,7 +212,7 @@ func heldClaims(ctx context.Context, fs *store.Files, coord store.Coordination, 
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // gate decides one subagent stop.

@@ -46,8 +46,9 @@ var ErrNotEmpty = fmt.Errorf("the destination already holds coordination data fo
 // CopyPlan copies a plan's coordination data from one store to another,
 // claims and events as they are (times, agents, event fields), and returns
 // what it copied. A destination that already holds data for the plan is
-// refused with ErrNotEmpty unless replace is set; the source is left as
-// it is.
+// refused with ErrNotEmpty unless replace is set (a source with nothing to
+// copy copies nothing, whatever the destination holds); the source is
+// left as it is.
 func CopyPlan(ctx context.Context, from Coordination, fromKey PlanKey, to Coordination, toKey PlanKey, replace bool) (PlanData, error) {
 	dst, ok := to.(Replacer)
 	if !ok {
@@ -56,6 +57,9 @@ func CopyPlan(ctx context.Context, from Coordination, fromKey PlanKey, to Coordi
 	d, err := ReadPlan(ctx, from, fromKey)
 	if err != nil {
 		return d, err
+	}
+	if !replace && d.Empty() {
+		return d, nil // nothing to copy, nothing to overwrite
 	}
 	if !replace {
 		there, err := ReadPlan(ctx, to, toKey)

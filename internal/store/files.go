@@ -44,6 +44,9 @@ type Files struct {
 	root *fsafe.Root
 	// Now stamps events; tests replace it.
 	Now func() time.Time
+	// Mirror, when set, gets every event appended to a plan's log (under
+	// the plan lock), to share it beyond the clone (SetMirror).
+	Mirror Mirror
 
 	// peeked holds state.json bytes read by PeekState, so that the next
 	// Load of that plan does not read the file a second time.
@@ -86,14 +89,19 @@ func Open(r *plan.Repo) (*Files, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Files{Repo: r, root: root, Now: events.Now}, nil
+	return &Files{Repo: r, root: root, Now: events.Now, Mirror: mirrorFor(r)}, nil
 }
 
 // Root is the repository root through which every file is opened.
 func (f *Files) Root() *fsafe.Root { return f.root }
 
 // Close releases the store.
-func (f *Files) Close() error { return f.root.Close() }
+func (f *Files) Close() error {
+	if f.Mirror != nil {
+		f.Mirror.Close()
+	}
+	return f.root.Close()
+}
 
 // Rel returns a plan file's path relative to the repository root.
 func Rel(id, name string) string { return path.Join(".taskie", "plans", id, name) }
@@ -542,7 +550,13 @@ func (f *Files) appendEvents(id string, evs []events.Event) error {
 	if len(evs) == 0 {
 		return nil
 	}
-	return appendLog(f.root, Rel(id, events.FileName), evs, true)
+	if err := appendLog(f.root, Rel(id, events.FileName), evs, true); err != nil {
+		return err
+	}
+	if f.Mirror != nil {
+		f.Mirror.Events(id, evs)
+	}
+	return nil
 }
 
 // appendLog writes events at the end of the JSON-lines log rel in one

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"time"
 
@@ -51,7 +52,8 @@ func (s *Store) AppendEvents(ctx context.Context, p store.PlanKey, evs ...events
 // store.
 const scanPage = 1000
 
-// ScanEvents streams the plan's coordination events in log order. An
+// ScanEvents streams the plan's coordination events in log order (not the
+// plan events mirrored beside them: ScanLog reads those). An
 // event whose body no longer decodes is skipped, as the file store skips
 // a torn line.
 func (s *Store) ScanEvents(ctx context.Context, p store.PlanKey, fn func(events.Event)) error {
@@ -80,7 +82,7 @@ func (s *Store) eventPage(ctx context.Context, p store.PlanKey, after int64) (pa
 	err = s.do(ctx, "reading the events of plan "+p.Plan, func(ctx context.Context, conn *pgx.Conn) error {
 		page, last = page[:0], 0
 		rows, err := conn.Query(ctx, `SELECT id, ts, body::text FROM taskie_events
-WHERE project = $1 AND plan = $2 AND id > $3 ORDER BY id LIMIT $4`, p.Project, p.Plan, after, scanPage)
+WHERE project = $1 AND plan = $2 AND id > $3 AND stream = 'coord' ORDER BY id LIMIT $4`, p.Project, p.Plan, after, scanPage)
 		if err != nil {
 			return err
 		}
@@ -107,4 +109,122 @@ WHERE project = $1 AND plan = $2 AND id > $3 ORDER BY id LIMIT $4`, p.Project, p
 		return err
 	})
 	return page, last, err
+}
+
+var _ store.PlanLog = (*Store)(nil)
+
+// appendPlanSQL adds plan events in their order, one statement for any
+// number: a line already there (the same key) is skipped.
+const appendPlanSQL = `INSERT INTO taskie_events (project, plan, ts, kind, task, body, stream, key)
+SELECT $1, $2, t.ts, t.kind, t.task, t.body::json, 'plan', t.key
+FROM unnest($3::timestamptz[], $4::text[], $5::text[], $6::text[], $7::text[]) WITH ORDINALITY AS t(ts, kind, task, body, key, ord)
+ORDER BY t.ord
+ON CONFLICT (project, plan, key) DO NOTHING`
+
+// AppendPlanLines adds plan events, each a line of a clone's events.jsonl,
+// keyed by store.EventKey so that a line appended twice is stored once.
+// A line that is no event is refused whole: nothing is added.
+func (s *Store) AppendPlanLines(ctx context.Context, p store.PlanKey, lines [][]byte) (int, error) {
+	if err := checkKey(p); err != nil || len(lines) == 0 {
+		return 0, err
+	}
+	n := len(lines)
+	ts, kinds, tasks, bodies, keys := make([]time.Time, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	for i, line := range lines {
+		var l events.Lean
+		if err := events.ParseLean(line, &l); err != nil {
+			return 0, fmt.Errorf("plan %s: event %d is not an event line: %v", p.Plan, i+1, err)
+		}
+		t, err := time.Parse(time.RFC3339Nano, l.TS)
+		if err != nil {
+			t = time.Now() // kept as the line says; the column is for queries
+		}
+		ts[i], kinds[i], tasks[i], bodies[i], keys[i] = t, l.Event, l.Task, string(line), store.EventKey(line)
+	}
+	var added int64
+	err := s.do(ctx, "sharing the events of plan "+p.Plan, func(ctx context.Context, conn *pgx.Conn) error {
+		tag, err := conn.Exec(ctx, appendPlanSQL, p.Project, p.Plan, ts, kinds, tasks, bodies, keys)
+		if err != nil {
+			return err
+		}
+		if added = tag.RowsAffected(); added > 0 {
+			notify(ctx, conn, p)
+		}
+		return nil
+	})
+	return int(added), err
+}
+
+// ScanLog streams the plan's events in database order, each as the line
+// it was stored as: the plan events of every clone and, with q.Coord, the
+// coordination events. q.Last reads the last N from the end.
+func (s *Store) ScanLog(ctx context.Context, p store.PlanKey, q store.LogQuery, fn func(line []byte) error) error {
+	if err := checkKey(p); err != nil {
+		return err
+	}
+	kinds := q.Kinds
+	if kinds == nil {
+		kinds = []string{}
+	}
+	where := `project = $1 AND plan = $2 AND ($3 = '' OR task = $3) AND (cardinality($4::text[]) = 0 OR kind = ANY($4::text[]))
+AND (stream = 'plan' OR $5)`
+	if q.Last > 0 {
+		var lines [][]byte
+		err := s.do(ctx, "reading the events of plan "+p.Plan, func(ctx context.Context, conn *pgx.Conn) error {
+			lines = lines[:0]
+			rows, err := conn.Query(ctx, `SELECT body::text FROM (SELECT id, body FROM taskie_events WHERE `+where+`
+ORDER BY id DESC LIMIT $6) x ORDER BY id`, p.Project, p.Plan, q.Task, kinds, q.Coord, q.Last)
+			if err != nil {
+				return err
+			}
+			var body []byte
+			_, err = pgx.ForEachRow(rows, []any{&body}, func() error { lines = append(lines, slices.Clone(body)); return nil })
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		for _, l := range lines {
+			if err := fn(l); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var after int64
+	for {
+		var page [][]byte
+		var last int64
+		err := s.do(ctx, "reading the events of plan "+p.Plan, func(ctx context.Context, conn *pgx.Conn) error {
+			page, last = page[:0], 0
+			rows, err := conn.Query(ctx, `SELECT id, body::text FROM taskie_events WHERE `+where+`
+AND id > $6 ORDER BY id LIMIT $7`, p.Project, p.Plan, q.Task, kinds, q.Coord, after, scanPage)
+			if err != nil {
+				return err
+			}
+			var id int64
+			var body []byte
+			_, err = pgx.ForEachRow(rows, []any{&id, &body}, func() error {
+				last = id
+				page = append(page, slices.Clone(body))
+				return nil
+			})
+			if len(page) < scanPage {
+				last = 0
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		for _, l := range page {
+			if err := fn(l); err != nil {
+				return err
+			}
+		}
+		if last == 0 {
+			return nil
+		}
+		after = last
+	}
 }

@@ -11,9 +11,9 @@ import (
 
 var _ store.Replacer = (*Store)(nil)
 
-// ReplacePlan replaces the plan's claims and events with d in one
-// transaction (`taskie store import`): claims and events as they are,
-// events in their order.
+// ReplacePlan replaces the plan's claims and coordination events with d in
+// one transaction (`taskie store import`): claims and events as they are,
+// events in their order. The plan events mirrored from the clones stay.
 func (s *Store) ReplacePlan(ctx context.Context, p store.PlanKey, d store.PlanData) error {
 	if err := checkKey(p); err != nil {
 		return err
@@ -21,7 +21,7 @@ func (s *Store) ReplacePlan(ctx context.Context, p store.PlanKey, d store.PlanDa
 	return s.tx(ctx, "importing plan "+p.Plan, p, func(ctx context.Context, tx pgx.Tx) (bool, error) {
 		b := &pgx.Batch{}
 		b.Queue("DELETE FROM taskie_claims WHERE project = $1 AND plan = $2", p.Project, p.Plan)
-		b.Queue("DELETE FROM taskie_events WHERE project = $1 AND plan = $2", p.Project, p.Plan)
+		b.Queue("DELETE FROM taskie_events WHERE project = $1 AND plan = $2 AND stream = 'coord'", p.Project, p.Plan)
 		for _, c := range d.Claims {
 			b.Queue(`INSERT INTO taskie_claims (project, plan, task, agent, acquired, expires, heartbeat)
 VALUES ($1, $2, $3, $4, $5, $6, $7)`, p.Project, p.Plan, int32(c.Task), c.Agent, c.Acquired, c.Expires, c.Heartbeat)

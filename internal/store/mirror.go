@@ -1,0 +1,257 @@
+package store
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sync"
+	"time"
+
+	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/plan"
+)
+
+// PlanLog is a shared coordination store that also keeps the plans' own
+// events — the lines every clone appends to its events.jsonl — beside the
+// coordination events, so that every clone reads one history.
+type PlanLog interface {
+	// AppendPlanLines adds plan events, each a line as events.jsonl holds
+	// it, in order. A line the store already holds for the plan (the same
+	// EventKey) is skipped: appending twice adds once. It returns how many
+	// lines were added.
+	AppendPlanLines(ctx context.Context, p PlanKey, lines [][]byte) (int, error)
+	// ScanLog streams the plan's events in the store's order, each as its
+	// line: the plan events of every clone and, with q.Coord, the
+	// coordination events between them.
+	ScanLog(ctx context.Context, p PlanKey, q LogQuery, fn func(line []byte) error) error
+}
+
+// LogQuery narrows ScanLog.
+type LogQuery struct {
+	Task  string   // only this task's events ("" for all)
+	Kinds []string // only these kinds (nil for all)
+	Last  int      // only the last N that pass (0 for all)
+	Coord bool     // the coordination events too (claims, releases, results)
+}
+
+// EventKey identifies a plan event across clones and re-runs: the SHA-256
+// of its line as events.jsonl holds it (spaces around it trimmed). The
+// same line mirrored twice, or reaching another clone through git and
+// imported from there, is one event; two events that are the same line
+// byte for byte (same second, same fields) count as one.
+func EventKey(line []byte) string {
+	sum := sha256.Sum256(bytes.TrimSpace(line))
+	return hex.EncodeToString(sum[:])
+}
+
+// Mirror receives the events a file store has just appended to a plan's
+// log, under the plan lock, so that they are shared beyond the clone. It
+// never fails the change: the events are in the log already.
+type Mirror interface {
+	Events(plan string, evs []events.Event)
+	Close() error
+}
+
+var (
+	mirrorMu  sync.Mutex
+	newMirror func(r *plan.Repo) Mirror
+)
+
+// SetMirror makes every file store opened from now on share its plans'
+// events through the mirror fn returns for its repository (nil: none).
+// The command line sets it, so that this package imports no database.
+func SetMirror(fn func(r *plan.Repo) Mirror) {
+	mirrorMu.Lock()
+	defer mirrorMu.Unlock()
+	newMirror = fn
+}
+
+// mirrorFor is the mirror of a new file store of r; nil when none is set.
+func mirrorFor(r *plan.Repo) Mirror {
+	mirrorMu.Lock()
+	fn := newMirror
+	mirrorMu.Unlock()
+	if fn == nil || r == nil {
+		return nil
+	}
+	return fn(r)
+}
+
+// MirrorTimeout bounds one mirroring: connecting (itself at most 3 s for
+// PostgreSQL) and appending. The plan lock is held meanwhile.
+var MirrorTimeout = 5 * time.Second
+
+// SharedMirror mirrors a repository's plan events into the shared store
+// its settings name. It does nothing until a plan's events are appended —
+// a command that commits nothing never reads the settings or connects —
+// and nothing at all with the file store. When the store cannot be
+// reached, Warn is told once (the URL without password) and the process
+// stops trying: the local change is kept, and `taskie store import`
+// adds the missing events later.
+type SharedMirror struct {
+	Root     string               // the repository
+	Settings func() CoordSettings // read on first use
+	Warn     func(msg string)
+
+	mu      sync.Mutex
+	started bool
+	c       Coordination
+	log     PlanLog
+	project string
+	url     string // redacted
+	failed  bool
+}
+
+// Events appends evs to the shared store's log of plan.
+func (m *SharedMirror) Events(plan string, evs []events.Event) {
+	if len(evs) == 0 {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.failed {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), MirrorTimeout)
+	defer cancel()
+	if !m.started {
+		m.started = true
+		if err := m.open(ctx); err != nil {
+			m.fail(plan, err)
+			return
+		}
+	}
+	if m.log == nil {
+		return
+	}
+	lines := make([][]byte, 0, len(evs))
+	for _, e := range evs {
+		line, err := json.Marshal(e) // as appendLog wrote it
+		if err != nil {
+			continue
+		}
+		lines = append(lines, line)
+	}
+	if _, err := m.log.AppendPlanLines(ctx, PlanKey{Project: m.project, Plan: plan}, lines); err != nil {
+		m.fail(plan, err)
+	}
+}
+
+// open connects to the shared store, when the settings name one.
+func (m *SharedMirror) open(ctx context.Context) error {
+	s := CoordSettings{}
+	if m.Settings != nil {
+		s = m.Settings()
+	}
+	raw, _ := s.URL()
+	if raw == "" {
+		return nil // the file store: the log is the clone's alone
+	}
+	m.url = RedactURL(raw)
+	c, project, err := OpenCoordination(ctx, m.Root, s)
+	if err != nil {
+		return err
+	}
+	l, ok := c.(PlanLog)
+	if !ok {
+		c.Close()
+		return fmt.Errorf("%s: this store does not keep plan events", m.url)
+	}
+	m.c, m.log, m.project = c, l, project
+	return nil
+}
+
+func (m *SharedMirror) fail(plan string, err error) {
+	m.failed = true
+	if m.Warn != nil {
+		m.Warn(fmt.Sprintf("plan %s: the change is kept in this clone, but its events did not reach the shared store (%v); `taskie store import %s` adds them once the database is back", plan, err, plan))
+	}
+}
+
+// Close closes the connection, if one was opened.
+func (m *SharedMirror) Close() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.c == nil {
+		return nil
+	}
+	err := m.c.Close()
+	m.c, m.log = nil, nil
+	return err
+}
+
+// PlanLines reads the lines of a plan's events.jsonl that parse as JSON
+// objects (a torn line is left out, as every reader skips it), in order.
+func (f *Files) PlanLines(id string) ([][]byte, error) {
+	return readLines(f, Rel(id, events.FileName))
+}
+
+// readLines reads a JSON-lines file under the repository root: its lines
+// that are JSON, trimmed; none when the file is absent.
+func readLines(f *Files, rel string) ([][]byte, error) {
+	r, err := f.root.OpenRead(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	var out [][]byte
+	for sc.Scan() {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 || line[0] != '{' || !json.Valid(line) {
+			continue
+		}
+		out = append(out, bytes.Clone(line))
+	}
+	return out, sc.Err()
+}
+
+// SharedLogName is the file of the coordination directory in which `taskie
+// store export` writes a plan's events as the shared store holds them,
+// every clone's: the plan's own events.jsonl is the record of this
+// clone's state.json and never gets another clone's lines.
+const SharedLogName = "plan-events.jsonl"
+
+// SharedLogRel is where export writes the shared plan events of p, relative
+// to the repository root of c's files.
+func (c *FileCoord) SharedLogRel(p PlanKey) (string, error) { return c.rel(p, SharedLogName) }
+
+// WriteSharedLog replaces the plan's exported shared log with lines, under
+// the plan's coordination lock.
+func (c *FileCoord) WriteSharedLog(ctx context.Context, p PlanKey, lines [][]byte) error {
+	var buf bytes.Buffer
+	for _, l := range lines {
+		buf.Write(bytes.TrimSpace(l))
+		buf.WriteByte('\n')
+	}
+	return c.locked(ctx, p, func(time.Time) error {
+		rel, err := c.rel(p, SharedLogName)
+		if err != nil {
+			return err
+		}
+		if err := c.root.MkdirAll(path.Dir(rel), 0o755); err != nil {
+			return err
+		}
+		return c.root.WriteFile(rel, buf.Bytes(), c.Durable)
+	})
+}
+
+// SharedLines reads the plan's exported shared log (none when absent).
+func (c *FileCoord) SharedLines(p PlanKey) ([][]byte, error) {
+	rel, err := c.rel(p, SharedLogName)
+	if err != nil {
+		return nil, err
+	}
+	return readLines(&Files{root: c.root}, rel)
+}
