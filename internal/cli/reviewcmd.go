@@ -237,7 +237,7 @@ func (j *reviewJob) run(hold *os.File) (review.Result, error) {
 	}
 	req := review.Request{Kind: j.kind, PlanID: j.p.ID, Task: j.task, Iteration: j.n, Model: j.pick.Model,
 		Root: j.p.Repo.Root, PlanDir: j.p.Dir, ReviewFile: j.p.Path(j.name), Timeout: j.cfg.ReviewerTimeout.D(),
-		Tools: j.cfg.AllowedTools, Command: review.CommandFor(j.cfg.Reviewer, j.pick.Reviewer, j.cfg.ReviewerCommand), Effort: j.pick.Effort, HoldLock: hold}
+		Tools: j.cfg.AllowedTools, Command: j.pick.Program(j.cfg.Reviewer, j.cfg.ReviewerCommand), Effort: j.pick.Effort, HoldLock: hold}
 	if snap, err := j.p.Snapshot(); err == nil {
 		req.TaskFiles = snap.TaskFiles()
 	}

@@ -38,6 +38,8 @@ type stopper struct {
 	sess *Session
 	now  time.Time
 	why  string // for the log line
+	// logAttrs are more fields for the log line (the kept reviewer log).
+	logAttrs []any
 	// planFlag is " --plan <id>" in the commands taskie prints when the
 	// project has several plans (plan choice listed them already).
 	planFlag string
@@ -205,7 +207,7 @@ func (h *stopper) review(snap *store.Snapshot, d workflow.StopDecision, orphan b
 		Kind: d.Review, PlanID: h.p.ID, Task: d.Task, Iteration: d.Iteration, Model: d.Model,
 		Root: h.p.Repo.Root, PlanDir: h.p.Dir, ReviewFile: h.p.Path(name),
 		TaskFiles: snap.TaskFiles(), Timeout: ledger.ReviewTimeout(settings, h.cfg.ReviewerTimeout.D()), Tools: h.cfg.AllowedTools,
-		Command: review.CommandFor(h.cfg.Reviewer, pick.Reviewer, h.cfg.ReviewerCommand), Effort: pick.Effort, HoldLock: h.lock.File(), Findings: ledger.ForReviewer(before),
+		Command: pick.Program(h.cfg.Reviewer, h.cfg.ReviewerCommand), Effort: pick.Effort, HoldLock: h.lock.File(), Findings: ledger.ForReviewer(before),
 	}
 	if pick.Reviewer != h.cfg.Reviewer || pick.Model != d.Model {
 		req.Model = pick.Model
@@ -349,7 +351,10 @@ func (h *stopper) failed(d workflow.StopDecision, name string, ours bool, err er
 	h.event(events.Event{Task: d.Task.String(), Event: events.ReviewFailed, Actor: "hook",
 		Meta: map[string]any{"review": string(d.Review), "iteration": d.Iteration, "model": string(d.Model), "failure": kind,
 			"log": relPath(h.p.Repo.Root, logPath), "took_ms": took.Milliseconds()}})
-	h.why = fmt.Sprintf("%s %d failed: %s", d.Review, d.Iteration, kind)
+	// The reviewer's own reason and its kept output, for `taskie status`
+	// and `taskie continue` (claude -p never shows the allow's message).
+	h.why = fmt.Sprintf("%s %d failed (%s): %s", d.Review, d.Iteration, kind, firstLine(err.Error()))
+	h.logAttrs = append(h.logAttrs, "review_log", filepath.ToSlash(relPath(h.p.Repo.Root, logPath)))
 	if kind == review.FailTimeout && outOfBudget {
 		return warnAllow(h.e, fmt.Sprintf("the %s reviewer used up its review_budget (%s) and was stopped: %v. state.json is unchanged; the reviewer's output is in %s. No further review runs while the last one took its whole budget: raise \"review_budget\" in .taskie/config.json to review again.",
 			d.Review, h.cfg.ReviewBudget.D(), firstLine(err.Error()), relPath(h.p.Repo.Root, logPath)))

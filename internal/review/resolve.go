@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/taskie-dev/taskie/internal/config"
 	"github.com/taskie-dev/taskie/internal/domain"
 )
 
@@ -12,12 +13,17 @@ type Pick struct {
 	Reviewer string       // adapter name: "claude" or "codex"
 	Model    domain.Model // model for the reviewer; "" = the reviewer's default
 	Effort   string       // codex only: "high" or "medium" when no model is chosen; else ""
+	// Command is the program a `cmd:` rotation entry runs in place of the
+	// configured reviewer's CLI (it speaks that CLI's protocol); nil for a
+	// model entry.
+	Command []string
 }
 
 // Resolve picks the reviewer and model for the review at position index of
 // the model rotation (SPEC §6). An entry is `reviewer:model` (`claude:opus`,
 // `codex:gpt-5.5`), a bare reviewer name (`codex`: its default model) or a
-// bare model (`sonnet`) for the configured reviewer ("" = claude). A model
+// bare model (`sonnet`) for the configured reviewer ("" = claude), or a
+// command (`cmd:my-reviewer --strict`) run as the configured reviewer. A model
 // name may itself hold a colon (`gpt-oss:20b`): only a known reviewer name
 // before the first colon is taken as one.
 //
@@ -36,6 +42,9 @@ func Resolve(configured string, rotation []domain.Model, index int) Pick {
 		entry = strings.TrimSpace(string(rotation[index%len(rotation)]))
 	}
 	p := Pick{Reviewer: configured, Model: domain.Model(entry)}
+	if config.IsCommand(entry) {
+		return Pick{Reviewer: configured, Command: config.CommandArgv(entry)}
+	}
 	if name, model, ok := strings.Cut(entry, ":"); ok && isReviewer(name) {
 		p = Pick{Reviewer: strings.ToLower(name), Model: domain.Model(strings.TrimSpace(model))}
 	} else if isReviewer(entry) {
@@ -84,6 +93,16 @@ func CommandFor(configured, adapter string, command []string) []string {
 		return nil
 	}
 	return command
+}
+
+// Program is what runs this pick's review: its own `cmd:` command, else
+// the reviewer_command when it is configured for this adapter (CommandFor),
+// else nil for the adapter's default executable.
+func (p Pick) Program(configured string, command []string) []string {
+	if len(p.Command) > 0 {
+		return p.Command
+	}
+	return CommandFor(configured, p.Reviewer, command)
 }
 
 // Adapters lists the reviewer adapters a rotation uses, in rotation

@@ -42,6 +42,7 @@ func TestResolve(t *testing.T) {
 		{name: "model with a colon", configured: "codex", rotation: []domain.Model{"gpt-oss:20b"}, want: Pick{Reviewer: "codex", Model: "gpt-oss:20b"}},
 		{name: "reviewer and model with a colon", configured: "claude", rotation: []domain.Model{"codex:gpt-oss:20b"}, want: Pick{Reviewer: "codex", Model: "gpt-oss:20b"}},
 		{name: "spaces and case", configured: "claude", rotation: []domain.Model{"  Codex: gpt-5.5 "}, want: Pick{Reviewer: "codex", Model: "gpt-5.5"}},
+		{name: "command entry", configured: "codex", rotation: []domain.Model{"opus", " CMD:my-reviewer --strict "}, index: 1, want: Pick{Reviewer: "codex", Command: []string{"my-reviewer", "--strict"}}},
 		{name: "claude entry keeps a non-claude model", configured: "codex", rotation: []domain.Model{"claude:claude-sonnet-4-5"}, want: Pick{Reviewer: "claude", Model: "claude-sonnet-4-5"}},
 	}
 	for _, tc := range tests {
@@ -51,6 +52,25 @@ func TestResolve(t *testing.T) {
 				t.Errorf("Resolve(%q, %q, %d) mismatch (-want +got):\n%s", tc.configured, tc.rotation, tc.index, diff)
 			}
 		})
+	}
+}
+
+func TestPickProgram(t *testing.T) {
+	custom := []string{"my-claude", "--x"}
+	tests := []struct {
+		name       string
+		pick       Pick
+		configured string
+		want       []string
+	}{
+		{"cmd entry wins", Pick{Reviewer: "claude", Command: []string{"r"}}, "claude", []string{"r"}},
+		{"reviewer_command for its reviewer", Pick{Reviewer: "claude"}, "", custom},
+		{"reviewer_command not for another adapter", Pick{Reviewer: "codex"}, "claude", nil},
+	}
+	for _, tc := range tests {
+		if got := tc.pick.Program(tc.configured, custom); !cmp.Equal(got, tc.want) {
+			t.Errorf("%s: Program = %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }
 
