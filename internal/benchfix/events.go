@@ -25,8 +25,8 @@ var EventsStart = time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 // hook's commit, the lifecycle moves, the post-review's commit), now and
 // then three failures escalating to the CTO and a retry, and the passed
 // cycle approving, committing and completing the task. Commit events carry
-// their state.json change like the store writes them, the lifecycle
-// records of the plan's recent tasks included. The last tasks are left
+// their state.json change like the store writes them: the lifecycle
+// records the commit changed (the whole field at its first commit). The last tasks are left
 // in progress, some over their timeouts. tasks.md lists every task; it
 // returns the plan directory and the number of tasks.
 func EventsPlan(root string, n int) (string, int, error) {
@@ -74,32 +74,39 @@ type gen struct {
 	now     time.Time
 	task    int
 	records map[domain.TaskID]lifecycle.Task
-	sha     int
-	err     error
+	// dirty holds the tasks moved since the last commit event, whose
+	// records that commit logs; logged is whether a commit logged the
+	// lifecycle field yet (the first logs it whole).
+	dirty  map[domain.TaskID]bool
+	logged bool
+	sha    int
+	err    error
 }
 
 func newGen(f *os.File, n int) *gen {
 	return &gen{w: bufio.NewWriterSize(f, 1<<20), rng: rand.New(rand.NewPCG(16, 11)), n: n, now: EventsStart,
-		records: map[domain.TaskID]lifecycle.Task{}}
+		records: map[domain.TaskID]lifecycle.Task{}, dirty: map[domain.TaskID]bool{}}
 }
 
 // event is one line as the store writes it (field order of events.Event).
 type event struct {
-	TS     string            `json:"ts"`
-	Plan   string            `json:"plan"`
-	Task   string            `json:"task,omitempty"`
-	Event  string            `json:"event"`
-	From   string            `json:"from,omitempty"`
-	To     string            `json:"to,omitempty"`
-	Actor  string            `json:"actor,omitempty"`
-	Reason string            `json:"reason,omitempty"`
-	Meta   map[string]any    `json:"meta,omitempty"`
-	Set    map[string]any    `json:"set,omitempty"`
-	Tasks  map[string]string `json:"tasks,omitempty"`
-	SHA    string            `json:"sha,omitempty"`
-	Prev   string            `json:"prev,omitempty"`
-	TSHA   string            `json:"tsha,omitempty"`
-	TPrev  string            `json:"tprev,omitempty"`
+	TS     string         `json:"ts"`
+	Plan   string         `json:"plan"`
+	Task   string         `json:"task,omitempty"`
+	Event  string         `json:"event"`
+	From   string         `json:"from,omitempty"`
+	To     string         `json:"to,omitempty"`
+	Actor  string         `json:"actor,omitempty"`
+	Reason string         `json:"reason,omitempty"`
+	Meta   map[string]any `json:"meta,omitempty"`
+	Set    map[string]any `json:"set,omitempty"`
+	// Lifecycle is the lifecycle records the commit changed.
+	Lifecycle map[string]json.RawMessage `json:"lifecycle,omitempty"`
+	Tasks     map[string]string          `json:"tasks,omitempty"`
+	SHA       string                     `json:"sha,omitempty"`
+	Prev      string                     `json:"prev,omitempty"`
+	TSHA      string                     `json:"tsha,omitempty"`
+	TPrev     string                     `json:"tprev,omitempty"`
 }
 
 func (g *gen) emit(e event) {
@@ -202,6 +209,7 @@ func (g *gen) feed(id domain.TaskID, ev lifecycle.PhaseEvent) {
 
 func (g *gen) effects(effs []lifecycle.Effect) {
 	for _, e := range effs {
+		g.dirty[e.Task] = true
 		ev := event{TS: e.At.Format(time.RFC3339), Task: e.Task.String(), Event: string(e.Kind), From: string(e.From), To: string(e.To),
 			Actor: string(e.Actor), Reason: e.Reason}
 		if m := e.Meta.Map(); len(m) > 0 {
@@ -211,24 +219,28 @@ func (g *gen) effects(effs []lifecycle.Effect) {
 	}
 }
 
-// commit writes a commit event with its state.json change, the lifecycle
-// records of the plan's last few tasks included.
+// commit writes a commit event with its state.json change as the store
+// writes it: the lifecycle field whole the first time, then the records
+// of the tasks moved since the last commit.
 func (g *gen) commit(id domain.TaskID, phase, next string, it int, reason string) {
 	g.tick(5 * time.Minute)
-	recent := map[domain.TaskID]lifecycle.Task{}
-	for i := max(1, int(id)-5); i <= int(id); i++ {
-		if t, ok := g.records[domain.TaskID(i)]; ok {
-			recent[t.ID] = t
+	set := map[string]any{"phase": phase, "next_phase": next, "phase_iteration": it, "current_task": id.String()}
+	var changed map[string]json.RawMessage
+	switch {
+	case !g.logged && len(g.records) > 0:
+		set["lifecycle"] = json.RawMessage(lifecycle.Encode(g.records))
+		g.logged = true
+	case len(g.dirty) > 0:
+		changed = map[string]json.RawMessage{}
+		for id := range g.dirty {
+			changed[id.String()] = lifecycle.EncodeTask(g.records[id])
 		}
 	}
-	set := map[string]any{"phase": phase, "next_phase": next, "phase_iteration": it, "current_task": id.String()}
-	if lc := lifecycle.Encode(recent); lc != nil {
-		set["lifecycle"] = json.RawMessage(lc)
-	}
+	clear(g.dirty)
 	prev := fmt.Sprintf("%016x", g.sha)
 	g.sha++
 	e := event{Task: id.String(), Event: "PHASE_CHANGE", From: "post-code-review", To: phase, Actor: "hook", Reason: reason,
-		Set: set, SHA: fmt.Sprintf("%016x", g.sha), Prev: prev}
+		Set: set, Lifecycle: changed, SHA: fmt.Sprintf("%016x", g.sha), Prev: prev}
 	if next == "complete-task" {
 		e.Tasks = map[string]string{id.String(): "done"}
 		e.TSHA, e.TPrev = fmt.Sprintf("%016x", g.sha*7), fmt.Sprintf("%016x", g.sha*5)

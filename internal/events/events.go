@@ -61,17 +61,22 @@ type Event struct {
 	// A commit that changes state.json or tasks.md ends with one state
 	// event carrying the change itself, so that the log is the record:
 	// Set/Unset are the state.json fields after the change (state.Delta),
-	// Tasks the tasks.md statuses set, Archive the review files moved.
+	// Lifecycle the lifecycle records it changed (the field is logged
+	// whole in Set only when it appears; logs written before hold it whole
+	// in every commit, which replays the same), Tasks the tasks.md
+	// statuses set, Archive the review files moved.
 	// SHA and Prev fingerprint state.json after and before, TSHA and TPrev
 	// tasks.md, so that a commit cut short by a crash is found and redone.
-	Set     map[string]json.RawMessage `json:"set,omitempty"`
-	Unset   []string                   `json:"unset,omitempty"`
-	Tasks   map[string]string          `json:"tasks,omitempty"`
-	Archive *Archive                   `json:"archive,omitempty"`
-	SHA     string                     `json:"sha,omitempty"`
-	Prev    string                     `json:"prev,omitempty"`
-	TSHA    string                     `json:"tsha,omitempty"`
-	TPrev   string                     `json:"tprev,omitempty"`
+	Set   map[string]json.RawMessage `json:"set,omitempty"`
+	Unset []string                   `json:"unset,omitempty"`
+	// Lifecycle: task id → the task's record after the change, null when removed.
+	Lifecycle map[string]json.RawMessage `json:"lifecycle,omitempty"`
+	Tasks     map[string]string          `json:"tasks,omitempty"`
+	Archive   *Archive                   `json:"archive,omitempty"`
+	SHA       string                     `json:"sha,omitempty"`
+	Prev      string                     `json:"prev,omitempty"`
+	TSHA      string                     `json:"tsha,omitempty"`
+	TPrev     string                     `json:"tprev,omitempty"`
 }
 
 // Archive says which review files a commit moved out of the plan

@@ -146,14 +146,16 @@ func (r *Replayer) Apply(e events.Event) {
 // commit applies a commit event's change with state.Apply, the function
 // that computed the state.json the commit wrote.
 func (r *Replayer) commit(e events.Event) bool {
-	if len(e.Set) == 0 && len(e.Unset) == 0 {
+	if len(e.Set) == 0 && len(e.Unset) == 0 && len(e.Lifecycle) == 0 {
 		return len(e.Tasks) > 0 || e.Archive != nil
 	}
 	base := r.st
 	if store.Replaces(&e) {
 		base = nil
 	}
-	n, err := state.Apply(base, state.Delta{Set: e.Set, Unset: e.Unset})
+	// Lifecycle holds the records the commit changed; a log written
+	// before holds the whole field in Set, which replaces it: both replay.
+	n, err := state.Apply(base, state.Delta{Set: e.Set, Unset: e.Unset, Lifecycle: e.Lifecycle})
 	if err != nil {
 		r.note(e, "%v: ignored", err)
 		return false

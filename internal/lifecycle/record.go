@@ -62,6 +62,13 @@ func Encode(tasks map[domain.TaskID]Task) []byte {
 	return b.Bytes()
 }
 
+// EncodeTask writes one record as Encode writes it inside the object.
+func EncodeTask(t Task) []byte {
+	var b bytes.Buffer
+	encodeTask(&b, t)
+	return b.Bytes()
+}
+
 func encodeTask(b *bytes.Buffer, t Task) {
 	b.WriteString(`{"state":`)
 	quote(b, string(t.State))

@@ -3,7 +3,9 @@ package state
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"sort"
+	"strconv"
 
 	"github.com/taskie-dev/taskie/internal/domain"
 )
@@ -84,13 +86,18 @@ func taskText(t *domain.TaskID) *string {
 
 // Delta is a change of state.json as the event log records it: the fields
 // that take a new value and the optional or unknown fields that go away.
+// A lifecycle field present before and after is logged as the records
+// that changed (Lifecycle: task id → record, null for one removed), not
+// whole: it holds a record per task, and a commit that moves one task
+// would otherwise log them all (a log growing with tasks × moves).
 type Delta struct {
-	Set   map[string]json.RawMessage `json:"set,omitempty"`
-	Unset []string                   `json:"unset,omitempty"`
+	Set       map[string]json.RawMessage `json:"set,omitempty"`
+	Unset     []string                   `json:"unset,omitempty"`
+	Lifecycle map[string]json.RawMessage `json:"lifecycle,omitempty"`
 }
 
 // Empty reports whether the delta changes nothing.
-func (d Delta) Empty() bool { return len(d.Set) == 0 && len(d.Unset) == 0 }
+func (d Delta) Empty() bool { return len(d.Set) == 0 && len(d.Unset) == 0 && len(d.Lifecycle) == 0 }
 
 // DiffOf returns the delta that turns old into cur; a nil old is a plan
 // without state.json, so every field of cur is set.
@@ -106,6 +113,12 @@ func DiffOf(old, cur *State) Delta {
 	for _, f := range cur.Fields() {
 		seen[f.Key] = true
 		if v, ok := before[f.Key]; !ok || v != string(f.Value) {
+			if f.Key == "lifecycle" && ok {
+				if patch, ok := lifecyclePatch([]byte(v), f.Value); ok {
+					d.Lifecycle = patch
+					continue
+				}
+			}
 			if d.Set == nil {
 				d.Set = map[string]json.RawMessage{}
 			}
@@ -150,7 +163,97 @@ func Apply(s *State, d Delta) (*State, error) {
 			return nil, &FieldError{Path: "event", Field: k, Msg: err.Error()}
 		}
 	}
+	if len(d.Lifecycle) > 0 {
+		merged, err := mergeLifecycle(n.Lifecycle, d.Lifecycle)
+		if err != nil {
+			return nil, &FieldError{Path: "event", Field: "lifecycle", Msg: err.Error()}
+		}
+		n.Lifecycle = merged
+	}
 	return n, nil
+}
+
+// lifecyclePatch returns the records of cur that differ from old's (null
+// for a task old has and cur has not), both compact lifecycle objects;
+// false when that cannot rebuild cur byte for byte (a field that is no
+// object, records out of order), and the whole field is logged instead.
+func lifecyclePatch(old, cur []byte) (map[string]json.RawMessage, bool) {
+	var a, b map[string]json.RawMessage
+	if json.Unmarshal(old, &a) != nil || json.Unmarshal(cur, &b) != nil || a == nil || b == nil {
+		return nil, false
+	}
+	patch := map[string]json.RawMessage{}
+	for k, v := range b {
+		if w, ok := a[k]; !ok || !bytes.Equal(w, v) {
+			patch[k] = v
+		}
+	}
+	for k := range a {
+		if _, ok := b[k]; !ok {
+			patch[k] = json.RawMessage("null")
+		}
+	}
+	if len(patch) == 0 {
+		return nil, false
+	}
+	if got, err := mergeLifecycle(old, patch); err != nil || !bytes.Equal(got, cur) {
+		return nil, false
+	}
+	return patch, true
+}
+
+// mergeLifecycle applies a lifecycle patch to a lifecycle object (nil: no
+// records yet): records set, null ones removed, written compact in task
+// id order — the order the lifecycle package writes.
+func mergeLifecycle(old LifecycleJSON, patch map[string]json.RawMessage) (LifecycleJSON, error) {
+	recs := map[string]json.RawMessage{}
+	if t := bytes.TrimSpace(old); len(t) > 0 && string(t) != "null" {
+		if err := json.Unmarshal(t, &recs); err != nil {
+			return nil, fmt.Errorf("the lifecycle records do not read: %v", err)
+		}
+	}
+	for k, v := range patch {
+		if t := bytes.TrimSpace(v); string(t) == "null" {
+			delete(recs, k)
+			continue
+		} else if len(t) == 0 || t[0] != '{' {
+			return nil, fmt.Errorf("record %q: expected an object or null, got %s", k, kind(t))
+		}
+		recs[k] = v
+	}
+	keys := make([]string, 0, len(recs))
+	for k := range recs {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return idLess(keys[i], keys[j]) })
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		q, _ := json.Marshal(k)
+		b.Write(q)
+		b.WriteByte(':')
+		if err := json.Compact(&b, recs[k]); err != nil {
+			return nil, fmt.Errorf("record %q: %v", k, err)
+		}
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// idLess orders task ids numerically, anything else after them by name.
+func idLess(x, y string) bool {
+	a, errA := strconv.Atoi(x)
+	b, errB := strconv.Atoi(y)
+	switch {
+	case errA == nil && errB == nil:
+		return a < b
+	case errA == nil || errB == nil:
+		return errA == nil
+	}
+	return x < y
 }
 
 func (s *State) unset(k string) {
