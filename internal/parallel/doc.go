@@ -31,7 +31,14 @@
 //     parked by a person and are never ready; done and cancelled never.
 //   - Groups plans every task that is not done or cancelled, postponed and
 //     blocked ones included (their reasons say so): it is the shape of the
-//     remaining work, while Ready says what may start now.
+//     remaining work, while Ready says what may start now. GroupsAside
+//     leaves out what the caller sets aside — failed tasks with every task
+//     that waits on them, and finished ones (result complete), whose
+//     dependents are planned as if they were done — so that neither holds
+//     a wave slot or a file.
+//   - Own claims: "claim --next" gives an agent back the first, in the
+//     same order as Ready, of the pending or in-progress tasks it holds
+//     live (OwnLive).
 //   - Leases: a claim is live while now is before Expires; at Expires it
 //     has expired. Arrows in cycle messages read "depends on".
 package parallel
