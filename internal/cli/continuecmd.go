@@ -152,6 +152,6 @@ func actionRef(action string) string { return agentFromEnv().Ref(action) }
 func printRoute(s *Streams, v continueView) {
 	fmt.Fprint(s.Out, v.Text())
 	if h := v.LastHook; h != nil {
-		fmt.Fprintf(s.Out, "last hook decision: %s at %s: %s (see .taskie/logs/%s.log)\n", h.Decision, h.Time.Local().Format("15:04:05"), h.Why, v.Plan)
+		fmt.Fprintf(s.Out, "last hook decision: %s at %s: %s (%s)\n", h.Decision, h.Time.Local().Format("15:04:05"), h.Why, h.see(v.Plan))
 	}
 }

@@ -30,6 +30,17 @@ type hookDecisionView struct {
 	Time     time.Time `json:"time"`
 	Decision string    `json:"decision"`
 	Why      string    `json:"why"`
+	// ReviewLog is the kept output of a reviewer that failed.
+	ReviewLog string `json:"review_log,omitempty"`
+}
+
+// see is where to read more about a hook decision: the failed reviewer's
+// kept output, else the plan's hook log.
+func (h *hookDecisionView) see(planID string) string {
+	if h.ReviewLog != "" {
+		return "reviewer output in " + h.ReviewLog
+	}
+	return "see .taskie/logs/" + planID + ".log"
 }
 
 // runningReview returns the review running on the plan, nil when none.
@@ -61,7 +72,7 @@ func runningReview(p *project.Plan, now time.Time) *runningView {
 
 // problemWords mark a hook decision worth showing: a failed review, a cap,
 // a refusal, an error.
-var problemWords = []string{"failed", "error", "max-reviews-reached", "block-cap", "config-untrusted",
+var problemWords = []string{"failed", "error", "plan choice", "max-reviews-reached", "block-cap", "config-untrusted",
 	"iteration-out-of-range", "no-progress", "review-running", "mid-turn", "several-pending", "illegal", "state-unreadable",
 	"no-current-task", "task-file-missing", "no-task-files", "state moved"}
 
@@ -73,17 +84,13 @@ func lastHookProblem(p *project.Plan) *hookDecisionView {
 		return nil
 	}
 	lines := bytes.Split(bytes.TrimRight(tail, "\n"), []byte{'\n'})
-	var rec struct {
-		Time     time.Time `json:"time"`
-		Decision string    `json:"decision"`
-		Why      string    `json:"why"`
-	}
+	var rec hookDecisionView
 	if json.Unmarshal(lines[len(lines)-1], &rec) != nil || rec.Decision == "" {
 		return nil
 	}
 	for _, w := range problemWords {
 		if strings.Contains(rec.Why, w) {
-			return &hookDecisionView{Time: rec.Time, Decision: rec.Decision, Why: rec.Why}
+			return &rec
 		}
 	}
 	return nil

@@ -27,10 +27,15 @@ func openLog(root *fsafe.Root, id string) *planLog {
 }
 
 func (pl *planLog) decision(in Input, decision, why string, attrs ...any) {
+	pl.event("stop", in, decision, why, attrs...)
+}
+
+// event is one decision of a hook (stop, session-start).
+func (pl *planLog) event(hook string, in Input, decision, why string, attrs ...any) {
 	if pl.l == nil {
 		return
 	}
-	pl.l.Info("stop", append([]any{"session", in.SessionID, "active", in.StopHookActive, "decision", decision, "why", why}, attrs...)...)
+	pl.l.Info(hook, append([]any{"session", in.SessionID, "active", in.StopHookActive, "decision", decision, "why", why}, attrs...)...)
 }
 
 func (pl *planLog) info(msg string, attrs ...any) {

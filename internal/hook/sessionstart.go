@@ -22,8 +22,8 @@ func SessionStart(e Env) int {
 	if e.Getenv("TASKIE_HOOK_SKIP") != "" {
 		return 0
 	}
-	in, err := ReadInput(e.Stdin, e.InputDeadline)
-	if err != nil || in.Cwd == "" {
+	in, err := readInput(e, "session-start")
+	if err != nil {
 		return 0
 	}
 	exportSession(e, in.SessionID) // also before any plan exists: `plan new` claims it
@@ -39,6 +39,9 @@ func SessionStart(e Env) int {
 	cfg, _ := config.Load(repo.TaskieDir())
 	sel := SelectPlan(fs, in, e.Now(), cfg.ReviewerTimeout.D())
 	id := sel.Plan
+	if sel.Message != "" {
+		logChoice(fs.Root(), "session-start", in, sel)
+	}
 	if id == "" {
 		if sel.Message != "" {
 			writeContext(e, sel.Message)

@@ -2,6 +2,7 @@ package hook
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/taskie-dev/taskie/internal/config"
+	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/store"
@@ -63,16 +65,9 @@ func stop(e Env, format *string) Result {
 	if e.Getenv("TASKIE_HOOK_SKIP") != "" {
 		return Allow("")
 	}
-	in, err := ReadInput(e.Stdin, e.InputDeadline)
+	in, err := readInput(e, "stop")
 	if err != nil {
-		logInputError(err)
 		return warnAllow(e, err.Error()+"; stop allowed")
-	}
-	if in.Cwd == "" {
-		return warnAllow(e, "hook input has no \"cwd\"; stop allowed")
-	}
-	if st, err := os.Stat(in.Cwd); err != nil || !st.IsDir() {
-		return warnAllow(e, fmt.Sprintf("hook input cwd %q is not a directory; stop allowed", in.Cwd))
 	}
 	repo, err := plan.Find(in.Cwd)
 	if err != nil {
@@ -90,12 +85,10 @@ func stop(e Env, format *string) Result {
 	now := e.Now()
 	sel := SelectPlan(fs, in, now, cfg.ReviewerTimeout.D())
 	id := sel.Plan
+	if sel.Message != "" {
+		logChoice(fs.Root(), "stop", in, sel)
+	}
 	if id == "" {
-		if sel.Message != "" {
-			lg := openLog(fs.Root(), "hook")
-			lg.decision(in, "allow", "plan choice: "+string(sel.Reason))
-			lg.close()
-		}
 		return Allow(sel.Message)
 	}
 	p, err := project.With(fs, id)
@@ -142,7 +135,7 @@ func stop(e Env, format *string) Result {
 			}
 		}
 	}
-	lg.decision(in, decisionName(res), s.why)
+	lg.decision(in, decisionName(res), s.why, s.logAttrs...)
 	return res
 }
 
@@ -170,10 +163,41 @@ func relPath(root, path string) string {
 	return path
 }
 
+// readInput reads the hook input and checks its cwd; every problem is
+// also written to the log (SPEC §5: input errors go to the log).
+func readInput(e Env, hook string) (Input, error) {
+	in, err := ReadInput(e.Stdin, e.InputDeadline)
+	switch {
+	case err != nil:
+	case in.Cwd == "":
+		err = errors.New("hook input has no \"cwd\"")
+	default:
+		if st, serr := os.Stat(in.Cwd); serr != nil || !st.IsDir() {
+			err = fmt.Errorf("hook input cwd %q is not a directory", in.Cwd)
+		}
+	}
+	if err != nil {
+		logInputError(hook, in, err)
+	}
+	return in, err
+}
+
+// logChoice writes the "never silent" line of a plan choice that leaves
+// plans waiting (SPEC §5.2) to hook.log and to the log of each plan left
+// waiting, where `taskie status` and `taskie continue` show it.
+func logChoice(root *fsafe.Root, hook string, in Input, sel Selection) {
+	why := "plan choice: " + string(sel.Reason) + ": " + strings.TrimPrefix(sel.Message, "taskie: ")
+	for _, id := range append([]string{"hook"}, sel.Candidates...) {
+		lg := openLog(root, id)
+		lg.event(hook, in, "allow", why)
+		lg.close()
+	}
+}
+
 // logInputError writes a hook input problem to the log of the project the
 // hook runs in (agents run hooks in the project directory): without a
 // readable input there is no cwd to go by.
-func logInputError(err error) {
+func logInputError(hook string, in Input, err error) {
 	wd, werr := os.Getwd()
 	if werr != nil {
 		return
@@ -189,5 +213,5 @@ func logInputError(err error) {
 	defer fs.Close()
 	lg := openLog(fs.Root(), "hook")
 	defer lg.close()
-	lg.info("input", "decision", "allow", "why", "bad hook input: "+err.Error())
+	lg.info("input", "hook", hook, "session", in.SessionID, "decision", "allow", "why", "bad hook input: "+err.Error())
 }
