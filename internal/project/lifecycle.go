@@ -34,7 +34,10 @@ func (p *Plan) follow(s *store.Snapshot, c store.Change) store.Change {
 		return c
 	}
 	cues := lifecycle.Follow(s.State, c.State, reviewOf(c.Events))
-	if len(cues) == 0 && !awaitsCommit(c.State) {
+	// A `taskie task` command's own commit does what it says and no more:
+	// a task moved into committing by hand stays there until the next check.
+	settle := awaitsCommit(c.State) && (c.Kind != events.LifecycleCommit || c.Reason == commitSeenReason)
+	if len(cues) == 0 && !settle {
 		return c
 	}
 	tasks, err := lifecycle.Decode(c.State.Lifecycle)
@@ -54,8 +57,10 @@ func (p *Plan) follow(s *store.Snapshot, c store.Change) store.Change {
 			lifecycle.StampHead(tasks, effs, g.sha)
 		}
 	}
-	more, _ := lifecycle.Feed(tasks, p.commitsSeen(tasks, c.State, g), actor, now)
-	effs = append(effs, more...)
+	if settle || lifecycle.EntersCommitting(effs) {
+		more, _ := lifecycle.Feed(tasks, p.commitsSeen(tasks, c.State, g), actor, now)
+		effs = append(effs, more...)
+	}
 	if len(effs) == 0 {
 		return c
 	}
@@ -93,9 +98,12 @@ func (p *Plan) SettleCommits(actor string) error {
 		if snap.State == nil {
 			return store.Change{}, nil
 		}
-		return store.Change{Actor: actor, Reason: "commit seen", Kind: events.LifecycleCommit, State: snap.State.Clone()}, nil
+		return store.Change{Actor: actor, Reason: commitSeenReason, Kind: events.LifecycleCommit, State: snap.State.Clone()}, nil
 	})
 }
+
+// commitSeenReason is the reason of SettleCommits' commit.
+const commitSeenReason = "commit seen"
 
 // reviewOf finds the review a change records: its REVIEW_FINISHED event,
 // unless the hook logged the verdict as not recorded.
