@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -435,8 +437,7 @@ func runStoreCopy(o *storeCopyOpts) error {
 			where := map[bool]string{true: "files → " + store.RedactURL(t.url), false: store.RedactURL(t.url) + " → files"}[in]
 			what := fmt.Sprintf("%d of %d plan events added", added, read)
 			if !in {
-				rel, _ := files.SharedLogRel(key)
-				what = fmt.Sprintf("%d plan events written to %s", read, rel)
+				what = fmt.Sprintf("%d plan events written to %s", read, underRoot(t.repo.Root, files.SharedLogPath(key)))
 			}
 			fmt.Fprintf(o.s.Err, "plan %s: %d claims, %d events copied (%s); %s\n", id, len(d.Claims), len(d.Events), where, what)
 		}
@@ -557,4 +558,12 @@ func watchWake(ctx context.Context, p *project.Plan) <-chan struct{} {
 		return nil
 	}
 	return ch
+}
+
+// underRoot shows path relative to root when it is inside it.
+func underRoot(root, path string) string {
+	if rel, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return path
 }

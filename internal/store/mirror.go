@@ -223,9 +223,8 @@ func readLines(f *Files, rel string) ([][]byte, error) {
 // clone's state.json and never gets another clone's lines.
 const SharedLogName = "plan-events.jsonl"
 
-// SharedLogRel is where export writes the shared plan events of p, relative
-// to the repository root of c's files.
-func (c *FileCoord) SharedLogRel(p PlanKey) (string, error) { return c.rel(p, SharedLogName) }
+// SharedLogPath is the file export writes the shared plan events of p to.
+func (c *FileCoord) SharedLogPath(p PlanKey) string { return path.Join(c.Dir(p), SharedLogName) }
 
 // WriteSharedLog replaces the plan's exported shared log with lines, under
 // the plan's coordination lock.
