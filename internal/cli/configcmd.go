@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskie-dev/taskie/internal/config"
+	"github.com/taskie-dev/taskie/internal/store"
 )
 
 // configOpts are the options of `taskie config`.
@@ -78,6 +80,9 @@ func runConfig(o *configOpts) error {
 		}
 		out[k] = configEntry{v, cfg.Source[k]}
 	}
+	if e, ok := out["store"]; ok {
+		out["store"] = storeEntry(e, cfg.Store)
+	}
 	if o.asJSON {
 		if o.key != "" {
 			return writeJSON(o.s.Out, out[o.key])
@@ -102,4 +107,22 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+// storeEntry is the store setting as shown: TASKIE_DATABASE_URL when set
+// (it wins over every file), and never a password.
+func storeEntry(e configEntry, setting string) configEntry {
+	u, source := store.CoordSettings{Store: setting}.URL()
+	if u == "" {
+		return e
+	}
+	if source == store.DatabaseURLEnv {
+		e.Source = store.DatabaseURLEnv
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // a URL's & stays &
+	_ = enc.Encode(store.RedactURL(u))
+	e.Value = bytes.TrimSpace(b.Bytes())
+	return e
 }
