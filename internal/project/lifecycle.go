@@ -127,11 +127,13 @@ func reviewOf(evs []events.Event) *lifecycle.Review {
 }
 
 // commitsSeen cues commit-seen for the tasks in committing whose commit
-// exists: the plan's current task when state.json's last_commit moved
-// past base_sha (a worktree's task); any task when the repository is no
-// git repository (or git is not installed); otherwise a task whose HEAD
-// moved on since it entered committing (lifecycle.CommitDue). git is asked
-// only here, when a task awaits its commit; g is HEAD when known already.
+// exists: any task when the repository is no git repository (or git is
+// not installed); otherwise a task whose HEAD moved on since it entered
+// committing (lifecycle.CommitDue). state.json's last_commit plays no
+// part: taskie never writes it (a task's worktree keeps its own in the
+// worktree record), and the HEAD each task remembers says more. git is
+// asked only here, when a task awaits its commit; g is HEAD when known
+// already.
 func (p *Plan) commitsSeen(tasks map[domain.TaskID]lifecycle.Task, cur *state.State, g *gitHead) []lifecycle.Cue {
 	ids := lifecycle.AwaitingCommit(tasks)
 	if len(ids) == 0 {
@@ -140,10 +142,9 @@ func (p *Plan) commitsSeen(tasks map[domain.TaskID]lifecycle.Task, cur *state.St
 	if g == nil {
 		g = p.head()
 	}
-	moved := cur.LastCommit != "" && cur.LastCommit != cur.BaseSHA
 	var cues []lifecycle.Cue
 	for _, id := range ids {
-		if !g.isGit || (moved && id == cur.Task()) || lifecycle.CommitDue(tasks[id], g.sha, g.at, g.descends) {
+		if !g.isGit || lifecycle.CommitDue(tasks[id], g.sha, g.at, g.descends) {
 			cues = append(cues, lifecycle.Cue{Task: id, Event: lifecycle.CommitSeen})
 		}
 	}

@@ -123,8 +123,10 @@ func TestCommitFollowsReview(t *testing.T) {
 	}
 }
 
-// TestFollowSeesLastCommit: in a git repository, a worktree's task whose
-// last_commit moved past base_sha completes when its cycle passes.
+// TestFollowSeesLastCommit: outside git a task in committing completes
+// when its cycle passes, whatever state.json's last_commit and base_sha
+// say: taskie does not use them to see a commit (each task remembers
+// HEAD).
 func TestFollowSeesLastCommit(t *testing.T) {
 	p := lifecyclePlan(t, `{"phase":"post-code-review","current_task":"2","next_phase":"code-review","consecutive_clean":1,"base_sha":"aaa","last_commit":"bbb"}`)
 	tasks := map[domain.TaskID]lifecycle.Task{}
