@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -224,7 +225,7 @@ func TestSelectPlan(t *testing.T) {
 		".taskie/plans/c/state.json": `{"phase":"new-plan","next_phase":"plan-review"}`,
 		".taskie/plans/d/plan.md":    "# d\n",
 		".taskie/plans/d/state.json": `{"phase":"complete"}`,
-		"t.jsonl":                    `{"command":"taskie plan new c --auto"}` + "\n" + `{"file":".taskie/plans/b/plan.md"}` + "\n",
+		"t.jsonl":                    bash("taskie plan new c --auto") + "\n" + write(".taskie/plans/b/plan.md") + "\n",
 	})
 	fs := openStore(t, root)
 	now := time.Now()
@@ -264,7 +265,7 @@ func TestSelectPlan(t *testing.T) {
 		t.Errorf("the plan another session is mid-turn on is offered: %q", sel.Message)
 	}
 	check("the owner itself still drives it", Input{SessionID: "A"}, now, "a")
-	writeFiles(t, root, map[string]string{"resume.jsonl": `{"command":"taskie continue --plan a"}` + "\n"})
+	writeFiles(t, root, map[string]string{"resume.jsonl": bash("taskie continue --plan a") + "\n"})
 	if sel := check("a session that names a plan takes it over", Input{SessionID: "E", TranscriptPath: filepath.Join(root, "resume.jsonl")}, now, "a"); !sel.Takeover || sel.PreviousOwner != "A" {
 		t.Errorf("naming plan a: want a takeover from A, got %+v", sel)
 	}
@@ -283,6 +284,65 @@ func TestSelectPlan(t *testing.T) {
 	check("nothing pending: the most recent plan, for validation", Input{SessionID: "C"}, now, "d")
 }
 
+// bash and write are a Claude Code transcript's lines for the agent's tool
+// calls.
+func bash(command string) string {
+	return `{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","name":"Bash","input":{"command":` + strconv.Quote(command) + `}}]}}`
+}
+
+func write(path string) string {
+	return `{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","name":"Write","input":{"file_path":` + strconv.Quote(path) + `}}]}}`
+}
+
+// taskie's own words in a transcript — a tool result of `taskie status`, a
+// block fed back as a user message, a systemMessage, SessionStart's context
+// — never name a plan for the session: only the agent's own lines do.
+func TestSelectPlanCountsOnlyTheAgentsWords(t *testing.T) {
+	root := t.TempDir()
+	refusal := `taskie: plan \"a\" awaits a review but session A is mid-turn on it (blocked 1m ago); to drive it from this session, run ` + "`taskie status --plan a`" + ` (naming the plan takes it over) and stop again.`
+	writeFiles(t, root, map[string]string{
+		".taskie/plans/a/plan.md":    "# a\n",
+		".taskie/plans/a/state.json": `{"phase":"new-plan","next_phase":"plan-review","session_id":"A"}`,
+		// Claude Code 2.1.197's lines for what taskie says.
+		"claude.jsonl": strings.Join([]string{
+			`{"type":"system","subtype":"stop_hook_summary","content":"` + refusal + `","level":"info"}`,
+			`{"type":"attachment","attachment":{"type":"hook_additional_context","content":["` + refusal + `"],"hookEvent":"SessionStart"}}`,
+			`{"type":"user","message":{"role":"user","content":"Stop hook feedback:\n[taskie hook stop]: review .taskie/plans/a/plan-review-1.md"}}`,
+			`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"hook:    last stop allow: ` + refusal + `"}]}}`,
+		}, "\n") + "\n",
+		// A Codex rollout's lines for the same.
+		"rollout-2026-11-26T06-28-21-01a2.jsonl": strings.Join([]string{
+			`{"type":"response_item","payload":{"type":"message","role":"developer","content":[{"type":"input_text","text":"` + refusal + `"}]}}`,
+			`{"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"` + refusal + `"}}`,
+			`{"type":"event_msg","payload":{"type":"user_message","message":"` + refusal + `"}}`,
+		}, "\n") + "\n",
+		"agent.jsonl":       `{"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":"` + refusal + `"}]}}` + "\n" + bash("taskie status --plan a") + "\n",
+		"codex-agent.jsonl": `{"type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"taskie status --plan a\"]}"}}` + "\n",
+	})
+	fs := openStore(t, root)
+	now := time.Now()
+	lastDecision(t, fs, "A", "a", "block", now.Add(-time.Minute))
+	for _, tc := range []struct {
+		transcript, last string
+		want             string
+	}{
+		{transcript: "claude.jsonl"},
+		{transcript: "rollout-2026-11-26T06-28-21-01a2.jsonl"},
+		{transcript: "agent.jsonl", want: "a"},
+		{transcript: "codex-agent.jsonl", want: "a"},
+		{last: "I ran taskie status --plan a to take it over.", want: "a"},
+	} {
+		in := Input{SessionID: "B", LastAssistantMessage: tc.last}
+		if tc.transcript != "" {
+			in.TranscriptPath = filepath.Join(root, tc.transcript)
+		}
+		sel := SelectPlan(fs, in, now, time.Hour)
+		if sel.Plan != tc.want {
+			t.Errorf("%s%s: chose %q (%s), want %q", tc.transcript, tc.last, sel.Plan, sel.Reason, tc.want)
+		}
+	}
+}
+
 func TestSelectPlanMentionsAreWholeIDs(t *testing.T) {
 	root := t.TempDir()
 	writeFiles(t, root, map[string]string{
@@ -290,8 +350,8 @@ func TestSelectPlanMentionsAreWholeIDs(t *testing.T) {
 		".taskie/plans/auth/state.json":    `{"phase":"new-plan","next_phase":"plan-review"}`,
 		".taskie/plans/auth-v2/plan.md":    "# b\n",
 		".taskie/plans/auth-v2/state.json": `{"phase":"new-plan","next_phase":"plan-review"}`,
-		"t.jsonl":                          `{"command":"taskie status --plan auth-v2"}` + "\n",
-		"u.jsonl":                          `{"file":".taskie/plans/auth/plan.md"} {"command":"taskie status --plan auth-v2x"}` + "\n",
+		"t.jsonl":                          bash("taskie status --plan auth-v2") + "\n",
+		"u.jsonl":                          write(".taskie/plans/auth/plan.md") + "\n" + bash("taskie status --plan auth-v2x") + "\n",
 	})
 	fs := openStore(t, root)
 	if got := SelectPlan(fs, Input{SessionID: "s", TranscriptPath: filepath.Join(root, "t.jsonl")}, time.Now(), 0); got.Plan != "auth-v2" {

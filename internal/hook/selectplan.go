@@ -17,7 +17,7 @@ type Selection struct {
 
 // SelectPlan gathers the facts of plan choice — every plan's state.json
 // (read once, reused by the chosen plan's snapshot), the owners' last hook
-// decisions, the plans the session's recent words name (the transcript's
+// decisions, the plans the agent's own recent words name (the transcript's
 // tail scanned once) — and lets planchoice.Choose decide (SPEC §5.2).
 func SelectPlan(fs *store.Files, in Input, now time.Time, window time.Duration) Selection {
 	ids, err := fs.Repo.Plans()
@@ -45,14 +45,11 @@ func SelectPlan(fs *store.Files, in Input, now time.Time, window time.Duration) 
 		}
 		cin.Plans = append(cin.Plans, c)
 	}
-	var words []byte
+	var tail []byte
 	if in.TranscriptPath != "" {
-		words, _ = planchoice.ReadTail(in.TranscriptPath, planchoice.DefaultTailSize)
+		tail, _ = planchoice.ReadTail(in.TranscriptPath, planchoice.DefaultTailSize)
 	}
-	if in.LastAssistantMessage != "" {
-		words = append(append(words, '\n'), in.LastAssistantMessage...)
-	}
-	cin.Mentioned = planchoice.Mentions(words, func(id string) bool { return known[id] })
+	cin.Mentioned = planchoice.AgentMentions(tail, []byte(in.LastAssistantMessage), func(id string) bool { return known[id] })
 	c := planchoice.Choose(cin)
 	return Selection{Choice: c, Message: planchoice.Message(c), Plans: len(ids)}
 }

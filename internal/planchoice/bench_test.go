@@ -68,8 +68,7 @@ func BenchmarkChooseTranscript(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		tail = append(tail, "\nDone with the plan."...) // last_assistant_message
-		c = Choose(Input{SessionID: "new-session", Plans: plans, Mentioned: Mentions(tail, isKnown), Now: now})
+		c = Choose(Input{SessionID: "new-session", Plans: plans, Mentioned: AgentMentions(tail, []byte("Done with the plan."), isKnown), Now: now})
 	}
 	if c.Reason != Mentioned {
 		b.Fatalf("chose %+v, want a mentioned plan", c)

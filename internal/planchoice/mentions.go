@@ -3,43 +3,123 @@ package planchoice
 import (
 	"bytes"
 	"cmp"
+	"encoding/json"
+	"errors"
 	"slices"
 )
 
-// Mentions returns the known plan ids that tail names, in order of their
+// Mentions returns the known plan ids that text names, in order of their
 // last occurrence: the last element is the most recent. A plan is named by
 // `plans/<id>/`, `--plan <id>`, `--plan=<id>` or `plan new <id>` (boolean
 // flags such as --auto may come between `new` and the id). An id is taken
 // whole: "--plan auth-v2" names auth-v2, never auth.
 //
-// tail is scanned once, whatever the number of plans; known is called once
-// per distinct id found. To count the agent's last words, which the
-// transcript may not hold yet, the caller appends the hook input's
-// last_assistant_message to the transcript tail, after a newline.
-func Mentions(tail []byte, known func(id string) bool) []string {
-	last := map[string]int{} // id → end of its last mention; -1: unknown id
+// text is scanned once, whatever the number of plans; known is called once
+// per distinct id found. Every word of text counts: for a transcript, use
+// AgentMentions.
+func Mentions(text []byte, known func(id string) bool) []string {
+	last := map[string]int{}
+	scan(text, 0, known, last, nil)
+	return byPosition(last)
+}
+
+// AgentMentions returns the known plan ids the agent's own recent words
+// name, as Mentions orders them: its messages and tool calls in the
+// transcript's tail, then lastMessage (the hook input's
+// last_assistant_message, which the transcript may not hold yet).
+//
+// Only the agent's lines of the transcript count (Claude Code's
+// "assistant" lines; a Codex rollout's assistant messages and tool calls):
+// taskie's own words — a block, a systemMessage, SessionStart's context,
+// the output of a `taskie status` the agent ran — reach the transcript as
+// other lines, and naming a plan there (e.g. "run `taskie status --plan
+// p`") must not make the session take the plan over.
+func AgentMentions(transcript, lastMessage []byte, known func(id string) bool) []string {
+	last := map[string]int{}
+	lines := &agentLines{b: transcript, start: -1, end: -1}
+	scan(transcript, 0, known, last, lines.accept)
+	scan(lastMessage, len(transcript)+1, known, last, nil)
+	return byPosition(last)
+}
+
+// scan records in last (id → end of its last mention, -1: unknown id) the
+// mentions in b that accept takes (nil: all), at positions offset by base.
+func scan(b []byte, base int, known func(id string) bool, last map[string]int, accept func(at int) bool) {
 	for p := 0; ; {
-		i := bytes.Index(tail[p:], plan)
+		i := bytes.Index(b[p:], plan)
 		if i < 0 {
-			break
+			return
 		}
 		at := p + i
-		id, end := mentionAt(tail, at)
+		id, end := mentionAt(b, at)
 		p = at + len(plan)
-		if id == nil {
+		if id == nil || (accept != nil && !accept(at)) {
 			continue
 		}
 		if pos, seen := last[string(id)]; !seen {
 			s := string(id)
 			last[s] = -1
 			if known(s) {
-				last[s] = end
+				last[s] = base + end
 			}
 		} else if pos >= 0 {
-			last[string(id)] = end
+			last[string(id)] = base + end
 		}
 	}
-	return byPosition(last)
+}
+
+// agentLines tells whether a position of a transcript is on a line the
+// agent wrote; the line last looked at is remembered, so each line is
+// decoded at most once and only when it holds a mention.
+type agentLines struct {
+	b          []byte
+	start, end int
+	ok         bool
+}
+
+func (l *agentLines) accept(at int) bool {
+	if at < l.start || at >= l.end {
+		l.start = bytes.LastIndexByte(l.b[:at], '\n') + 1
+		l.end = len(l.b)
+		if i := bytes.IndexByte(l.b[at:], '\n'); i >= 0 {
+			l.end = at + i
+		}
+		l.ok = agentLine(l.b[l.start:l.end])
+	}
+	return l.ok
+}
+
+// agentLine reports whether a transcript line (a JSON object) is the
+// agent's own: a Claude Code "assistant" line (its text and tool calls),
+// or in a Codex rollout an assistant message, a tool call or the agent's
+// message event. Anything else — user prompts, tool results, hook
+// feedback, system lines, a line cut by the tail — is not.
+func agentLine(line []byte) bool {
+	var l struct {
+		Type    string `json:"type"`
+		Payload struct {
+			Type string `json:"type"`
+			Role string `json:"role"`
+		} `json:"payload"`
+	}
+	var typeErr *json.UnmarshalTypeError
+	if err := json.Unmarshal(line, &l); err != nil && !errors.As(err, &typeErr) {
+		return false
+	}
+	switch l.Type {
+	case "assistant":
+		return true
+	case "response_item":
+		switch l.Payload.Type {
+		case "message":
+			return l.Payload.Role == "assistant"
+		case "function_call", "custom_tool_call", "local_shell_call":
+			return true
+		}
+	case "event_msg":
+		return l.Payload.Type == "agent_message"
+	}
+	return false
 }
 
 var (
