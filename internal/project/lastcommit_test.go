@@ -1,0 +1,39 @@
+package project
+
+import (
+	"testing"
+
+	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
+	"github.com/taskie-dev/taskie/internal/state"
+)
+
+// TestLastCommitDoesNotComplete: a state.json whose last_commit differs
+// from base_sha (written by hand, or by an older tool) does not complete
+// the current task in committing: only a commit after the HEAD the task
+// remembered does.
+func TestLastCommitDoesNotComplete(t *testing.T) {
+	p := lifecyclePlan(t, `{"max_reviews":0,"phase":"next-task","current_task":"1","next_phase":"code-review","base_sha":"aaa","last_commit":"bbb"}`)
+	commit := gitInit(t, p)
+	p.Reload()
+	if _, _, err := p.Change("hook", "cycle passed", false, func(s *state.State) (*state.State, error) {
+		n := s.Clone()
+		n.Phase, n.NextPhase = domain.CodeReview, state.Opt(domain.CompleteTask)
+		return n, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.SettleCommits("hook"); err != nil {
+		t.Fatal(err)
+	}
+	if got := records(t, p)[1]; got.State != lifecycle.Committing {
+		t.Fatalf("no commit since the task entered committing, yet it is %s", got.State)
+	}
+	commit("task 1")
+	if err := p.SettleCommits("hook"); err != nil {
+		t.Fatal(err)
+	}
+	if got := records(t, p)[1]; got.State != lifecycle.Completed {
+		t.Fatalf("after its commit the task is %s", got.State)
+	}
+}
