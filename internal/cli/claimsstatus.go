@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 	"unicode"
@@ -114,7 +115,7 @@ func (cp *coordPlan) schedTasks(files bool) ([]parallel.Task, []parallel.Problem
 		return nil, nil, err
 	}
 	if ts == nil {
-		return nil, nil, usageErr(fmt.Errorf("plan %s has no tasks.md yet", cp.p.ID), "write the task table first (`/taskie:create-tasks`)")
+		return nil, nil, usageErr(fmt.Errorf("plan %s has no tasks.md yet", cp.p.ID), "write the task table first (`"+actionRef("create-tasks")+"`)")
 	}
 	snap, err := cp.p.Snapshot()
 	if err != nil {
@@ -264,28 +265,91 @@ type claimStatusView struct {
 }
 
 // planClaims lists a plan's claims for `taskie status`; a coordination
-// store that cannot be read shows none (status still works).
+// store that cannot be read shows none (status still works), and
+// claimsWarning says why.
 func planClaims(p *project.Plan) []claimStatusView {
+	out, _ := claimSourceOf(p).claims()
+	return out
+}
+
+// claimsWarning is the one-line warning of the last failed read of the
+// plan's claims, "" when it succeeded.
+func claimsWarning(p *project.Plan) string {
+	src := claimSourceOf(p)
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	if src.err == nil {
+		return ""
+	}
+	return fmt.Sprintf("claims not shown: %v", src.err)
+}
+
+// claimSource reads a plan's claims on one connection, opened on first use
+// and kept for the process: `taskie status --watch` redraws every second
+// on the same session. A failed read closes it; the next read reconnects.
+type claimSource struct {
+	p   *project.Plan
+	mu  sync.Mutex
+	c   store.Coordination
+	key store.PlanKey
+	err error // of the last read
+}
+
+var (
+	claimSourcesMu sync.Mutex
+	claimSources   = map[string]*claimSource{}
+)
+
+// claimSourceOf returns the claim source of p's repository and plan.
+func claimSourceOf(p *project.Plan) *claimSource {
+	k := p.Repo.Root + "\x00" + p.ID
+	claimSourcesMu.Lock()
+	defer claimSourcesMu.Unlock()
+	src := claimSources[k]
+	if src == nil {
+		src = &claimSource{p: p}
+		claimSources[k] = src
+	}
+	return src
+}
+
+// claims reads the plan's claims with their leases on the coordination
+// clock; an error names the database without its password.
+func (src *claimSource) claims() ([]claimStatusView, error) {
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	out, err := src.read()
+	src.err = err
+	if err != nil && src.c != nil {
+		src.c.Close()
+		src.c = nil
+	}
+	return out, err
+}
+
+func (src *claimSource) read() ([]claimStatusView, error) {
 	ctx := context.Background()
-	c, project, err := openCoordination(ctx, p)
-	if err != nil {
-		return nil
+	if src.c == nil {
+		c, project, err := openCoordination(ctx, src.p)
+		if err != nil {
+			return nil, err
+		}
+		src.c, src.key = c, store.PlanKey{Project: project, Plan: src.p.ID}
 	}
-	defer c.Close()
-	claims, err := c.Claims(ctx, store.PlanKey{Project: project, Plan: p.ID})
+	claims, err := src.c.Claims(ctx, src.key)
 	if err != nil || len(claims) == 0 {
-		return nil
+		return nil, err
 	}
-	now, err := c.Now(ctx)
+	now, err := src.c.Now(ctx)
 	if err != nil {
-		now = time.Now()
+		return nil, err
 	}
 	out := make([]claimStatusView, len(claims))
 	for i, cl := range claims {
 		out[i] = claimStatusView{Task: cl.Task.String(), Agent: cl.Agent, Expires: cl.Expires, Live: cl.Live(now),
 			ExpiresIn: leaseLeft(cl, now)}
 	}
-	return out
+	return out, nil
 }
 
 // leaseLeft is "29m10s" for a live lease, "expired 3m0s ago" otherwise.
@@ -314,7 +378,14 @@ func printClaims(w io.Writer, cs []claimStatusView) {
 // queryClaimed is `taskie query --claimed`: every claim of the plan with
 // its lease, live or expired; tab-separated when piped.
 func queryClaimed(s *Streams, p *project.Plan, asJSON bool) error {
-	cs := planClaims(p)
+	cs, err := claimSourceOf(p).claims()
+	if err != nil {
+		var ee *exitError
+		if errors.As(err, &ee) {
+			return err
+		}
+		return dbErr(err)
+	}
 	if cs == nil {
 		cs = []claimStatusView{}
 	}

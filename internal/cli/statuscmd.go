@@ -113,6 +113,9 @@ func runStatus(o *statusOpts) error {
 	if err != nil {
 		return err
 	}
+	if w := claimsWarning(p); w != "" {
+		fmt.Fprintf(o.s.Err, "taskie: warning: %s\n", w)
+	}
 	if o.asJSON {
 		return writeJSON(o.s.Out, v)
 	}
