@@ -437,7 +437,7 @@ func message(e eventText, m metaView) string {
 		}
 	case events.LifecycleCommit:
 		msg = prefix(task, oneLine(e.reason, 120))
-	case lcCreated, lcTransition, lcFailure, lcCTO, lcEscalated, lcRecovery:
+	case lcCreated, lcTransition, lcFailure, lcCTO, lcEscalated, lcRecovery, lcTimeout:
 		msg = prefix(task, lifecycleMessage(e, m))
 	default:
 		var parts []string

@@ -14,6 +14,7 @@ const (
 	lcCTO        = string(lifecycle.KindCTO)
 	lcEscalated  = string(lifecycle.KindEscalated)
 	lcRecovery   = string(lifecycle.KindRecovery)
+	lcTimeout    = string(lifecycle.KindTimeout)
 )
 
 // lifecycleMessage renders a lifecycle effect: "in_progress → testing by
@@ -24,6 +25,8 @@ func lifecycleMessage(e eventText, m metaView) string {
 	switch e.event {
 	case lcCreated:
 		msg = "created in " + orDash(e.to)
+	case lcTimeout:
+		msg = "timeout " + orDash(m.str("level")) + " in " + orDash(e.from)
 	case lcFailure:
 		msg = "failure in " + orDash(e.from)
 		if n, ok := m.num("failures"); ok && n > 0 {

@@ -32,6 +32,8 @@ func check(t *Task, exists bool, e Effect) (Rule, string) {
 		return RuleTerminal, fmt.Sprintf("%s is terminal: %s → %s does not happen", t.State, e.From, e.To)
 	}
 	switch e.Kind {
+	case KindTimeout:
+		return checkTimeout(t, e)
 	case KindFailure:
 		return checkFailure(t, e)
 	case KindTransition:
@@ -63,6 +65,19 @@ func checkCreated(exists bool, e Effect) (Rule, string) {
 		return RuleLegal, fmt.Sprintf("a task is created in pending, not %s", e.To)
 	case !e.Actor.Valid():
 		return RuleLegal, fmt.Sprintf("unknown actor %q", e.Actor)
+	}
+	return "", ""
+}
+
+func checkTimeout(t *Task, e Effect) (Rule, string) {
+	l, err := ParseLevel(e.Meta.Level)
+	switch {
+	case e.To != e.From:
+		return RuleLegal, fmt.Sprintf("a timeout warning stays in %s, it does not move to %s", e.From, e.To)
+	case err != nil || l == LevelOK:
+		return RuleLegal, fmt.Sprintf("timeout warning with level %q (warning, alert or escalate)", e.Meta.Level)
+	case l <= t.Warned:
+		return RuleLegal, fmt.Sprintf("timeout %s in %s logged a second time since the task entered it", l, e.From)
 	}
 	return "", ""
 }
@@ -186,8 +201,14 @@ func evolve(t *Task, e Effect) {
 	if t.Failures == nil || t.Entered == nil {
 		*t = t.clone() // a record built by hand
 	}
-	if e.Kind == KindFailure {
+	switch e.Kind {
+	case KindFailure:
 		t.Failures[e.From]++
+		return
+	case KindTimeout:
+		if l, err := ParseLevel(e.Meta.Level); err == nil && l > t.Warned {
+			t.Warned = l
+		}
 		return
 	}
 	from := t.State
@@ -202,7 +223,7 @@ func evolve(t *Task, e Effect) {
 	case KindRecovery:
 		recoverTask(t, e)
 	}
-	t.State, t.Since = e.To, e.At
+	t.State, t.Since, t.Warned = e.To, e.At, LevelOK
 	t.Head = ""
 	if e.To == Committing {
 		t.Head = e.Meta.Head

@@ -26,24 +26,28 @@ const (
 	KindEscalated Kind = "ESCALATED"
 	// KindRecovery is a recovery action's move; Meta.Action names it.
 	KindRecovery Kind = "RECOVERY"
+	// KindTimeout records that a task crossed a timeout level in its state
+	// (Meta.Level, Meta.Limit); the state does not change. One per level
+	// per state entry (TimeoutWarnings).
+	KindTimeout Kind = "TIMEOUT_WARNING"
 )
 
 // Kinds returns every effect kind.
 func Kinds() []Kind {
-	return []Kind{KindCreated, KindTransition, KindFailure, KindCTO, KindEscalated, KindRecovery}
+	return []Kind{KindCreated, KindTransition, KindFailure, KindCTO, KindEscalated, KindRecovery, KindTimeout}
 }
 
 // ParseKind reads an effect kind; other event kinds of the log are errors.
 func ParseKind(s string) (Kind, error) {
 	switch k := Kind(s); k {
-	case KindCreated, KindTransition, KindFailure, KindCTO, KindEscalated, KindRecovery:
+	case KindCreated, KindTransition, KindFailure, KindCTO, KindEscalated, KindRecovery, KindTimeout:
 		return k, nil
 	}
 	return "", fmt.Errorf("%q is not a lifecycle event; lifecycle events are %s", s, join(Kinds()))
 }
 
 // Moves reports whether effects of kind k change the task's state.
-func (k Kind) Moves() bool { return k != KindFailure && k != KindCreated }
+func (k Kind) Moves() bool { return k != KindFailure && k != KindCreated && k != KindTimeout }
 
 // Action is something an actor does to a task; Allowed says who may.
 type Action string
@@ -75,6 +79,11 @@ type Meta struct {
 	CTOAttempts int
 	// Head is the repository's HEAD on a move into committing (StampHead).
 	Head string
+	// Level, State and Limit describe a TIMEOUT_WARNING: the level crossed
+	// (warning, alert, escalate), the state and its timeout ("4h0m0s").
+	Level string
+	State State
+	Limit string
 }
 
 // Map returns m as the "meta" object of an event, without zero fields.
@@ -94,6 +103,9 @@ func (m Meta) Map() map[string]any {
 	}
 	if m.Head != "" {
 		out["head"] = m.Head
+	}
+	if m.Level != "" {
+		out["level"], out["state"], out["limit"] = m.Level, string(m.State), m.Limit
 	}
 	return out
 }
@@ -123,12 +135,17 @@ func MetaFromMap(in map[string]any) (Meta, error) {
 	if m.CTOAttempts, err = metaInt(in, "cto_attempts"); err != nil {
 		return m, err
 	}
-	if v, ok := in["head"]; ok {
-		s, isStr := v.(string)
-		if !isStr {
-			return m, fmt.Errorf("meta.head: %v is not a string", v)
+	for _, f := range []struct {
+		key string
+		to  *string
+	}{{"head", &m.Head}, {"level", &m.Level}, {"state", (*string)(&m.State)}, {"limit", &m.Limit}} {
+		if v, ok := in[f.key]; ok {
+			s, isStr := v.(string)
+			if !isStr {
+				return m, fmt.Errorf("meta.%s: %v is not a string", f.key, v)
+			}
+			*f.to = s
 		}
-		m.Head = s
 	}
 	return m, nil
 }

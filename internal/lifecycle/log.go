@@ -113,6 +113,9 @@ type metaJSON struct {
 	Failures    int    `json:"failures,omitempty"`
 	CTOAttempts int    `json:"cto_attempts,omitempty"`
 	Head        string `json:"head,omitempty"`
+	Level       string `json:"level,omitempty"`
+	State       State  `json:"state,omitempty"`
+	Limit       string `json:"limit,omitempty"`
 }
 
 // ParseMeta reads an effect's "meta" object; nil or empty is no meta.

@@ -18,7 +18,8 @@ import (
 //	 "failures":{"quality_review":1},"cto_attempts":1,"escalated_from":"testing",
 //	 "time":{"pending":0,"assigned":0,"planning":0,"validated":0,"in_progress":1800,"testing":60}}
 //
-// head (HEAD when the task entered committing, kept while it is there) and
+// head (HEAD when the task entered committing, kept while it is there),
+// warned (the highest timeout level logged since it entered its state) and
 // failures, cto_attempts, escalated_from and time are left out when empty;
 // time holds whole seconds per state entered and left (zero included: it
 // says the state was entered). Encode writes one canonical byte form, so a
@@ -35,6 +36,7 @@ type record struct {
 	EscalatedFrom State             `json:"escalated_from,omitempty"`
 	Time          map[State]float64 `json:"time,omitempty"`
 	Head          string            `json:"head,omitempty"`
+	Warned        string            `json:"warned,omitempty"`
 }
 
 // Encode writes the records as state.json's "lifecycle" object, in
@@ -94,6 +96,10 @@ func encodeTask(b *bytes.Buffer, t Task) {
 	if t.Head != "" {
 		b.WriteString(`,"head":`)
 		quote(b, t.Head)
+	}
+	if t.Warned != LevelOK {
+		b.WriteString(`,"warned":`)
+		quote(b, t.Warned.String())
 	}
 	b.WriteByte('}')
 }
@@ -173,6 +179,11 @@ func decodeTask(id domain.TaskID, v json.RawMessage) (Task, error) {
 	t := Task{ID: id, State: r.State, CTOAttempts: r.CTOAttempts, EscalatedFrom: r.EscalatedFrom, Head: r.Head,
 		Failures: map[State]int{}, Entered: make(map[State]time.Duration, len(r.Time))}
 	var err error
+	if r.Warned != "" {
+		if t.Warned, err = ParseLevel(r.Warned); err != nil || t.Warned == LevelOK {
+			return Task{}, fmt.Errorf("warned: %q is not a timeout level (warning, alert or escalate)", r.Warned)
+		}
+	}
 	if t.Since, err = parseStamp("since", r.Since); err != nil {
 		return Task{}, err
 	}

@@ -35,6 +35,9 @@ type Task struct {
 	// when it entered committing ("" without git or without a commit yet):
 	// the task's commit is one made after it (CommitDue).
 	Head string
+	// Warned is the highest timeout level logged (TIMEOUT_WARNING) since
+	// the task entered its state; LevelOK when none.
+	Warned Level
 }
 
 // Errors returned by the moves, for errors.Is.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/taskie-dev/taskie/internal/domain"
@@ -104,6 +105,51 @@ func (l Level) String() string {
 		return "escalate"
 	}
 	return fmt.Sprintf("Level(%d)", int(l))
+}
+
+// ParseLevel reads a level as String writes it.
+func ParseLevel(s string) (Level, error) {
+	for l := LevelOK; l <= LevelEscalate; l++ {
+		if l.String() == s {
+			return l, nil
+		}
+	}
+	return LevelOK, fmt.Errorf("unknown timeout level %q; levels are ok, warning, alert, escalate", s)
+}
+
+// TimeoutWarnings returns the task with a TIMEOUT_WARNING effect for each
+// level it has crossed in its state at now and not yet logged since it
+// entered the state (Task.Warned): a task found at 160 % gets warning,
+// alert and escalate at once; found again later, nothing. The warnings are
+// taskie's (actor system). A task without a timeout gets none.
+func TimeoutWarnings(t Task, now time.Time, timeouts Timeouts) (Task, []Effect, error) {
+	st := Status(t, logTime(now), timeouts)
+	if st.Level <= t.Warned || t.State.Terminal() {
+		return t, nil, nil
+	}
+	now, err := begin(t, ActorSystem, ActFail, now)
+	if err != nil {
+		return t, nil, err
+	}
+	var effs []Effect
+	for l := t.Warned + 1; l <= st.Level; l++ {
+		e := t.effect(KindTimeout, t.State, ActorSystem, fmt.Sprintf("%s of %s", short(st.Elapsed), short(st.Limit)), now)
+		e.Meta.Level, e.Meta.State, e.Meta.Limit = l.String(), t.State, st.Limit.String()
+		effs = append(effs, e)
+	}
+	return apply(t, true, effs)
+}
+
+// short renders a duration without zero units: 4h, 45m, 1h30m.
+func short(d time.Duration) string {
+	s := d.Round(time.Second).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
 }
 
 // TimeoutStatus is a task's time in its state against the state's timeout.

@@ -1,11 +1,14 @@
 package lifecycle
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/taskie-dev/taskie/internal/domain"
 )
 
 func TestStatusLevels(t *testing.T) {
@@ -111,5 +114,83 @@ func TestLevelString(t *testing.T) {
 		if got := l.String(); got != want {
 			t.Errorf("%d: %q, want %q", int(l), got, want)
 		}
+	}
+}
+
+// TestTimeoutWarnings: one TIMEOUT_WARNING per level crossed and not yet
+// logged since the task entered its state; a move starts over; the log
+// rebuilds the record.
+func TestTimeoutWarnings(t *testing.T) {
+	start := reach(t, InProgress, "") // in_progress has 4h
+	at := func(d time.Duration) time.Time { return start.Since.Add(d) }
+	levels := func(effs []Effect) []string {
+		var out []string
+		for _, e := range effs {
+			out = append(out, e.Meta.Level)
+		}
+		return out
+	}
+	cases := []struct {
+		name   string
+		warned Level
+		after  time.Duration
+		want   []string
+	}{
+		{"79 %: nothing", LevelOK, 189*time.Minute + 36*time.Second, nil},
+		{"80 %: warning", LevelOK, 192 * time.Minute, []string{"warning"}},
+		{"100 % after the warning: alert", LevelWarning, 4 * time.Hour, []string{"alert"}},
+		{"160 % found at once: every level", LevelOK, 384 * time.Minute, []string{"warning", "alert", "escalate"}},
+		{"already escalated: nothing", LevelEscalate, 10 * time.Hour, nil},
+		{"alert logged, still alert: nothing", LevelAlert, 5 * time.Hour, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			task := start
+			task.Warned = tc.warned
+			got, effs, err := TimeoutWarnings(task, at(tc.after), DefaultTimeouts())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, levels(effs)); diff != "" {
+				t.Errorf("levels (-want +got):\n%s", diff)
+			}
+			for _, e := range effs {
+				if e.Kind != KindTimeout || e.From != InProgress || e.To != InProgress || e.Actor != ActorSystem || e.Meta.State != InProgress || e.Meta.Limit != "4h0m0s" {
+					t.Errorf("effect %+v", e)
+				}
+			}
+			if len(tc.want) > 0 && got.Warned.String() != tc.want[len(tc.want)-1] {
+				t.Errorf("Warned = %s", got.Warned)
+			}
+		})
+	}
+
+	// The log: warnings, a move (which starts over), a warning again.
+	task, log := reachLog(t, InProgress, "")
+	step := func(r result) {
+		t.Helper()
+		task = r.ok(t)
+		log = append(log, r.effs...)
+	}
+	step(res(TimeoutWarnings(task, task.Since.Add(5*time.Hour), DefaultTimeouts())))
+	step(res(Move(task, Testing, ActorAgent, "", task.Since.Add(5*time.Hour))))
+	if task.Warned != LevelOK {
+		t.Errorf("a move keeps Warned = %s", task.Warned)
+	}
+	step(res(TimeoutWarnings(task, task.Since.Add(25*time.Minute), DefaultTimeouts()))) // testing has 30m
+	if task.Warned != LevelWarning || !strings.Contains(string(Encode(map[domain.TaskID]Task{1: task})), `"warned":"warning"`) {
+		t.Errorf("after a warning in testing: %s", Encode(map[domain.TaskID]Task{1: task}))
+	}
+	if vs := CheckLog(log); len(vs) > 0 {
+		t.Fatalf("the log breaks: %v", vs)
+	}
+	replayed, err := Replay(log)
+	if err != nil || string(Encode(replayed)) != string(Encode(map[domain.TaskID]Task{1: task})) {
+		t.Errorf("replay: %v\n%s\nwant\n%s", err, Encode(replayed), Encode(map[domain.TaskID]Task{1: task}))
+	}
+	// A second warning at a logged level breaks the log.
+	dup := append(slices.Clone(log), log[len(log)-1])
+	if vs := CheckLog(dup); len(vs) != 1 {
+		t.Errorf("a repeated warning: violations %v", vs)
 	}
 }

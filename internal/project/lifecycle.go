@@ -24,7 +24,7 @@ import (
 // event per effect, before the commit event. It runs in every commit, so
 // no command can move the phases without the lifecycle following, and
 // every commit also completes the tasks in committing whose commit is
-// there. When the phases move no task and none is in committing it
+// there and logs the timeout levels the tasks crossed (TIMEOUT_WARNING). When the phases move no task and none is in committing it
 // decodes nothing. The lifecycle never makes a change fail: a move the
 // machine refuses (a task under escalation) is left out, and a lifecycle
 // field that does not decode is left as it is for `taskie validate` to
@@ -37,7 +37,7 @@ func (p *Plan) follow(s *store.Snapshot, c store.Change) store.Change {
 	// A `taskie task` command's own commit does what it says and no more:
 	// a task moved into committing by hand stays there until the next check.
 	settle := awaitsCommit(c.State) && (c.Kind != events.LifecycleCommit || c.Reason == commitSeenReason)
-	if len(cues) == 0 && !settle {
+	if len(cues) == 0 && !settle && len(c.State.Lifecycle) == 0 {
 		return c
 	}
 	tasks, err := lifecycle.Decode(c.State.Lifecycle)
@@ -61,6 +61,7 @@ func (p *Plan) follow(s *store.Snapshot, c store.Change) store.Change {
 		more, _ := lifecycle.Feed(tasks, p.commitsSeen(tasks, c.State, g), actor, now)
 		effs = append(effs, more...)
 	}
+	effs = append(effs, timeoutWarnings(tasks, now, p.timeouts())...)
 	if len(effs) == 0 {
 		return c
 	}
@@ -69,6 +70,38 @@ func (p *Plan) follow(s *store.Snapshot, c store.Change) store.Change {
 	c.State = n
 	c.Events = append(slices.Clone(c.Events), LifecycleEvents(effs)...)
 	return c
+}
+
+// timeoutWarnings adds to the records, and returns, a TIMEOUT_WARNING for
+// each timeout level a task crossed in its state and that no earlier
+// commit logged (lifecycle.TimeoutWarnings), by task id: every commit
+// logs the levels crossed since, so the log says when a task got stuck
+// without anything written between commands.
+func timeoutWarnings(tasks map[domain.TaskID]lifecycle.Task, now time.Time, timeouts lifecycle.Timeouts) []lifecycle.Effect {
+	ids := make([]domain.TaskID, 0, len(tasks))
+	for id := range tasks {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var effs []lifecycle.Effect
+	for _, id := range ids {
+		if t, es, err := lifecycle.TimeoutWarnings(tasks[id], now, timeouts); err == nil && len(es) > 0 {
+			tasks[id] = t
+			effs = append(effs, es...)
+		}
+	}
+	return effs
+}
+
+// timeouts are the configured lifecycle timeouts, the defaults when the
+// configuration does not read (status says so).
+func (p *Plan) timeouts() lifecycle.Timeouts {
+	if cfg, err := p.Config(); err == nil {
+		if t, err := lifecycle.ParseTimeouts(cfg.LifecycleTimeouts); err == nil {
+			return t
+		}
+	}
+	return lifecycle.DefaultTimeouts()
 }
 
 // awaitsCommit reports, without decoding the records, whether some task
