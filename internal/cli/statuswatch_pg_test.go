@@ -1,0 +1,127 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/store"
+	"github.com/taskie-dev/taskie/internal/store/postgres"
+	"github.com/taskie-dev/taskie/internal/store/postgres/pgtest"
+)
+
+// countingProxy forwards connections to the server of rawURL and counts
+// them; it returns the URL through it.
+func countingProxy(t *testing.T, rawURL string, n *atomic.Int64) string {
+	t.Helper()
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var conns []net.Conn
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	target := u.Host
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			n.Add(1)
+			s, err := net.Dial("tcp", target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			mu.Lock()
+			conns = append(conns, c, s)
+			mu.Unlock()
+			wg.Add(2)
+			go func() { defer wg.Done(); io.Copy(c, s); c.Close() }()
+			go func() { defer wg.Done(); io.Copy(s, c); s.Close() }()
+		}
+	}()
+	u.Host = ln.Addr().String()
+	return u.String()
+}
+
+// status --watch keeps its connections for the whole watch: a redraw every
+// 50 ms for a second opens no new session (it opened one per redraw).
+func TestStatusWatchOneConnection(t *testing.T) {
+	srv := pgtest.StartFor(t)
+	raw, err := srv.NewDB(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := postgres.Connect(context.Background(), raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	var sessions atomic.Int64
+	proxied := countingProxy(t, raw, &sessions)
+	t.Setenv(store.DatabaseURLEnv, proxied)
+
+	dir := t.TempDir()
+	for name, data := range map[string]string{
+		".taskie/plans/p/plan.md":  "# Plan\n",
+		".taskie/plans/p/tasks.md": "| Id | Status | Title |\n|----|--------|-------|\n| 1 | pending | one |\n",
+		".taskie/config.json":      `{"project": "example.com/team/app"}`,
+	} {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := project.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := project.Get(r, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(d time.Duration) { watchPoll = d }(watchPoll)
+	watchPoll = 50 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	var out, errb bytes.Buffer
+	if err := watchStatus(ctx, &Streams{Out: &out, Err: &errb}, p, true); err != nil {
+		t.Fatal(err)
+	}
+	// the listener's store, the listening session, the claims' session
+	if n := sessions.Load(); n > 3 {
+		t.Errorf("%d sessions opened by a one-second watch; want at most 3 (stderr %q)", n, errb.String())
+	}
+}
