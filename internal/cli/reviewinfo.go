@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 
 	"strings"
@@ -32,6 +33,13 @@ type hookDecisionView struct {
 	Why      string    `json:"why"`
 	// ReviewLog is the kept output of a reviewer that failed.
 	ReviewLog string `json:"review_log,omitempty"`
+	// Hook is the hook that decided: "stop" or "session-start".
+	Hook string `json:"hook"`
+}
+
+// what names the decision: "last stop", "last session start".
+func (h *hookDecisionView) what() string {
+	return "last " + strings.ReplaceAll(h.Hook, "-", " ")
 }
 
 // see is where to read more about a hook decision: the failed reviewer's
@@ -84,10 +92,15 @@ func lastHookProblem(p *project.Plan) *hookDecisionView {
 		return nil
 	}
 	lines := bytes.Split(bytes.TrimRight(tail, "\n"), []byte{'\n'})
-	var rec hookDecisionView
-	if json.Unmarshal(lines[len(lines)-1], &rec) != nil || rec.Decision == "" {
+	var line struct {
+		hookDecisionView
+		Msg string `json:"msg"` // the hook, as the log writes it
+	}
+	if json.Unmarshal(lines[len(lines)-1], &line) != nil || line.Decision == "" {
 		return nil
 	}
+	rec := line.hookDecisionView
+	rec.Hook = cmp.Or(line.Msg, "stop")
 	for _, w := range problemWords {
 		if strings.Contains(rec.Why, w) {
 			return &rec

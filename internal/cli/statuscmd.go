@@ -232,7 +232,7 @@ func printStatus(w io.Writer, v *statusView, tty bool) {
 			r.Review, r.Iteration, task, r.Model, r.Reviewer, r.Started.Local().Format("15:04:05"), r.Elapsed)
 	}
 	if h := v.LastHook; h != nil {
-		fmt.Fprintf(w, "hook:    last stop %s at %s: %s (%s)\n", h.Decision, h.Time.Local().Format("15:04:05"), h.Why, h.see(v.Plan))
+		fmt.Fprintf(w, "hook:    %s %s at %s: %s (%s)\n", h.what(), h.Decision, h.Time.Local().Format("15:04:05"), h.Why, h.see(v.Plan))
 	}
 	fmt.Fprintf(w, "tasks:   %s\n", progress(v.Tasks.Done, v.Tasks.Total, tty))
 	v.ledgerStatus.print(w)
