@@ -47,7 +47,8 @@ coordination log, beside the claims, where every worktree sees it; without
 
 --status complete needs a commit: --commit, else the HEAD of the task's
 worktree. A commit that is still the worktree's HEAD at the claim is refused
-(the task produced nothing). The claim stays until the orchestrator has
+(the task produced nothing); for a task without a worktree, the HEAD of the
+checkout it was claimed from. The claim stays until the orchestrator has
 merged the work and runs ` + "`taskie release`" + `; meanwhile the task is not ready.
 
 --status failed counts a failed attempt. A task is retried up to 2 times: the
@@ -160,6 +161,11 @@ func resultComplete(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResult
 		return &exitError{code: ExitProblems,
 			err:  fmt.Errorf("task %d: commit %s is the worktree's HEAD at the claim: the task has produced no commit", task, shortSHA(commit)),
 			hint: "commit the work in " + w.Path + " first, or report `--status failed`"}
+	}
+	if dir, since, ok, err := cp.files.ClaimBase(cp.key, task); !hasWT && err == nil && ok && commit == since {
+		return &exitError{code: ExitProblems,
+			err:  fmt.Errorf("task %d: commit %s is the HEAD of %s at the claim: the task has produced no commit", task, shortSHA(commit), dir),
+			hint: "commit the work first, or report `--status failed`"}
 	}
 	ev := events.Event{Task: task.String(), Event: store.EventTaskResult, Actor: agent,
 		Meta: map[string]any{"status": parallel.ResultComplete, "commit": commit}}
