@@ -16,6 +16,8 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/history"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/parallel"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
@@ -313,6 +315,55 @@ func claimSourceOf(p *project.Plan) *claimSource {
 	return src
 }
 
+// sharedLifecycle folds the lifecycle events of every clone, as the shared
+// store holds them, on the claims' connection; ok is false with the file
+// store (state.json's records are then the clone's view) or when the
+// database cannot be read (the claims' warning says why).
+func sharedLifecycle(p *project.Plan) (map[domain.TaskID]lifecycle.Task, bool) {
+	if dbURL(p) == "" {
+		return nil, false
+	}
+	src := claimSourceOf(p)
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	if err := src.open(context.Background()); err != nil {
+		src.err = err
+		return nil, false
+	}
+	log, ok := src.c.(store.PlanLog)
+	if !ok {
+		return nil, false
+	}
+	fold := history.NewLifecycle()
+	var l events.Lean
+	err := log.ScanLog(context.Background(), src.key, store.LogQuery{Kinds: history.LifecycleKinds()}, func(line []byte) error {
+		if events.ParseLean(line, &l) == nil {
+			fold.Add(&l)
+		}
+		return nil
+	})
+	if err != nil {
+		src.err = err
+		src.c.Close()
+		src.c = nil
+		return nil, false
+	}
+	return fold.Tasks(), true
+}
+
+// open connects, when not connected yet.
+func (src *claimSource) open(ctx context.Context) error {
+	if src.c != nil {
+		return nil
+	}
+	c, project, err := openCoordination(ctx, src.p)
+	if err != nil {
+		return err
+	}
+	src.c, src.key = c, store.PlanKey{Project: project, Plan: src.p.ID}
+	return nil
+}
+
 // claims reads the plan's claims with their leases on the coordination
 // clock; an error names the database without its password.
 func (src *claimSource) claims() ([]claimStatusView, error) {
@@ -329,12 +380,8 @@ func (src *claimSource) claims() ([]claimStatusView, error) {
 
 func (src *claimSource) read() ([]claimStatusView, error) {
 	ctx := context.Background()
-	if src.c == nil {
-		c, project, err := openCoordination(ctx, src.p)
-		if err != nil {
-			return nil, err
-		}
-		src.c, src.key = c, store.PlanKey{Project: project, Plan: src.p.ID}
+	if err := src.open(ctx); err != nil {
+		return nil, err
 	}
 	claims, err := src.c.Claims(ctx, src.key)
 	if err != nil || len(claims) == 0 {
