@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -96,17 +98,23 @@ type lifecycleAlert struct {
 // lifecycleAlerts lists the tasks of state.json's lifecycle records that
 // are at 80 % of their timeout or more, by id, once the tasks in
 // committing whose commit is there are completed. It reads state.json only
-// (not the log), so status stays fast; a record that does not decode is
-// for `taskie validate` to report.
+// (not the log), so status stays fast — with a shared store, the lifecycle
+// events of every clone in the database instead; a record that does not
+// decode is for `taskie validate` to report.
 func lifecycleAlerts(p *project.Plan) []lifecycleAlert {
-	_ = p.SettleCommits("cli") // a task whose commit is there is no longer waiting; a failure shows as the wait
-	st, err := p.State()
-	if err != nil || len(st.Lifecycle) == 0 {
-		return nil
+	_ = p.SettleCommits("cli")          // a task whose commit is there is no longer waiting; a failure shows as the wait
+	tasks, shared := sharedLifecycle(p) // every clone's moves, with a shared store
+	if !shared {
+		st, err := p.State()
+		if err != nil {
+			return nil
+		}
+		if tasks, err = lifecycle.Decode(st.Lifecycle); err != nil {
+			return nil
+		}
 	}
-	tasks, err := lifecycle.Decode(st.Lifecycle)
-	if err != nil {
-		return nil
+	for _, t := range unrecorded(p, func(id domain.TaskID) bool { _, ok := tasks[id]; return ok }) {
+		tasks[t.ID] = t
 	}
 	timeouts, err := lifecycleTimeouts(p)
 	if err != nil {
@@ -124,6 +132,54 @@ func lifecycleAlerts(p *project.Plan) []lifecycleAlert {
 			Percent: int(ts.Elapsed * 100 / ts.Limit)})
 	}
 	return out
+}
+
+// unrecorded returns the tasks of tasks.md that the lifecycle has no
+// record of (known says which it has) as pending since the plan was
+// created: listed, never moved. Rows tasks.md marks done or cancelled are
+// left out (finished outside the lifecycle). A task added to tasks.md
+// later counts from the plan's creation too: the files do not say when a
+// row appeared, and moving the task starts its own clock.
+func unrecorded(p *project.Plan, known func(domain.TaskID) bool) []lifecycle.Task {
+	ts, _, err := p.Tasks()
+	if err != nil || ts == nil {
+		return nil
+	}
+	var out []lifecycle.Task
+	var since time.Time
+	seen := map[domain.TaskID]bool{}
+	for _, row := range ts.Tasks {
+		id := domain.TaskID(row.ID)
+		if id <= 0 || seen[id] || known(id) {
+			continue
+		}
+		seen[id] = true
+		if st := row.StatusNorm(); st == plan.StatusDone || st == plan.StatusCancelled {
+			continue
+		}
+		if since.IsZero() {
+			since = planCreated(p)
+		}
+		out = append(out, lifecycle.Unrecorded(id, since))
+	}
+	return out
+}
+
+// planCreated is when the plan began: the time of its log's first event
+// (read alone), or else when tasks.md was last written, or now.
+func planCreated(p *project.Plan) time.Time {
+	if r, err := p.Store.Root().OpenRead(store.Rel(p.ID, events.FileName)); err == nil {
+		line, _ := bufio.NewReaderSize(r, 4096).ReadSlice('\n')
+		r.Close()
+		var first struct{ TS time.Time }
+		if json.Unmarshal(line, &first) == nil && !first.TS.IsZero() {
+			return first.TS.UTC()
+		}
+	}
+	if fi, err := os.Stat(p.Path("tasks.md")); err == nil {
+		return fi.ModTime().UTC().Truncate(time.Second)
+	}
+	return clock()
 }
 
 // printLifecycleAlerts writes one status line per task near or over its

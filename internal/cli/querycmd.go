@@ -48,7 +48,10 @@ transition functions that made them (nothing else in the log is decoded).
   --failing     unfinished tasks with 2 or more failures in a state
   --task T      that task only
 
-Selectors combine (all must hold); none lists every task the lifecycle knows.
+Selectors combine (all must hold); none lists every task. A task tasks.md
+lists that was never moved has no record yet: it counts as pending since the
+plan was created (its log's first event), unless tasks.md marks it done or
+cancelled.
 Each line: task, state, since, time in state, the state's timeout, the
 timeout level (ok, warning ≥ 80 %, alert ≥ 100 %, escalate ≥ 150 %), failures.
 --metrics prints time metrics instead: time in state, total, time by state.
@@ -111,7 +114,14 @@ func runQuery(o *queryOpts) error {
 			events.FileName, len(vs)+more, vs[0].Pos, vs[0].Msg)
 	}
 	now := clock()
-	tasks := q.Select(fold.Tasks(), now, timeouts)
+	all := fold.Tasks()
+	if q.MaySelectPending() {
+		// Listed in tasks.md, never moved: pending since the plan began.
+		for _, t := range unrecorded(p, fold.Known) {
+			all[t.ID] = t
+		}
+	}
+	tasks := q.Select(all, now, timeouts)
 	w := bufio.NewWriterSize(s.Out, 64<<10)
 	if o.asJSON {
 		err = writeQueryJSON(w, tasks, now, timeouts)

@@ -57,6 +57,10 @@ func (f *Lifecycle) Add(l *events.Lean) {
 // them (Query.LiveOnly): a long log's fold then holds the live tasks only.
 func (f *Lifecycle) ForgetFinished() { f.log.ForgetFinished() }
 
+// Known reports whether the log has a record of task id (a finished one
+// that ForgetFinished dropped included).
+func (f *Lifecycle) Known(id domain.TaskID) bool { return f.log.Known(id) }
+
 // Tasks returns the records folded so far.
 func (f *Lifecycle) Tasks() map[domain.TaskID]lifecycle.Task { return f.log.Tasks() }
 
@@ -85,6 +89,12 @@ type Query struct {
 func (q Query) LiveOnly() bool {
 	return q.Stuck || q.Escalated || q.Failing ||
 		(q.State != "" && q.State != lifecycle.Completed && q.State != lifecycle.Abandoned)
+}
+
+// MaySelectPending reports whether the query can select a task in
+// pending with no failures: whether tasks without a record matter.
+func (q Query) MaySelectPending() bool {
+	return !q.Escalated && !q.Failing && (q.State == "" || q.State == lifecycle.Pending)
 }
 
 // Select returns the tasks the query selects at now, by id.

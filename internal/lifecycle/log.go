@@ -68,6 +68,16 @@ func (l *Log) Add(pos int, e Effect) {
 // select a finished task). Call it before the first Add.
 func (l *Log) ForgetFinished() { l.finished = map[domain.TaskID]tomb{} }
 
+// Known reports whether the log has a record of task id, a forgotten
+// finished one included.
+func (l *Log) Known(id domain.TaskID) bool {
+	if _, ok := l.tasks[id]; ok {
+		return true
+	}
+	_, ok := l.finished[id]
+	return ok
+}
+
 // Tasks returns the records folded so far; they belong to the Log.
 func (l *Log) Tasks() map[domain.TaskID]Task { return l.tasks }
 
