@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -238,32 +239,52 @@ func TestProjectsIsolated(t *testing.T) {
 	}
 }
 
-// A connection killed in the middle of a claim's transaction (after its
-// writes, before COMMIT) leaves nothing: no claim, no event; the error
-// names the database without its password.
+// A connection killed in the middle of a transaction (after its writes,
+// before COMMIT) leaves the plan as it was: no claim, no renewal, no
+// release, no event; the error names the database without its password.
 func TestKilledMidTransaction(t *testing.T) {
 	srv := pgtest.Need(t)
 	url := strings.Replace(migrated(t), "postgres@", "postgres:s3cret@", 1)
+	held := func(s *Store, k store.PlanKey) {
+		if _, err := s.Claim(ctx, k, 1, "a", time.Minute); err != nil {
+			t.Fatal(err)
+		}
+	}
 	ops := []struct {
-		name string
-		run  func(s *Store) error
+		name  string
+		setup func(s *Store, k store.PlanKey)
+		run   func(s *Store, k store.PlanKey) error
 	}{
-		{"claim", func(s *Store) error { _, err := s.Claim(ctx, key, 1, "a", time.Minute); return err }},
-		{"claim next", func(s *Store) error {
-			_, _, err := s.ClaimNext(ctx, key, []domain.TaskID{1, 2}, "a", time.Minute)
+		{"claim", nil, func(s *Store, k store.PlanKey) error { _, err := s.Claim(ctx, k, 1, "a", time.Minute); return err }},
+		{"claim next", nil, func(s *Store, k store.PlanKey) error {
+			_, _, err := s.ClaimNext(ctx, k, []domain.TaskID{1, 2}, "a", time.Minute)
 			return err
 		}},
-		{"append", func(s *Store) error {
-			return s.AppendEvents(ctx, key, events.Event{Event: store.EventTaskResult, Task: "1"})
+		{"append", nil, func(s *Store, k store.PlanKey) error {
+			return s.AppendEvents(ctx, k, events.Event{Event: store.EventTaskResult, Task: "1"})
 		}},
+		{"heartbeat", held, func(s *Store, k store.PlanKey) error {
+			_, err := s.Heartbeat(ctx, k, 1, "a", time.Hour)
+			return err
+		}},
+		{"release", held, func(s *Store, k store.PlanKey) error { _, err := s.Release(ctx, k, 1, "a"); return err }},
 	}
-	for _, op := range ops {
+	for i, op := range ops {
 		t.Run(op.name, func(t *testing.T) {
+			k := store.PlanKey{Project: project, Plan: fmt.Sprintf("killed-%d", i)}
 			s := open(t, url)
+			if op.setup != nil {
+				op.setup(s, k)
+			}
+			check := open(t, url)
+			before, err := readPlanData(check, k)
+			if err != nil {
+				t.Fatal(err)
+			}
 			s.beforeCommit = func(ctx context.Context, conn *pgx.Conn) error {
 				return srv.Exec(ctx, "SELECT pg_terminate_backend($1)", conn.PgConn().PID())
 			}
-			err := op.run(s)
+			err = op.run(s, k)
 			if err == nil {
 				t.Fatal("the operation succeeded on a killed connection")
 			}
@@ -272,20 +293,23 @@ func TestKilledMidTransaction(t *testing.T) {
 				t.Errorf("error %q: want the URL without its password", msg)
 			}
 			// The next operation on the dead connection is a clear error too.
-			if _, err := s.Claims(ctx, key); err == nil || !strings.Contains(err.Error(), "connection") {
+			if _, err := s.Claims(ctx, k); err == nil || !strings.Contains(err.Error(), "connection") {
 				t.Errorf("after the kill: %v", err)
 			}
-			check := open(t, url)
-			if cs, err := check.Claims(ctx, key); err != nil || len(cs) != 0 {
-				t.Errorf("claims left behind: %v, %v", cs, err)
+			after, err := readPlanData(check, k)
+			if err != nil {
+				t.Fatal(err)
 			}
-			n := 0
-			check.ScanEvents(ctx, key, func(events.Event) { n++ })
-			if n != 0 {
-				t.Errorf("%d events left behind", n)
+			if !reflect.DeepEqual(before, after) {
+				t.Errorf("the plan changed:\nbefore %+v\nafter  %+v", before, after)
 			}
 		})
 	}
+}
+
+// readPlanData reads a plan's claims and coordination events.
+func readPlanData(s *Store, k store.PlanKey) (store.PlanData, error) {
+	return store.ReadPlan(ctx, s, k)
 }
 
 // A connection dropped between two commands: the next one is an error
