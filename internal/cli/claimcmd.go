@@ -389,7 +389,7 @@ func (cp *coordPlan) recordClaimHead(s *Streams, g *globals, d parallel.ClaimDec
 		cp.recordCheckout(s, here, task)
 		return ""
 	}
-	head, err := gitwt.Head(w.Path)
+	head, err := headAt(w.Path)
 	if err != nil {
 		fmt.Fprintf(s.Err, "taskie: warning: task %d: worktree %s: %v\n", task, w.Path, err)
 		return w.Path
@@ -410,18 +410,29 @@ func (cp *coordPlan) recordClaimHead(s *Streams, g *globals, d parallel.ClaimDec
 }
 
 // recordCheckout records the HEAD of the checkout a task was claimed from,
-// when the task has no worktree of its own.
+// when the task has no worktree of its own. A checkout without a commit
+// yet records nothing: the gate then allows with a message.
 func (cp *coordPlan) recordCheckout(s *Streams, here gitwt.Layout, task domain.TaskID) {
 	if here.Toplevel == "" {
 		return
 	}
-	head, err := gitwt.Head(here.Toplevel)
-	if err == nil {
-		err = cp.files.RecordCheckout(cp.ctx, cp.key, task, here.Toplevel, head)
-	}
+	head, err := gitwt.HeadOf(here)
 	if err != nil {
+		return
+	}
+	if err := cp.files.RecordCheckout(cp.ctx, cp.key, task, here.Toplevel, head); err != nil {
 		fmt.Fprintf(s.Err, "taskie: warning: task %d: recording the HEAD of %s: %v\n", task, here.Toplevel, err)
 	}
+}
+
+// headAt is the HEAD of the worktree at dir, read from git's files when
+// they are the usual ones (no git process on the claim path).
+func headAt(dir string) (string, error) {
+	l, err := gitwt.Discover(dir)
+	if err != nil {
+		return gitwt.Head(dir)
+	}
+	return gitwt.HeadOf(l)
 }
 
 // cwdLayout is the git layout of the checkout the command runs in (-C, else

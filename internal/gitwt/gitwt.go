@@ -1,7 +1,8 @@
 // Package gitwt runs the few git commands parallel execution needs (SPEC
 // §13): where a clone keeps what all its worktrees share (the git common
 // directory), a worktree's HEAD, and adding, inspecting and removing
-// worktrees. Each call is one git process with a timeout, run without the
+// worktrees. Discover and HeadOf read git's own files, so that a claim runs
+// no git process; every other call is one git process with a timeout, run without the
 // GIT_DIR-like variables a git hook may have set, so that it always acts on
 // the directory it is given. Outside a repository, or without git, calls
 // fail with an error wrapping ErrNotRepo.
@@ -266,4 +267,66 @@ func MainWorktree(dir string) (string, error) {
 		return "", fmt.Errorf("git worktree list: unexpected output %q", first)
 	}
 	return filepath.Clean(p), nil
+}
+
+// HeadOf returns the commit HEAD points to in the worktree of layout l,
+// reading the files git reads — HEAD, then the branch's loose ref or the
+// clone's packed-refs — so that a claim runs no git process. Anything
+// else (a reftable repository, a symbolic ref to another symbolic ref, a
+// branch without a commit) is left to git: Head(l.Toplevel).
+func HeadOf(l Layout) (string, error) {
+	if sha, ok := headFromFiles(l); ok {
+		return sha, nil
+	}
+	return Head(l.Toplevel)
+}
+
+func headFromFiles(l Layout) (string, bool) {
+	if l.GitDir == "" {
+		return "", false
+	}
+	data, err := os.ReadFile(filepath.Join(l.GitDir, "HEAD"))
+	if err != nil {
+		return "", false
+	}
+	head := strings.TrimSpace(string(data))
+	ref, symbolic := strings.CutPrefix(head, "ref: ")
+	if !symbolic {
+		return head, isSHA(head)
+	}
+	ref = strings.TrimSpace(ref)
+	if !strings.HasPrefix(ref, "refs/heads/") || strings.Contains(ref, "..") {
+		return "", false
+	}
+	if _, err := os.Stat(filepath.Join(l.CommonDir, "reftable")); err == nil {
+		return "", false
+	}
+	if data, err := os.ReadFile(filepath.Join(l.CommonDir, filepath.FromSlash(ref))); err == nil {
+		sha := strings.TrimSpace(string(data))
+		return sha, isSHA(sha)
+	}
+	packed, err := os.ReadFile(filepath.Join(l.CommonDir, "packed-refs"))
+	if err != nil {
+		return "", false
+	}
+	for _, line := range strings.Split(string(packed), "\n") {
+		if sha, name, ok := strings.Cut(strings.TrimSpace(line), " "); ok && name == ref {
+			return sha, isSHA(sha)
+		}
+	}
+	return "", false
+}
+
+// isSHA reports a full commit id: 40 (SHA-1) or 64 (SHA-256) lower-case
+// hex digits.
+func isSHA(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if (s[i] < '0' || s[i] > '9') && (s[i] < 'a' || s[i] > 'f') {
+			return false
+		}
+	}
+	return true
 }

@@ -133,3 +133,35 @@ func TestWorktreeOps(t *testing.T) {
 		t.Errorf("worktree still there: %v", err)
 	}
 }
+
+// TestHeadOfAgreesWithGit: HEAD read from the files is what git says, in
+// the main checkout and a linked worktree, with loose and packed refs and
+// a detached HEAD; outside a repository it is an error.
+func TestHeadOfAgreesWithGit(t *testing.T) {
+	main, linked := repo(t)
+	check := func(dir, when string) {
+		t.Helper()
+		l, err := Discover(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := headFromFiles(l); !ok {
+			t.Errorf("%s, %s: not read from the files", dir, when)
+		}
+		got, err := HeadOf(l)
+		if want := git(t, dir, "rev-parse", "HEAD"); err != nil || got != want {
+			t.Errorf("%s, %s: HeadOf = %q, %v; git says %q", dir, when, got, err, want)
+		}
+	}
+	check(main, "loose ref")
+	check(linked, "loose ref")
+	git(t, main, "commit", "-q", "--allow-empty", "-m", "second")
+	git(t, main, "pack-refs", "--all")
+	check(main, "packed refs")
+	check(linked, "packed refs")
+	git(t, linked, "checkout", "-q", "--detach")
+	check(linked, "detached")
+	if _, err := HeadOf(Layout{Toplevel: t.TempDir()}); err == nil {
+		t.Error("HeadOf outside a repository: no error")
+	}
+}
