@@ -183,18 +183,52 @@ func planCreated(p *project.Plan) time.Time {
 }
 
 // printLifecycleAlerts writes one status line per task near or over its
-// timeout.
+// timeout. Tasks in the same state since the same time at the same level
+// — typically the tasks never started, pending since the plan began —
+// share one line when there are more than two, so a long plan's status
+// stays short (--json lists each).
 func printLifecycleAlerts(w io.Writer, alerts []lifecycleAlert) {
-	for _, a := range alerts {
-		what := a.Level
-		switch a.Level {
-		case "alert":
-			what = "alert: over its timeout"
-		case "escalate":
-			what = "escalate: consider `taskie task escalate " + a.Task + "`"
+	for i := 0; i < len(alerts); {
+		a := alerts[i]
+		j := i + 1
+		for j < len(alerts) && sameAlert(alerts[j], a) {
+			j++
 		}
-		fmt.Fprintf(w, "timeout: task %s %s for %s of %s, %d%% (%s)\n", a.Task, a.State, a.Elapsed, a.Limit, a.Percent, what)
+		ids := make([]string, 0, j-i)
+		for _, b := range alerts[i:j] {
+			ids = append(ids, b.Task)
+		}
+		i = j
+		if len(ids) < 3 {
+			for _, id := range ids {
+				a.Task = id
+				printLifecycleAlert(w, "task "+id, a, "`taskie task escalate "+id+"`")
+			}
+			continue
+		}
+		shown := ids
+		if len(ids) > 6 {
+			shown = append(ids[:5:5], "…")
+		}
+		printLifecycleAlert(w, fmt.Sprintf("tasks %s (%d)", strings.Join(shown, ", "), len(ids)), a, "`taskie task escalate <task>`")
 	}
+}
+
+// sameAlert reports whether two alerts differ only in their task.
+func sameAlert(a, b lifecycleAlert) bool {
+	a.Task = b.Task
+	return a == b
+}
+
+func printLifecycleAlert(w io.Writer, who string, a lifecycleAlert, escalate string) {
+	what := a.Level
+	switch a.Level {
+	case "alert":
+		what = "alert: over its timeout"
+	case "escalate":
+		what = "escalate: consider " + escalate
+	}
+	fmt.Fprintf(w, "timeout: %s %s for %s of %s, %d%% (%s)\n", who, a.State, a.Elapsed, a.Limit, a.Percent, what)
 }
 
 // sortedTasks returns the records by id.
