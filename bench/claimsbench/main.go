@@ -5,6 +5,9 @@
 // prints claims per second and the latency of one claim (p50, p99, max)
 // beside the target, and fails when a task is claimed twice or never.
 //
+// On PostgreSQL it also runs two clones of one repository, half the agents
+// in each, whose plan keys are resolved from their own checkouts.
+//
 // Without -url (or TASKIE_DATABASE_URL) it starts a throwaway PostgreSQL
 // server with fsync on (package pgtest); where none can be started the
 // PostgreSQL figure is skipped with the reason.
@@ -16,6 +19,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -52,7 +57,7 @@ func run(agents, tasks, rounds int, url, only string) error {
 	files := func() (store.Coordination, error) { return store.OpenFileCoord(dir) }
 	label := fmt.Sprintf("claim --next, %d agents at once", agents)
 	if only != "postgres" {
-		if err := report(label+", file store", agents, tasks, rounds, files); err != nil {
+		if err := report(label+", file store", agents, tasks, rounds, files, nil); err != nil {
 			return err
 		}
 	}
@@ -74,7 +79,49 @@ func run(agents, tasks, rounds int, url, only string) error {
 		return err
 	}
 	pg := func() (store.Coordination, error) { return postgres.Open(context.Background(), url) }
-	return report(label+", PostgreSQL", agents, tasks, rounds, pg)
+	if err := report(label+", PostgreSQL", agents, tasks, rounds, pg, nil); err != nil {
+		return err
+	}
+	if agents < 2 {
+		return nil
+	}
+	// Two clones of one repository on one database: each resolves its
+	// plan key from its own checkout (origin remotes written two ways),
+	// half the agents in each; the keys must meet in one plan.
+	projects, err := twoClones(dir, agents)
+	if err != nil {
+		return err
+	}
+	return report(fmt.Sprintf("claim --next, 2 clones × %d agents, PostgreSQL", agents/2), agents, tasks, rounds, pg, projects)
+}
+
+// twoClones makes two checkouts of one repository whose origin remotes
+// name it two ways, and returns the project each agent's plan key carries:
+// the first half resolved from one, the rest from the other.
+func twoClones(dir string, agents int) ([]string, error) {
+	remotes := []string{"https://bench@GitHub.com/team/app.git", "git@github.com:team/app"}
+	var ids []string
+	for i, remote := range remotes {
+		clone := filepath.Join(dir, fmt.Sprintf("clone-%d", i))
+		for _, args := range [][]string{{"init", "-q", clone}, {"-C", clone, "remote", "add", "origin", remote}} {
+			if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+				return nil, fmt.Errorf("git %v: %v: %s", args, err, out)
+			}
+		}
+		id, err := store.ProjectID(clone, "")
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	if ids[0] != ids[1] {
+		return nil, fmt.Errorf("the two clones name different projects: %q, %q", ids[0], ids[1])
+	}
+	out := make([]string, agents)
+	for i := range out {
+		out[i] = ids[i*2/agents]
+	}
+	return out, nil
 }
 
 func migrate(url string) error {
@@ -88,8 +135,8 @@ func migrate(url string) error {
 }
 
 // report runs the scenario on a store and prints its figures.
-func report(name string, agents, tasks, rounds int, open func() (store.Coordination, error)) error {
-	r, err := scenario(agents, tasks, rounds, open)
+func report(name string, agents, tasks, rounds int, open func() (store.Coordination, error), projects []string) error {
+	r, err := scenario(agents, tasks, rounds, open, projects)
 	if err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
@@ -111,8 +158,9 @@ type figures struct {
 // ready and every agent claims the next one at the same moment (what `taskie
 // claim --next` does when a wave of tasks opens). One round first warms
 // the handles up and is not counted. A task claimed twice, or an agent
-// left without a task while tasks were left, is an error.
-func scenario(agents, tasks, rounds int, open func() (store.Coordination, error)) (figures, error) {
+// left without a task while tasks were left, is an error. projects, when
+// given, is the project of each agent's plan key (else one for all).
+func scenario(agents, tasks, rounds int, open func() (store.Coordination, error), projects []string) (figures, error) {
 	handles := make([]store.Coordination, agents)
 	for i := range handles {
 		c, err := open()
@@ -130,8 +178,14 @@ func scenario(agents, tasks, rounds int, open func() (store.Coordination, error)
 	var lat []time.Duration
 	var busy time.Duration
 	for round := range rounds + 1 {
-		key := store.PlanKey{Project: "bench.example/claims", Plan: fmt.Sprintf("bench-%d-%d", run, round)}
-		took, wall, err := burst(handles, key, ready)
+		keys := make([]store.PlanKey, agents)
+		for i := range keys {
+			keys[i] = store.PlanKey{Project: "bench.example/claims", Plan: fmt.Sprintf("bench-%d-%d", run, round)}
+			if projects != nil {
+				keys[i].Project = projects[i]
+			}
+		}
+		took, wall, err := burst(handles, keys, ready)
 		if err != nil {
 			return figures{}, fmt.Errorf("round %d: %w", round, err)
 		}
@@ -148,9 +202,9 @@ func scenario(agents, tasks, rounds int, open func() (store.Coordination, error)
 	}, nil
 }
 
-// burst has every handle claim the next of ready in key at once and
-// returns each claim's duration and the burst's.
-func burst(handles []store.Coordination, key store.PlanKey, ready []domain.TaskID) ([]time.Duration, time.Duration, error) {
+// burst has every handle claim the next of ready at once, handle i in
+// plan keys[i], and returns each claim's duration and the burst's.
+func burst(handles []store.Coordination, keys []store.PlanKey, ready []domain.TaskID) ([]time.Duration, time.Duration, error) {
 	took := make([]time.Duration, len(handles))
 	won := make([]domain.TaskID, len(handles))
 	errs := make([]error, len(handles))
@@ -162,7 +216,7 @@ func burst(handles []store.Coordination, key store.PlanKey, ready []domain.TaskI
 			agent := fmt.Sprintf("agent-%02d", i)
 			start.Wait()
 			t0 := time.Now()
-			d, ok, err := c.ClaimNext(context.Background(), key, ready, agent, time.Hour)
+			d, ok, err := c.ClaimNext(context.Background(), keys[i], ready, agent, time.Hour)
 			took[i] = time.Since(t0)
 			switch {
 			case err != nil:

@@ -140,20 +140,33 @@ func (s *Store) ClaimNext(ctx context.Context, p store.PlanKey, ready []domain.T
 		ids[i] = int32(t)
 	}
 	what := fmt.Sprintf("claiming the next ready task of plan %s", p.Plan)
-	err = s.do(ctx, what, func(ctx context.Context, conn *pgx.Conn) error {
-		_, err := conn.Exec(ctx, offerSQL, p.Project, p.Plan, ids)
-		return err
-	})
-	if err != nil {
-		return d, false, err
-	}
 	err = s.claimTx(ctx, what, p, func(ctx context.Context, t *pipe) (*pgx.Batch, error) {
 		tried := []int32{}
+		// The offer and the first pick in one round trip; a session that
+		// cannot take it offers first, on its own.
+		first, firstNow, found, err := s.offerAndPick(ctx, t, p, ids, agent)
+		if err == errNoFastPath {
+			if _, err = t.conn.Exec(ctx, offerSQL, p.Project, p.Plan, ids); err != nil {
+				return nil, err
+			}
+		} else if err != nil {
+			return nil, err
+		}
+		fast := err == nil
 		for {
 			var r claimRow
 			var now time.Time
-			err := t.queryRow(ctx, nextSQL, []any{p.Project, p.Plan, ids, agent, tried, s.skewMicros()},
-				&r.task, &r.agent, &r.acquired, &r.expires, &r.heartbeat, &now)
+			var err error
+			if fast {
+				fast = false
+				r, now = first, firstNow
+				if !found {
+					err = pgx.ErrNoRows
+				}
+			} else {
+				err = t.queryRow(ctx, nextSQL, []any{p.Project, p.Plan, ids, agent, tried, s.skewMicros()},
+					&r.task, &r.agent, &r.acquired, &r.expires, &r.heartbeat, &now)
+			}
 			if err == pgx.ErrNoRows {
 				ok = false
 				return nil, nil

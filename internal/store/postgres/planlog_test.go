@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/store"
 )
@@ -73,5 +74,25 @@ func TestPlanLog(t *testing.T) {
 	}
 	if got := scanAll(t, s, store.LogQuery{}); len(got) != 3 {
 		t.Errorf("after a refused batch: %v", got)
+	}
+}
+
+// ClaimNext's single-message first round trip writes the project, plan and
+// agent into the statement: quotes and backslashes stay data.
+func TestClaimNextQuotedValues(t *testing.T) {
+	s := open(t, migrated(t))
+	k := store.PlanKey{Project: `o'brien\repo'; DROP TABLE taskie_claims; --`, Plan: "p"}
+	for i, agent := range []string{`a'1`, `b\2`} {
+		d, ok, err := s.ClaimNext(ctx, k, []domain.TaskID{1, 2}, agent, time.Hour)
+		if err != nil || !ok || int(d.Claim.Task) != i+1 || d.Claim.Agent != agent {
+			t.Fatalf("claim %d by %q: %+v, %v, %v", i+1, agent, d, ok, err)
+		}
+	}
+	cs, err := s.Claims(ctx, k)
+	if err != nil || len(cs) != 2 || cs[0].Agent != `a'1` || cs[1].Agent != `b\2` {
+		t.Errorf("claims %+v, %v", cs, err)
+	}
+	if _, ok, err := s.ClaimNext(ctx, k, []domain.TaskID{1, 2}, "c", time.Hour); ok || err != nil {
+		t.Errorf("a third agent got a task: %v, %v", ok, err)
 	}
 }
