@@ -432,7 +432,7 @@ func (f *Files) apply(s *Snapshot, c Change) (*Snapshot, error) {
 				Set: full.Set, SHA: s.Version.State})
 		}
 		ev := events.Event{Event: c.kind(old, next), Task: c.Task.String(), Actor: c.Actor, Reason: c.Reason, Meta: c.Meta,
-			Set: delta.Set, Unset: delta.Unset, Tasks: statuses, Archive: arch}
+			Set: delta.Set, Unset: delta.Unset, Lifecycle: delta.Lifecycle, Tasks: statuses, Archive: arch}
 		if old != nil {
 			ev.From = string(old.Phase)
 		}
@@ -666,7 +666,7 @@ func (f *Files) repair(s *Snapshot) error {
 		if Replaces(last) {
 			base = nil
 		}
-		next, err := state.Apply(base, state.Delta{Set: last.Set, Unset: last.Unset})
+		next, err := state.Apply(base, state.Delta{Set: last.Set, Unset: last.Unset, Lifecycle: last.Lifecycle})
 		if err == nil && Hash(next.Encode()) == last.SHA {
 			return f.root.WriteFile(Rel(s.Plan, state.FileName), next.Encode(), true)
 		}
