@@ -220,6 +220,9 @@ type planCoordCount struct {
 	Claims     int    `json:"claims"`
 	LiveClaims int    `json:"live_claims"`
 	Events     int    `json:"events"`
+	// PlanEvents counts the plan's own events every clone shared (a
+	// database only).
+	PlanEvents *int `json:"plan_events,omitempty"`
 }
 
 func runStoreStatus(o *storeOpts) error {
@@ -297,6 +300,13 @@ func countPlans(ctx context.Context, c store.Coordination, r *plan.Repo, project
 			return nil, err
 		}
 		pc := planCoordCount{Plan: id, Claims: len(d.Claims), Events: len(d.Events)}
+		if pg, ok := c.(*postgres.Store); ok {
+			n, err := pg.PlanEvents(ctx, store.PlanKey{Project: project, Plan: id})
+			if err != nil {
+				return nil, err
+			}
+			pc.PlanEvents = &n
+		}
 		for _, cl := range d.Claims {
 			if cl.Live(now) {
 				pc.LiveClaims++
@@ -329,7 +339,11 @@ func (o *storeOpts) printStoreStatus(v storeStatusView, err error) error {
 		printDBStatus(w, v)
 	}
 	for _, p := range v.Plans {
-		fmt.Fprintf(w, "plan %s: %d claims (%d live), %d events\n", p.Plan, p.Claims, p.LiveClaims, p.Events)
+		shared := ""
+		if p.PlanEvents != nil {
+			shared = fmt.Sprintf(", %d plan events", *p.PlanEvents)
+		}
+		fmt.Fprintf(w, "plan %s: %d claims (%d live), %d events%s\n", p.Plan, p.Claims, p.LiveClaims, p.Events, shared)
 	}
 	return err
 }

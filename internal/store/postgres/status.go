@@ -113,3 +113,14 @@ UNION SELECT plan FROM taskie_events WHERE project = $1 ORDER BY 1`, project)
 	})
 	return out, err
 }
+
+// PlanEvents counts the plan events of p every clone shared (not the
+// coordination events).
+func (s *Store) PlanEvents(ctx context.Context, p store.PlanKey) (int, error) {
+	var n int
+	err := s.do(ctx, "counting the events of plan "+p.Plan, func(ctx context.Context, conn *pgx.Conn) error {
+		return conn.QueryRow(ctx, `SELECT count(*) FROM taskie_events WHERE project = $1 AND plan = $2 AND stream = 'plan'`,
+			p.Project, p.Plan).Scan(&n)
+	})
+	return n, err
+}
