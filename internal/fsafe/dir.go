@@ -44,6 +44,16 @@ func (r *Root) OpenDir(rel string) (*Dir, error) {
 	return &Dir{parent: r, rel: rel, f: f}, nil
 }
 
+// Sub is Root.OpenDir of the directory name in this one: a plain
+// directory (not a link) costs one lookup relative to this directory.
+func (d *Dir) Sub(name string) (*Dir, error) {
+	rel := path.Join(d.rel, name)
+	if f, ok := d.openSubPlain(name); ok {
+		return &Dir{parent: d.parent, rel: rel, f: f}, nil
+	}
+	return d.parent.OpenDir(rel)
+}
+
 // Close releases the directory.
 func (d *Dir) Close() error { return d.f.Close() }
 

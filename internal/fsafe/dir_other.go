@@ -15,3 +15,6 @@ func listDir(f *os.File, abs string) ([]fs.DirEntry, error) { return readDir(f, 
 
 // openPlain hands every name to the repository root.
 func (d *Dir) openPlain(string) (*os.File, bool, error) { return nil, false, nil }
+
+// openSubPlain hands every name to the repository root.
+func (d *Dir) openSubPlain(string) (*os.File, bool) { return nil, false }

@@ -96,3 +96,54 @@ func TestOpenDirRefuses(t *testing.T) {
 		t.Errorf("outside directory touched: %v", err)
 	}
 }
+
+// Sub opens a directory in a Dir as Root.OpenDir would: a plain one
+// directly, a link judged from the root (inside kept, outside refused).
+func TestSubLikeOpenDir(t *testing.T) {
+	r, root := newRoot(t)
+	outside := t.TempDir()
+	writeFile(t, filepath.Join(outside, "state.json"), "secret\n")
+	plans := filepath.Join(root, ".taskie", "plans")
+	writeFile(t, filepath.Join(plans, "p", "state.json"), "p\n")
+	writeFile(t, filepath.Join(root, "elsewhere", "state.json"), "in\n")
+	symlink(t, "../../elsewhere", filepath.Join(plans, "in"))
+	symlink(t, outside, filepath.Join(plans, "out"))
+	writeFile(t, filepath.Join(plans, "file"), "x\n")
+	d, err := r.OpenDir(".taskie/plans")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for _, tc := range []struct {
+		name, want string
+		err        error
+	}{
+		{name: "p", want: "p\n"},
+		{name: "in", want: "in\n"},
+		{name: "out", err: ErrOutsideRepo},
+		{name: "file", err: ErrNotDir},
+		{name: "missing", err: fs.ErrNotExist},
+		{name: "../../..", err: ErrOutsideRepo},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sub, err := d.Sub(tc.name)
+			if tc.err != nil {
+				if err == nil {
+					sub.Close()
+				}
+				if !errors.Is(err, tc.err) {
+					t.Fatalf("Sub err = %v, want %v", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sub.Close()
+			got, err := sub.ReadFile("state.json")
+			if err != nil || string(got) != tc.want {
+				t.Errorf("ReadFile = %q, %v; want %q", got, err, tc.want)
+			}
+		})
+	}
+}

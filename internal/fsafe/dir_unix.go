@@ -49,3 +49,16 @@ func (d *Dir) openPlain(name string) (f *os.File, ok bool, err error) {
 	}
 	return f, true, nil
 }
+
+// openSubPlain opens name when it is a directory directly in this one (not
+// a link); ok is false for anything else, which the root must judge.
+func (d *Dir) openSubPlain(name string) (*os.File, bool) {
+	if !plainName(name) {
+		return nil, false
+	}
+	fd, err := unix.Openat(int(d.f.Fd()), name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, false
+	}
+	return os.NewFile(uintptr(fd), d.parent.Path(path.Join(d.rel, name))), true
+}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -16,6 +17,13 @@ var ErrNoTaskie = errors.New("no .taskie/plans directory")
 // Repo is a project that holds .taskie/.
 type Repo struct {
 	Root string // directory containing .taskie
+
+	// resolved caches the symlink-free Root and plans directory, which
+	// checkInside needs for every plan: plan choice looks at every plan on
+	// every stop.
+	resolveOnce                 sync.Once
+	resolvedRoot, resolvedPlans string
+	resolveErr                  error
 }
 
 // Find walks up from cwd to the first directory that has .taskie/plans.
@@ -55,28 +63,47 @@ func (r *Repo) PlanDir(id string) (string, error) {
 		return "", err
 	}
 	dir := filepath.Join(r.PlansDir(), id)
-	if _, err := os.Lstat(dir); err != nil {
+	fi, err := os.Lstat(dir)
+	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return dir, nil
 		}
 		return "", fmt.Errorf("plan directory %s: %w", dir, err)
 	}
-	if err := r.checkInside(dir); err != nil {
+	if err := r.checkInside(dir, fi); err != nil {
 		return "", err
 	}
 	return dir, nil
 }
 
 // checkInside refuses dir when its fully resolved path leaves the root.
-func (r *Repo) checkInside(dir string) error {
-	resolved, err := filepath.EvalSymlinks(dir)
-	if err != nil {
-		target, _ := os.Readlink(dir)
-		return fmt.Errorf("plan directory %s points to %q, which cannot be resolved: %w", dir, target, err)
+// A plain directory (fi, from Lstat) resolves to the resolved plans
+// directory plus its name, so only a symbolic link costs a full
+// resolution.
+func (r *Repo) checkInside(dir string, fi os.FileInfo) error {
+	r.resolveOnce.Do(func() {
+		if r.resolvedRoot, r.resolveErr = filepath.EvalSymlinks(r.Root); r.resolveErr != nil {
+			r.resolveErr = fmt.Errorf("repository root %s: %w", r.Root, r.resolveErr)
+			return
+		}
+		r.resolvedPlans, r.resolveErr = filepath.EvalSymlinks(r.PlansDir())
+		if r.resolveErr != nil {
+			r.resolveErr = fmt.Errorf("plans directory %s: %w", r.PlansDir(), r.resolveErr)
+		}
+	})
+	if r.resolveErr != nil {
+		return r.resolveErr
 	}
-	root, err := filepath.EvalSymlinks(r.Root)
-	if err != nil {
-		return fmt.Errorf("repository root %s: %w", r.Root, err)
+	root := r.resolvedRoot
+	var resolved string
+	if fi.Mode().IsDir() && filepath.Dir(dir) == r.PlansDir() {
+		resolved = filepath.Join(r.resolvedPlans, fi.Name())
+	} else {
+		var err error
+		if resolved, err = filepath.EvalSymlinks(dir); err != nil {
+			target, _ := os.Readlink(dir)
+			return fmt.Errorf("plan directory %s points to %q, which cannot be resolved: %w", dir, target, err)
+		}
 	}
 	if !within(root, resolved) {
 		return fmt.Errorf("plan directory %s points to %s, outside the repository %s; refusing to use it", dir, resolved, root)
