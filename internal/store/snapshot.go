@@ -263,7 +263,7 @@ func (s *Snapshot) stateProblems() []string {
 	var fe *state.FieldError
 	switch err := s.StateErr; {
 	case err == nil && s.State != nil:
-		return workflow.Check(s.State)
+		return workflow.Lint(s.State)
 	case errors.As(err, &se):
 		return []string{fmt.Sprintf("malformed JSON at line %d, column %d: %s", se.Line, se.Col, se.Msg)}
 	case errors.As(err, &fe):
@@ -287,7 +287,7 @@ func CheckState(data []byte) []string {
 	case err != nil:
 		return []string{err.Error()}
 	}
-	return workflow.Check(s)
+	return workflow.Lint(s)
 }
 
 func listOrNone(xs []string) string {

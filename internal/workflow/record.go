@@ -205,3 +205,16 @@ func Check(s *state.State) []string {
 	}
 	return out
 }
+
+// Lint is validation rule 8: Check, and a phase_iteration above
+// max_reviews, which the Stop hook refuses to review from. taskie set
+// accepts one (the cap may be lowered mid-cycle), so replay must too:
+// only validation reports it.
+func Lint(s *state.State) []string {
+	out := Check(s)
+	if s.PhaseIteration != nil && *s.PhaseIteration > s.MaxReviews {
+		out = append(out, fmt.Sprintf("phase_iteration %d is above max_reviews (%d): the Stop hook runs no review from it; set it within 0…%d (`taskie set phase_iteration N`) or raise max_reviews",
+			*s.PhaseIteration, s.MaxReviews, s.MaxReviews))
+	}
+	return out
+}
