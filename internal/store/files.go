@@ -55,7 +55,9 @@ type Files struct {
 	// repository: a command checks each once (symlinks resolved, a few
 	// syscalls), not at every read.
 	dirs map[string]string
-	mu   sync.Mutex // guards peeked and dirs: a Files may serve goroutines at once
+	// plansDir is .taskie/plans, opened by the first PeekState.
+	plansDir *fsafe.Dir
+	mu       sync.Mutex // guards peeked and dirs: a Files may serve goroutines at once
 }
 
 // PlanDir is Repo.PlanDir, checked once per plan and Files.
@@ -99,6 +101,9 @@ func (f *Files) Root() *fsafe.Root { return f.root }
 func (f *Files) Close() error {
 	if f.Mirror != nil {
 		f.Mirror.Close()
+	}
+	if f.plansDir != nil {
+		f.plansDir.Close()
 	}
 	return f.root.Close()
 }
@@ -200,7 +205,7 @@ func (f *Files) PeekState(id string) (*state.State, error) {
 	if _, err := f.planDir(id); err != nil {
 		return nil, err
 	}
-	raw, err := f.root.ReadFile(Rel(id, state.FileName))
+	raw, err := f.peekRaw(id)
 	if err != nil {
 		return nil, err
 	}
@@ -211,6 +216,27 @@ func (f *Files) PeekState(id string) (*state.State, error) {
 	f.peeked[id] = raw
 	f.mu.Unlock()
 	return state.Decode(state.FileName, raw)
+}
+
+// peekRaw reads a plan's state.json through the plans directory, opened
+// once per Files: a plain plan directory and file then cost one lookup
+// each instead of a walk from the repository root per plan.
+func (f *Files) peekRaw(id string) ([]byte, error) {
+	f.mu.Lock()
+	if f.plansDir == nil {
+		f.plansDir, _ = f.root.OpenDir(path.Join(".taskie", "plans"))
+	}
+	plans := f.plansDir
+	f.mu.Unlock()
+	if plans == nil {
+		return f.root.ReadFile(Rel(id, state.FileName))
+	}
+	d, err := plans.Sub(id)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.ReadFile(state.FileName)
 }
 
 func (f *Files) readStateRaw(d *fsafe.Dir, id string) ([]byte, error) {
