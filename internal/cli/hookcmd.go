@@ -67,6 +67,7 @@ func newHookEventCmdWith(s *Streams, name, short string, fn func(hook.Env) int, 
 func runHookEvent(o *hookEventOpts) error { return exitCode(o.hook(hookEnv(o.s, ""))) }
 
 func hookEnv(s *Streams, format string) hook.Env {
+	inHook.Store(true)
 	return hook.Env{Stdin: s.In, Stdout: s.Out, Stderr: s.Err, Getenv: os.Getenv, Now: time.Now,
 		Format: format, InputDeadline: hook.DefaultInputDeadline}
 }

@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/hook"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -183,6 +185,10 @@ func changeWith(p *project.Plan, reason string, create bool, fn func(*store.Snap
 	return old, cur, nil
 }
 
+// inHook is set while a hook runs: the hook's stderr is the agent's block
+// reason, so the mirror's warnings go to the hook log instead.
+var inHook atomic.Bool
+
 // Every plan store the command opens shares its plans' events through the
 // repository's coordination store, when that is a database: the events of
 // every commit are appended there too, after the log of the clone.
@@ -191,7 +197,13 @@ func init() {
 		return &store.SharedMirror{
 			Root:     r.Root,
 			Settings: func() store.CoordSettings { return coordSettings(r.TaskieDir()) },
-			Warn:     func(msg string) { fmt.Fprintf(os.Stderr, "taskie: warning: %s\n", msg) },
+			Warn: func(msg string) {
+				if inHook.Load() {
+					hook.Warn(r.Root, msg)
+					return
+				}
+				fmt.Fprintf(os.Stderr, "taskie: warning: %s\n", msg)
+			},
 		}
 	})
 }

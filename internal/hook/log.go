@@ -49,3 +49,17 @@ func (pl *planLog) close() {
 		pl.f.Close()
 	}
 }
+
+// Warn writes a warning of the hook's own making (not a decision) to
+// .taskie/logs/hook.log under root: a hook's stderr is the agent's block
+// reason or the user's notice, not a place for taskie's housekeeping.
+func Warn(root, msg string) {
+	r, err := fsafe.Open(root)
+	if err != nil {
+		return
+	}
+	defer r.Close()
+	pl := openLog(r, "hook")
+	defer pl.close()
+	pl.info("warning", "message", msg)
+}
