@@ -1,13 +1,13 @@
 package parallel
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/plan"
 )
 
 // ProblemKind says what is wrong with the task graph.
@@ -113,112 +113,20 @@ func (g *graph) deps(i int, buf []int) []int {
 	return buf
 }
 
-// cycles returns one cycle per strongly connected component that has one
-// (Tarjan's algorithm), ordered by the component's smallest id.
+// cycles returns one cycle per group of tasks that wait on each other,
+// ordered by the group's smallest id (plan.Cycles).
 func (g *graph) cycles() [][]domain.TaskID {
-	var out [][]domain.TaskID
-	for _, comp := range g.components() {
-		if c := g.cycleIn(comp); c != nil {
-			out = append(out, c)
+	byIndex := plan.Cycles(len(g.tasks), func(v int) []int { return g.deps(v, nil) },
+		func(v int) bool { return g.idx[g.tasks[v].ID] == v }, // duplicates are skipped
+		func(a, b int) bool { return g.tasks[a].ID < g.tasks[b].ID })
+	out := make([][]domain.TaskID, len(byIndex))
+	for i, c := range byIndex {
+		out[i] = make([]domain.TaskID, len(c))
+		for j, v := range c {
+			out[i][j] = g.tasks[v].ID
 		}
 	}
-	slices.SortFunc(out, func(a, b []domain.TaskID) int { return cmp.Compare(a[0], b[0]) })
 	return out
-}
-
-// components returns the strongly connected components of the graph.
-func (g *graph) components() [][]int {
-	n := len(g.tasks)
-	index, low := make([]int, n), make([]int, n)
-	onStack := make([]bool, n)
-	var stack []int
-	var comps [][]int
-	next := 1
-	var visit func(v int)
-	visit = func(v int) {
-		index[v], low[v] = next, next
-		next++
-		stack = append(stack, v)
-		onStack[v] = true
-		for _, d := range g.tasks[v].Deps {
-			w, known := g.idx[d]
-			switch {
-			case !known: // reported by Check
-			case index[w] == 0:
-				visit(w)
-				low[v] = min(low[v], low[w])
-			case onStack[w]:
-				low[v] = min(low[v], index[w])
-			}
-		}
-		if low[v] != index[v] {
-			return
-		}
-		var comp []int
-		for {
-			w := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			onStack[w] = false
-			comp = append(comp, w)
-			if w == v {
-				break
-			}
-		}
-		comps = append(comps, comp)
-	}
-	for v := range n {
-		if g.idx[g.tasks[v].ID] == v && index[v] == 0 { // duplicates are skipped
-			visit(v)
-		}
-	}
-	return comps
-}
-
-// cycleIn returns the shortest cycle through the component's smallest id,
-// or nil when the component is a single task that does not depend on
-// itself.
-func (g *graph) cycleIn(comp []int) []domain.TaskID {
-	in := make(map[int]bool, len(comp))
-	start := comp[0]
-	for _, v := range comp {
-		in[v] = true
-		if g.tasks[v].ID < g.tasks[start].ID {
-			start = v
-		}
-	}
-	// Breadth-first from start inside the component, back to start.
-	prev := map[int]int{}
-	queue := []int{start}
-	for len(queue) > 0 {
-		v := queue[0]
-		queue = queue[1:]
-		for _, w := range g.deps(v, nil) {
-			if !in[w] {
-				continue
-			}
-			if w == start {
-				return g.path(prev, start, v)
-			}
-			if _, seen := prev[w]; !seen {
-				prev[w] = v
-				queue = append(queue, w)
-			}
-		}
-	}
-	return nil
-}
-
-// path rebuilds start → … → last → start from the breadth-first parents.
-func (g *graph) path(prev map[int]int, start, last int) []domain.TaskID {
-	var rev []domain.TaskID
-	for v := last; v != start; v = prev[v] {
-		rev = append(rev, g.tasks[v].ID)
-	}
-	c := []domain.TaskID{g.tasks[start].ID}
-	for i := len(rev) - 1; i >= 0; i-- {
-		c = append(c, rev[i])
-	}
-	return append(c, g.tasks[start].ID)
 }
 
 // arrows writes ids joined by " → ".

@@ -192,96 +192,19 @@ func (v *validator) checkDeps(ts *Tasks) {
 	}
 }
 
-// depCycles returns one cycle per group of tasks that wait on each other
-// (a strongly connected component, Tarjan's algorithm), as row indexes
-// from the group's first row back to it, in row order of that first row.
+// depCycles returns one cycle per group of tasks that wait on each other,
+// as row indexes from the group's first row back to it (Cycles).
 func depCycles(tasks []Task, idx map[int]int) [][]int {
-	n := len(tasks)
-	index, low := make([]int, n), make([]int, n)
-	onStack := make([]bool, n)
-	var stack []int
-	var out [][]int
-	next := 1
-	var visit func(v int)
-	visit = func(v int) {
-		index[v], low[v] = next, next
-		next++
-		stack = append(stack, v)
-		onStack[v] = true
+	deps := func(v int) []int {
+		var out []int
 		for _, d := range tasks[v].DependsOn {
-			w, ok := idx[d]
-			switch {
-			case !ok:
-			case index[w] == 0:
-				visit(w)
-				low[v] = min(low[v], low[w])
-			case onStack[w]:
-				low[v] = min(low[v], index[w])
+			if w, ok := idx[d]; ok {
+				out = append(out, w)
 			}
 		}
-		if low[v] != index[v] {
-			return
-		}
-		var comp []int
-		for {
-			w := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			onStack[w] = false
-			comp = append(comp, w)
-			if w == v {
-				break
-			}
-		}
-		if c := cycleThrough(tasks, idx, comp); c != nil {
-			out = append(out, c)
-		}
+		return out
 	}
-	for v := range n {
-		if idx[tasks[v].ID] == v && index[v] == 0 {
-			visit(v)
-		}
-	}
-	slices.SortFunc(out, func(a, b []int) int { return a[0] - b[0] })
-	return out
-}
-
-// cycleThrough returns the shortest cycle through the component's first
-// row, breadth-first inside the component; nil for a single task that
-// does not depend on itself.
-func cycleThrough(tasks []Task, idx map[int]int, comp []int) []int {
-	start := slices.Min(comp)
-	in := make(map[int]bool, len(comp))
-	for _, r := range comp {
-		in[r] = true
-	}
-	prev := map[int]int{}
-	queue := []int{start}
-	for len(queue) > 0 {
-		v := queue[0]
-		queue = queue[1:]
-		for _, d := range tasks[v].DependsOn {
-			w, ok := idx[d]
-			if !ok || !in[w] {
-				continue
-			}
-			if w == start {
-				var rev []int
-				for x := v; x != start; x = prev[x] {
-					rev = append(rev, x)
-				}
-				c := []int{start}
-				for i := len(rev) - 1; i >= 0; i-- {
-					c = append(c, rev[i])
-				}
-				return append(c, start)
-			}
-			if _, seen := prev[w]; !seen && w != start {
-				prev[w] = v
-				queue = append(queue, w)
-			}
-		}
-	}
-	return nil
+	return Cycles(len(tasks), deps, func(v int) bool { return idx[tasks[v].ID] == v }, func(a, b int) bool { return a < b })
 }
 
 // idRanges writes sorted ids compactly: "1–8, 10".
