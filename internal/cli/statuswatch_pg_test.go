@@ -3,12 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
-	"io"
-	"net"
-	"net/url"
 	"os"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -18,57 +14,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/store/postgres"
 	"github.com/taskie-dev/taskie/internal/store/postgres/pgtest"
 )
-
-// countingProxy forwards connections to the server of rawURL and counts
-// them; it returns the URL through it.
-func countingProxy(t *testing.T, rawURL string, n *atomic.Int64) string {
-	t.Helper()
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var conns []net.Conn
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-		wg.Wait()
-	})
-	target := u.Host
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			n.Add(1)
-			s, err := net.Dial("tcp", target)
-			if err != nil {
-				c.Close()
-				continue
-			}
-			mu.Lock()
-			conns = append(conns, c, s)
-			mu.Unlock()
-			wg.Add(2)
-			go func() { defer wg.Done(); io.Copy(c, s); c.Close() }()
-			go func() { defer wg.Done(); io.Copy(s, c); s.Close() }()
-		}
-	}()
-	u.Host = ln.Addr().String()
-	return u.String()
-}
 
 // status --watch keeps its connections for the whole watch: a redraw every
 // 50 ms for a second opens no new session (it opened one per redraw).
@@ -87,7 +32,7 @@ func TestStatusWatchOneConnection(t *testing.T) {
 	}
 	db.Close()
 	var sessions atomic.Int64
-	proxied := countingProxy(t, raw, &sessions)
+	proxied := pgtest.Proxy(t, raw, &sessions, nil)
 	t.Setenv(store.DatabaseURLEnv, proxied)
 
 	dir := t.TempDir()

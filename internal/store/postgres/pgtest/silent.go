@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -16,10 +17,21 @@ import (
 // comes back. A connection succeeds and its first statement waits forever,
 // as behind a network cut without a reset. The proxy stops when t ends.
 func SilentProxy(t testing.TB, rawURL string) string {
+	return Proxy(t, rawURL, nil, forwardStartup)
+}
+
+// Proxy returns rawURL pointed at a proxy on 127.0.0.1 that opens a
+// connection to the server for each client connection, counts them in n
+// (when not nil), copies the server's answers back, and lets up carry the
+// client's messages to the server (nil: all of them). It stops when t ends.
+func Proxy(t testing.TB, rawURL string, n *atomic.Int64, up func(c, s net.Conn)) string {
 	t.Helper()
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if up == nil {
+		up = func(c, s net.Conn) { io.Copy(s, c); s.Close() }
 	}
 	target := u.Host
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -46,6 +58,9 @@ func SilentProxy(t testing.TB, rawURL string) string {
 			if err != nil {
 				return
 			}
+			if n != nil {
+				n.Add(1)
+			}
 			s, err := net.Dial("tcp", target)
 			if err != nil {
 				c.Close()
@@ -55,8 +70,8 @@ func SilentProxy(t testing.TB, rawURL string) string {
 			conns = append(conns, c, s)
 			mu.Unlock()
 			wg.Add(2)
-			go func() { defer wg.Done(); io.Copy(c, s) }() // the server's answers, while it gets anything
-			go func() { defer wg.Done(); forwardStartup(c, s) }()
+			go func() { defer wg.Done(); io.Copy(c, s); c.Close() }()
+			go func() { defer wg.Done(); up(c, s) }()
 		}
 	}()
 	u.Host = ln.Addr().String()
