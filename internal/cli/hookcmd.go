@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskie-dev/taskie/internal/hook"
+	"github.com/taskie-dev/taskie/internal/store"
 )
 
 // hookOpts are the options of `taskie hook` given a hook it does not know.
@@ -68,6 +69,7 @@ func runHookEvent(o *hookEventOpts) error { return exitCode(o.hook(hookEnv(o.s, 
 
 func hookEnv(s *Streams, format string) hook.Env {
 	inHook.Store(true)
+	store.MirrorTimeout = min(store.MirrorTimeout, 3*time.Second) // a hook never waits longer on the database
 	return hook.Env{Stdin: s.In, Stdout: s.Out, Stderr: s.Err, Getenv: os.Getenv, Now: time.Now,
 		Format: format, InputDeadline: hook.DefaultInputDeadline}
 }

@@ -281,6 +281,16 @@ func HeadOf(l Layout) (string, error) {
 	return Head(l.Toplevel)
 }
 
+// HeadFromFiles reads HEAD's commit from git's files alone (loose ref,
+// packed-refs, detached HEAD); ok is false when only git can tell.
+func HeadFromFiles(dir string) (sha string, ok bool) {
+	l, err := Discover(dir)
+	if err != nil {
+		return "", false
+	}
+	return headFromFiles(l)
+}
+
 func headFromFiles(l Layout) (string, bool) {
 	if l.GitDir == "" {
 		return "", false

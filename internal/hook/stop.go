@@ -116,8 +116,11 @@ func stop(e Env, format *string) Result {
 	res := s.run()
 	// The last task of a plan waits in committing with no later phase move
 	// to complete it: look for its commit here (nothing when none waits).
-	if err := p.SettleCommits("hook"); err != nil {
-		lg.decision(in, "warn", "lifecycle: "+err.Error())
+	// A paused plan is left alone.
+	if snap, err := p.Snapshot(); err == nil && snap.State != nil && snap.State.IsEnabled() {
+		if err := p.SettleCommits("hook"); err != nil {
+			lg.decision(in, "warn", "lifecycle: "+err.Error())
+		}
 	}
 	if res.Message == "" && !res.Block && sel.Message != "" {
 		res.Message = sel.Message // a plan chosen, others left waiting: say so

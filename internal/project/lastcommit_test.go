@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/gitwt"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/state"
 )
@@ -35,5 +36,33 @@ func TestLastCommitDoesNotComplete(t *testing.T) {
 	}
 	if got := records(t, p)[1]; got.State != lifecycle.Completed {
 		t.Fatalf("after its commit the task is %s", got.State)
+	}
+}
+
+// headUnmoved answers from git's files: true only while HEAD is the commit
+// every waiting task remembered (then SettleCommits runs no git process).
+func TestHeadUnmoved(t *testing.T) {
+	p := lifecyclePlan(t, `{"max_reviews":0,"phase":"next-task","current_task":"1","next_phase":"code-review"}`)
+	if headUnmoved(p.Repo.Root, map[domain.TaskID]lifecycle.Task{1: {State: lifecycle.Committing, Head: "x"}}) {
+		t.Fatal("no git repository: only git can tell")
+	}
+	commit := gitInit(t, p)
+	head, ok := gitwt.HeadFromFiles(p.Repo.Root)
+	if !ok {
+		t.Fatal("HEAD not read from the files of a fresh repository")
+	}
+	waiting := map[domain.TaskID]lifecycle.Task{1: {State: lifecycle.Committing, Head: head}, 2: {State: lifecycle.Completed}}
+	if !headUnmoved(p.Repo.Root, waiting) {
+		t.Error("HEAD is the remembered commit, yet it counts as moved")
+	}
+	if !headUnmoved(p.Repo.Root, map[domain.TaskID]lifecycle.Task{2: {State: lifecycle.Completed}}) {
+		t.Error("no task waits: nothing to look for")
+	}
+	commit("next")
+	if headUnmoved(p.Repo.Root, waiting) {
+		t.Error("HEAD moved on, yet it counts as unmoved")
+	}
+	if headUnmoved(p.Repo.Root, map[domain.TaskID]lifecycle.Task{1: {State: lifecycle.Committing}}) {
+		t.Error("a task without a remembered HEAD must ask git")
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/gitwt"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
@@ -123,7 +124,7 @@ func (p *Plan) SettleCommits(actor string) error {
 		return nil
 	}
 	tasks, err := lifecycle.Decode(s.State.Lifecycle)
-	if err != nil || len(p.commitsSeen(tasks, s.State, nil)) == 0 {
+	if err != nil || headUnmoved(p.Repo.Root, tasks) || len(p.commitsSeen(tasks, s.State, nil)) == 0 {
 		return nil
 	}
 	// follow makes the moves, under the plan lock, on the state then.
@@ -133,6 +134,26 @@ func (p *Plan) SettleCommits(actor string) error {
 		}
 		return store.Change{Actor: actor, Reason: commitSeenReason, Kind: events.LifecycleCommit, State: snap.State.Clone()}, nil
 	})
+}
+
+// headUnmoved reports, from git's files alone (no git process), that HEAD
+// is still the commit every task waiting in committing entered it at: the
+// common case at a stop, which then costs a few small reads.
+func headUnmoved(root string, tasks map[domain.TaskID]lifecycle.Task) bool {
+	ids := lifecycle.AwaitingCommit(tasks)
+	if len(ids) == 0 {
+		return true
+	}
+	head, ok := gitwt.HeadFromFiles(root)
+	if !ok {
+		return false
+	}
+	for _, id := range ids {
+		if tasks[id].Head != head {
+			return false
+		}
+	}
+	return true
 }
 
 // commitSeenReason is the reason of SettleCommits' commit.
