@@ -273,11 +273,8 @@ func refuseFinished(task domain.TaskID, agent string, failed bool, complete stri
 // plan-store change, logged), and a TASK_RESULT with status retry resets
 // its failures and sets aside its complete result.
 func (cp *coordPlan) retryTask(s *Streams, task domain.TaskID, agent string, failed bool) error {
-	ev := events.Event{Task: task.String(), Event: store.EventTaskResult, Actor: agent,
-		Reason: "claimed again deliberately (claim --retry)", Meta: map[string]any{"status": parallel.ResultRetry}}
-	if err := cp.c.AppendEvents(cp.ctx, cp.key, ev); err != nil {
-		return err
-	}
+	// failed_tasks first: a retry cut off after it is still a retry (the
+	// event only resets counts), and running the command again is safe.
 	if failed {
 		_, _, err := changeWith(cp.p, "task "+task.String()+" retried", false, func(_ *store.Snapshot, cur *state.State) (store.Change, error) {
 			n := cur.Clone()
@@ -286,8 +283,13 @@ func (cp *coordPlan) retryTask(s *Streams, task domain.TaskID, agent string, fai
 				Meta: map[string]any{"field": "failed_tasks", "task": task.String(), "action": "retry"}}, nil
 		})
 		if err != nil {
-			return err
+			return fmt.Errorf("task %d is claimed by %s but still in failed_tasks: %w (run the same command again)", task, agent, err)
 		}
+	}
+	ev := events.Event{Task: task.String(), Event: store.EventTaskResult, Actor: agent,
+		Reason: "claimed again deliberately (claim --retry)", Meta: map[string]any{"status": parallel.ResultRetry}}
+	if err := cp.c.AppendEvents(cp.ctx, cp.key, ev); err != nil {
+		return fmt.Errorf("task %d is claimed by %s and out of failed_tasks, but its failures were not reset: %w (run the same command again)", task, agent, err)
 	}
 	fmt.Fprintf(s.Err, "task %d: retried deliberately: out of failed_tasks, failures reset\n", task)
 	return nil

@@ -204,13 +204,15 @@ func (cp *coordPlan) results() (results, error) {
 		if err != nil {
 			return
 		}
-		r.latest[id] = e
 		switch resultStatus(e) {
 		case parallel.ResultFailed:
 			r.failures[id]++
-		case parallel.ResultRetry: // claim --retry: the count starts again
+		case parallel.ResultRetry: // claim --retry: the count starts again, no result stands
 			delete(r.failures, id)
+			delete(r.latest, id)
+			return
 		}
+		r.latest[id] = e
 	})
 	return r, err
 }
@@ -275,7 +277,7 @@ func planClaims(p *project.Plan) []claimStatusView {
 }
 
 // claimsWarning is the one-line warning of the last failed read of the
-// plan's claims, "" when it succeeded.
+// shared store (the claims, or every clone's lifecycle), "" when none.
 func claimsWarning(p *project.Plan) string {
 	src := claimSourceOf(p)
 	src.mu.Lock()
@@ -283,7 +285,7 @@ func claimsWarning(p *project.Plan) string {
 	if src.err == nil {
 		return ""
 	}
-	return fmt.Sprintf("claims not shown: %v", src.err)
+	return fmt.Sprintf("the coordination store could not be read, so claims or the other clones' lifecycle may be missing: %v", src.err)
 }
 
 // claimSource reads a plan's claims on one connection, opened on first use

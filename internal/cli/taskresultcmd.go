@@ -238,22 +238,26 @@ func resultFailed(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResultOp
 // when it is in progress there: an in-progress task without a claim is
 // someone's work under way, never ready, so the retry would wait forever.
 func (cp *coordPlan) backToPending(s *Streams, task domain.TaskID) error {
-	ts, _, err := cp.p.Tasks()
-	if err != nil || ts == nil {
-		return err
-	}
-	t, ok := ts.Find(int(task))
-	if !ok || t.StatusNorm() != plan.StatusInProgress {
-		return nil
-	}
-	err = cp.p.Update(func(*store.Snapshot) (store.Change, error) {
+	moved := false
+	// Judged on the snapshot under the plan lock: a status set meanwhile
+	// (done by the orchestrator) is never overwritten.
+	err := cp.p.Update(func(snap *store.Snapshot) (store.Change, error) {
+		if snap.Tasks == nil {
+			return store.Change{}, nil
+		}
+		if t, ok := snap.Tasks.Find(int(task)); !ok || t.StatusNorm() != plan.StatusInProgress {
+			return store.Change{}, nil
+		}
+		moved = true
 		return store.Change{Actor: "cli", Reason: "retry after a failed attempt", Kind: events.TaskStatus, Task: task,
 			Statuses: map[domain.TaskID]string{task: plan.StatusPending}}, nil
 	})
 	if err != nil {
 		return fmt.Errorf("task %d: setting it back to pending for its retry: %w", task, err)
 	}
-	fmt.Fprintf(s.Err, "task %d: status in-progress → pending in tasks.md, for its retry\n", task)
+	if moved {
+		fmt.Fprintf(s.Err, "task %d: status in-progress → pending in tasks.md, for its retry\n", task)
+	}
 	return nil
 }
 
