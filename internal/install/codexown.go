@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // A hooks.json may come with a cloned repository (.codex/hooks.json), so a
@@ -93,12 +94,16 @@ func looksLikeTaskie(command string) bool {
 
 // plainTaskieHook matches a command that runs a taskie hook and nothing
 // else: `taskie hook <name>` with plain arguments, no shell syntax.
-var plainTaskieHook = regexp.MustCompile(`^taskie hook [a-z-]+( [A-Za-z0-9_./=:-]+)*$`)
+// (compiled at first use: every taskie process, the hooks included, would
+// pay for it at start-up).
+var plainTaskieHook = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^taskie hook [a-z-]+( [A-Za-z0-9_./=:-]+)*$`)
+})
 
 // RunsOnlyTaskie reports whether command runs a taskie hook and nothing
 // else. A lookalike that does not is the sign of a planted hook.
 func RunsOnlyTaskie(command string) bool {
-	return plainTaskieHook.MatchString(strings.TrimSpace(command))
+	return plainTaskieHook().MatchString(strings.TrimSpace(command))
 }
 
 // ownEntry reports whether a hooks.json group for event is exactly one
