@@ -54,6 +54,7 @@ An unreadable line (a torn write) is skipped with a warning.`,
 }
 
 func runHistory(o *historyOpts) error {
+	defer boundHeap()()
 	p, err := o.g.openPlan("")
 	if err != nil {
 		return err

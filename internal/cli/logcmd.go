@@ -39,6 +39,7 @@ skipped with a warning.`,
 }
 
 func runLog(o *logOpts) error {
+	defer boundHeap()()
 	p, err := o.g.openPlan("")
 	if err != nil {
 		return err
