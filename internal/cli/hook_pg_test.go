@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/taskie-dev/taskie/internal/store"
-	"github.com/taskie-dev/taskie/internal/store/postgres"
 	"github.com/taskie-dev/taskie/internal/store/postgres/pgtest"
 )
 
@@ -20,38 +18,17 @@ import (
 // keeps its change in the clone, logs the mirror's warning in hook.log and
 // returns within the hooks' 3 s bound, never the 5 s of other commands.
 func TestHookStopSilentDatabase(t *testing.T) {
-	srv := pgtest.StartFor(t)
-	raw, err := srv.NewDB(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	db, err := postgres.Connect(context.Background(), raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, _, err := db.Migrate(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	db.Close()
+	raw := migratedDB(t)
 	silent := strings.Replace(pgtest.SilentProxy(t, raw), "postgres@", "postgres:s3cret@", 1)
 	t.Setenv(store.DatabaseURLEnv, silent)
 
-	dir := t.TempDir()
-	for name, data := range map[string]string{
+	dir := writeTree(t, map[string]string{
 		".taskie/plans/p/plan.md":    "# Plan\n",
 		".taskie/plans/p/tasks.md":   "| Id | Status | Title |\n|----|--------|-------|\n| 1 | in-progress | one |\n",
 		".taskie/plans/p/task-1.md":  "# Task 1\n",
 		".taskie/plans/p/state.json": `{"max_reviews": 0, "phase": "next-task", "current_task": "1", "phase_iteration": 0, "next_phase": "code-review", "review_model": "opus", "consecutive_clean": 0}`,
 		".taskie/config.json":        `{"project": "example.com/team/app"}`,
-	} {
-		path := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	in, _ := json.Marshal(map[string]string{"session_id": "s1", "cwd": dir, "hook_event_name": "Stop"})
 	var out, errb bytes.Buffer
 	start := time.Now()
