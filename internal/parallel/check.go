@@ -2,8 +2,8 @@ package parallel
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/taskie-dev/taskie/internal/domain"
@@ -61,7 +61,7 @@ func Check(tasks []Task) []Problem {
 		for _, d := range t.Deps {
 			if _, ok := g.idx[d]; !ok {
 				ps = append(ps, Problem{Task: t.ID, Kind: UnknownDependency,
-					Msg: fmt.Sprintf("task %d: depends on unknown task %d (known: %s)", t.ID, d, idRanges(g.ids()))})
+					Msg: fmt.Sprintf("task %d: depends on unknown task %d (known: %s)", t.ID, d, plan.IDRanges(slices.Collect(maps.Keys(g.idx))))})
 			}
 		}
 	}
@@ -90,16 +90,6 @@ func newGraph(tasks []Task) *graph {
 		g.idx[t.ID] = i
 	}
 	return g
-}
-
-// ids returns the known ids, sorted.
-func (g *graph) ids() []domain.TaskID {
-	ids := make([]domain.TaskID, 0, len(g.idx))
-	for id := range g.idx {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
 }
 
 // deps returns the indexes of i's known dependencies.
@@ -136,27 +126,4 @@ func arrows(ids []domain.TaskID) string {
 		parts[i] = id.String()
 	}
 	return strings.Join(parts, " → ")
-}
-
-// idRanges writes sorted ids compactly: "1–8, 10".
-func idRanges(ids []domain.TaskID) string {
-	if len(ids) == 0 {
-		return "none"
-	}
-	var b strings.Builder
-	for i := 0; i < len(ids); {
-		j := i
-		for j+1 < len(ids) && ids[j+1] == ids[j]+1 {
-			j++
-		}
-		if b.Len() > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(strconv.Itoa(int(ids[i])))
-		if j > i {
-			b.WriteString("–" + strconv.Itoa(int(ids[j])))
-		}
-		i = j + 1
-	}
-	return b.String()
 }

@@ -176,7 +176,7 @@ func (v *validator) checkDeps(ts *Tasks) {
 				continue
 			}
 			if known == "" {
-				known = idRanges(ts.IDs())
+				known = IDRanges(ts.IDs())
 			}
 			v.add(7, "tasks.md", t.Line, "task %d depends on unknown task %d (the tasks are %s): fix its Depends on cell", t.ID, d, known)
 		}
@@ -207,8 +207,8 @@ func depCycles(tasks []Task, idx map[int]int) [][]int {
 	return Cycles(len(tasks), deps, func(v int) bool { return idx[tasks[v].ID] == v }, func(a, b int) bool { return a < b })
 }
 
-// idRanges writes sorted ids compactly: "1–8, 10".
-func idRanges(ids []int) string {
+// IDRanges writes task ids compactly, sorted, each once: "1–8, 10".
+func IDRanges[T ~int](ids []T) string {
 	ids = slices.Clone(ids)
 	slices.Sort(ids)
 	ids = slices.Compact(ids)
@@ -224,9 +224,9 @@ func idRanges(ids []int) string {
 		if b.Len() > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString(strconv.Itoa(ids[i]))
+		b.WriteString(strconv.Itoa(int(ids[i])))
 		if j > i {
-			b.WriteString("–" + strconv.Itoa(ids[j]))
+			b.WriteString("–" + strconv.Itoa(int(ids[j])))
 		}
 		i = j + 1
 	}
