@@ -124,7 +124,7 @@ func (p *Plan) SettleCommits(actor string) error {
 		return nil
 	}
 	tasks, err := lifecycle.Decode(s.State.Lifecycle)
-	if err != nil || headUnmoved(p.Repo.Root, tasks) || len(p.commitsSeen(tasks, s.State, nil)) == 0 {
+	if err != nil || len(p.commitsSeen(tasks, s.State, nil)) == 0 {
 		return nil
 	}
 	// follow makes the moves, under the plan lock, on the state then.
@@ -137,13 +137,10 @@ func (p *Plan) SettleCommits(actor string) error {
 }
 
 // headUnmoved reports, from git's files alone (no git process), that HEAD
-// is still the commit every task waiting in committing entered it at: the
-// common case at a stop, which then costs a few small reads.
-func headUnmoved(root string, tasks map[domain.TaskID]lifecycle.Task) bool {
-	ids := lifecycle.AwaitingCommit(tasks)
-	if len(ids) == 0 {
-		return true
-	}
+// is still the commit every task in ids (those waiting in committing)
+// entered it at: the common case at a stop or a commit, which then costs a
+// few small reads.
+func headUnmoved(root string, tasks map[domain.TaskID]lifecycle.Task, ids []domain.TaskID) bool {
 	head, ok := gitwt.HeadFromFiles(root)
 	if !ok {
 		return false
@@ -194,6 +191,9 @@ func (p *Plan) commitsSeen(tasks map[domain.TaskID]lifecycle.Task, cur *state.St
 		return nil
 	}
 	if g == nil {
+		if headUnmoved(p.Repo.Root, tasks, ids) {
+			return nil
+		}
 		g = p.head()
 	}
 	var cues []lifecycle.Cue
