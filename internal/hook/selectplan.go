@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/taskie-dev/taskie/internal/planchoice"
@@ -13,6 +14,9 @@ type Selection struct {
 	planchoice.Choice
 	Message string
 	Plans   int // how many plans the project has
+	// Stale says, per plan, why an owner's block dated in the future was
+	// not taken as mid-turn; the hook logs it.
+	Stale map[string]string
 }
 
 // SelectPlan gathers the facts of plan choice — every plan's state.json
@@ -51,5 +55,17 @@ func SelectPlan(fs *store.Files, in Input, now time.Time, window time.Duration) 
 	}
 	cin.Mentioned = planchoice.AgentMentions(tail, []byte(in.LastAssistantMessage), func(id string) bool { return known[id] })
 	c := planchoice.Choose(cin)
-	return Selection{Choice: c, Message: planchoice.Message(c), Plans: len(ids)}
+	sel := Selection{Choice: c, Message: planchoice.Message(c), Plans: len(ids)}
+	for _, id := range c.Future {
+		for _, p := range cin.Plans {
+			if p.ID == id {
+				if sel.Stale == nil {
+					sel.Stale = map[string]string{}
+				}
+				sel.Stale[id] = fmt.Sprintf("plan choice: session %s's last block on plan %q is dated %s, more than %s ahead of this clock: taken as stale, not as mid-turn (a session file from another machine or committed to the repository)",
+					p.Owner, id, p.OwnerLastDecisionAt.UTC().Format(time.RFC3339), planchoice.MaxClockSkew)
+			}
+		}
+	}
+	return sel
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/plan"
+	"github.com/taskie-dev/taskie/internal/planchoice"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
@@ -69,10 +70,11 @@ func (s *Session) Save(now time.Time) error {
 }
 
 // Live reports whether another session was seen recently enough to still
-// own its plan.
+// own its plan. A last_seen in the future (beyond the clock skew allowed)
+// proves nothing and counts as not seen.
 func Live(root *fsafe.Root, id string, now time.Time) bool {
 	s := LoadSession(root, id)
-	return !s.LastSeen.IsZero() && now.Sub(s.LastSeen) < OwnerTTL
+	return !s.LastSeen.IsZero() && now.Sub(s.LastSeen) < OwnerTTL && !s.LastSeen.After(now.Add(planchoice.MaxClockSkew))
 }
 
 // OwnerTTL is how long a session keeps its plan without a stop.

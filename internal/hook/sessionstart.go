@@ -42,6 +42,7 @@ func SessionStart(e Env) int {
 	if sel.Message != "" {
 		logChoice(fs.Root(), "session-start", in, sel)
 	}
+	logStale(fs.Root(), "session-start", in, sel)
 	if id == "" {
 		if sel.Message != "" {
 			writeContext(e, sel.Message)

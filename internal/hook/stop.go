@@ -13,6 +13,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/config"
 	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/plan"
+	"github.com/taskie-dev/taskie/internal/planchoice"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/store"
 )
@@ -88,6 +89,7 @@ func stop(e Env, format *string) Result {
 	if sel.Message != "" {
 		logChoice(fs.Root(), "stop", in, sel)
 	}
+	logStale(fs.Root(), "stop", in, sel)
 	if id == "" {
 		return Allow(sel.Message)
 	}
@@ -155,7 +157,9 @@ func sessionChanged(a, b *Session, now time.Time) bool {
 	same := a.Plan == b.Plan && a.LastDecision == b.LastDecision && a.BlocksInRow == b.BlocksInRow && a.Violations == b.Violations &&
 		((a.LastReviewBlock == nil) == (b.LastReviewBlock == nil)) &&
 		(a.LastReviewBlock == nil || *a.LastReviewBlock == *b.LastReviewBlock)
-	return !same || now.Sub(a.LastSeen) > 5*time.Minute
+	// A last_seen in the future (a clock set back, a copied file) is
+	// rewritten too, or it would stand until that date.
+	return !same || now.Sub(a.LastSeen) > 5*time.Minute || a.LastSeen.After(now.Add(planchoice.MaxClockSkew))
 }
 
 // relPath shows a path relative to the project root, for messages.
@@ -193,6 +197,16 @@ func logChoice(root *fsafe.Root, hook string, in Input, sel Selection) {
 	for _, id := range append([]string{"hook"}, sel.Candidates...) {
 		lg := openLog(root, id)
 		lg.event(hook, in, "allow", why)
+		lg.close()
+	}
+}
+
+// logStale writes to a plan's log that its owner's block was dated in the
+// future and so not trusted as mid-turn.
+func logStale(root *fsafe.Root, hook string, in Input, sel Selection) {
+	for id, why := range sel.Stale {
+		lg := openLog(root, id)
+		lg.info(hook, "session", in.SessionID, "why", why)
 		lg.close()
 	}
 }

@@ -18,6 +18,12 @@ import (
 // mid-turn on its plan: the reviewer timeout's default (SPEC §14).
 const DefaultMidTurnWindow = domain.DefaultReviewerTimeout
 
+// MaxClockSkew is how far in the future a session's last decision may be
+// dated and still count: a little skew between machines sharing a
+// repository is normal, a date further ahead is a committed or forged
+// session file, and trusting it would keep the plan mid-turn forever.
+const MaxClockSkew = time.Minute
+
 // Decision is a session's last hook decision on a plan.
 type Decision string
 
@@ -105,6 +111,10 @@ type Choice struct {
 	// and BlockedAgo how long ago its last block was.
 	Blocker    string
 	BlockedAgo time.Duration
+	// Future lists the plans whose owner's last block is dated more than
+	// MaxClockSkew ahead of now: not trusted as mid-turn (the caller logs
+	// it).
+	Future []string
 }
 
 // Choose picks the plan a session's hook acts on (SPEC §5.2):
@@ -119,6 +129,17 @@ type Choice struct {
 // When a plan is pending and none is chosen, the reason says why and
 // Message says what to do.
 func Choose(in Input) Choice {
+	c := choose(in)
+	for _, p := range in.Plans {
+		if in.blockedInFuture(p) {
+			c.Future = append(c.Future, p.ID)
+		}
+	}
+	slices.Sort(c.Future)
+	return c
+}
+
+func choose(in Input) Choice {
 	if len(in.Plans) == 0 {
 		return Choice{Reason: NoPlans}
 	}
@@ -221,7 +242,7 @@ func (in Input) owns(c Candidate) bool {
 // midTurnElsewhere reports whether another session's last hook decision on
 // the plan was a block less than the window ago.
 func (in Input) midTurnElsewhere(c Candidate) bool {
-	if c.Owner == "" || in.owns(c) || c.OwnerLastDecision != DecisionBlock {
+	if c.Owner == "" || in.owns(c) || c.OwnerLastDecision != DecisionBlock || in.blockedInFuture(c) {
 		return false
 	}
 	window := in.MidTurnWindow
@@ -229,6 +250,14 @@ func (in Input) midTurnElsewhere(c Candidate) bool {
 		window = DefaultMidTurnWindow
 	}
 	return in.Now.Sub(c.OwnerLastDecisionAt) < window
+}
+
+// blockedInFuture reports that another session's last block on the plan
+// is dated beyond the clock skew allowed: such a date proves nothing about
+// a live turn, so the block is taken as stale.
+func (in Input) blockedInFuture(c Candidate) bool {
+	return c.Owner != "" && !in.owns(c) && c.OwnerLastDecision == DecisionBlock &&
+		c.OwnerLastDecisionAt.After(in.Now.Add(MaxClockSkew))
 }
 
 func newestFirst(a, b Candidate) int {

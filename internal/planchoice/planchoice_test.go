@@ -168,6 +168,36 @@ func TestChoose(t *testing.T) {
 			want:    Choice{Reason: NoFreePlan},
 		},
 		{
+			name:    "a block dated a year ahead (a committed session file) is stale: B takes the plan",
+			session: "B",
+			plans:   []Candidate{{ID: "api", Pending: true, Owner: "A", OwnerLastDecision: DecisionBlock, OwnerLastDecisionAt: at(-365 * 24 * time.Hour)}},
+			want:    Choice{Plan: "api", Reason: OnlyPending, Takeover: true, PreviousOwner: "A", Future: []string{"api"}},
+		},
+		{
+			name:    "a block dated two minutes ahead is beyond the clock skew allowed",
+			session: "B",
+			plans:   []Candidate{{ID: "api", Pending: true, Owner: "A", OwnerLastDecision: DecisionBlock, OwnerLastDecisionAt: at(-2 * time.Minute)}},
+			want:    Choice{Plan: "api", Reason: OnlyPending, Takeover: true, PreviousOwner: "A", Future: []string{"api"}},
+		},
+		{
+			name:    "a block dated 30 seconds ahead is clock skew: A is still mid-turn",
+			session: "B",
+			plans:   []Candidate{{ID: "api", Pending: true, Owner: "A", OwnerLastDecision: DecisionBlock, OwnerLastDecisionAt: at(-30 * time.Second)}},
+			want:    Choice{Reason: MidTurnElsewhere, Candidates: []string{"api"}, Blocker: "A", BlockedAgo: -30 * time.Second},
+		},
+		{
+			name:    "a future-dated block on a plan not pending is not validated around",
+			session: "C",
+			plans:   []Candidate{{ID: "b", Owner: "A", OwnerLastDecision: DecisionBlock, OwnerLastDecisionAt: at(-time.Hour)}},
+			want:    Choice{Plan: "b", Reason: NewestForValidation, Future: []string{"b"}},
+		},
+		{
+			name:    "the session's own future-dated block is its own: not listed",
+			session: "A",
+			plans:   []Candidate{{ID: "api", Pending: true, Owner: "A", OwnerLastDecision: DecisionBlock, OwnerLastDecisionAt: at(-time.Hour)}},
+			want:    Choice{Plan: "api", Reason: Owned},
+		},
+		{
 			name: "no plans",
 			want: Choice{Reason: NoPlans},
 		},
