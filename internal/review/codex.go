@@ -53,7 +53,7 @@ func (codexReviewer) Review(ctx context.Context, req Request) (Result, error) {
 	if !validEffort(req.Effort) {
 		return Result{}, failf(FailExit, nil, "codex reviewer: not started: invalid reasoning effort %q", req.Effort)
 	}
-	tmp, err := os.MkdirTemp("", "taskie-codex-")
+	tmp, err := codexTempDir()
 	if err != nil {
 		return Result{}, failf(FailExit, nil, "codex reviewer: not started: %v", err)
 	}

@@ -32,3 +32,16 @@ func passLock(cmd *exec.Cmd, hold *os.File) {
 		cmd.ExtraFiles = []*os.File{hold}
 	}
 }
+
+// processAlive reports whether a process with this pid exists (EPERM: it
+// does, as another user's).
+func processAlive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// ownedByUs reports whether fi belongs to this process's user.
+func ownedByUs(fi os.FileInfo) bool {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	return ok && int(st.Uid) == os.Getuid()
+}

@@ -1,6 +1,7 @@
 package review
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"strconv"
@@ -70,3 +71,20 @@ func killOnCloseJob() (windows.Handle, error) {
 	}
 	return job, nil
 }
+
+// processAlive reports whether a process with this pid still runs.
+func processAlive(pid int) bool {
+	h, err := windows.OpenProcess(windows.PROCESS_QUERY_LIMITED_INFORMATION, false, uint32(pid))
+	if err != nil {
+		return !errors.Is(err, windows.ERROR_INVALID_PARAMETER)
+	}
+	defer windows.CloseHandle(h)
+	var code uint32
+	if windows.GetExitCodeProcess(h, &code) != nil {
+		return true
+	}
+	return code == 259 // STILL_ACTIVE
+}
+
+// ownedByUs: the temp directory on Windows is the user's own.
+func ownedByUs(os.FileInfo) bool { return true }
