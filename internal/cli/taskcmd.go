@@ -58,7 +58,8 @@ type taskNoteOpts struct {
 	g                 *globals
 	task              string
 	did, issues, next string
-	asJSON            bool
+	as                string
+	asJSON, force     bool
 }
 
 func newTaskNoteCmd(s *Streams, g *globals) *cobra.Command {
@@ -85,6 +86,7 @@ sessions move to .taskie/archive/<plan>/task-<T>.md, leaving a summary entry.`,
 	c.Flags().StringVar(&o.issues, "issues", "", "what broke or is unclear")
 	c.Flags().StringVar(&o.next, "next", "", "the next concrete step")
 	c.Flags().BoolVar(&o.asJSON, "json", false, "print the entry recorded as JSON")
+	addGuardFlags(c, &o.as, &o.force)
 	return c
 }
 
@@ -97,10 +99,16 @@ func runTaskNote(o *taskNoteOpts) error {
 	if err != nil {
 		return err
 	}
+	guard, err := guardPlanWrite(o.s, p, task, o.as, o.force, "task note")
+	if err != nil {
+		return err
+	}
+	defer guard.close()
 	res, err := continuity.Note(p, task, continuity.Entry{Did: o.did, Issues: o.issues, Next: o.next})
 	if err != nil {
 		return usageErr(err, "")
 	}
+	guard.done()
 	for _, w := range res.Warnings {
 		fmt.Fprintf(o.s.Err, "taskie: warning: %s\n", w)
 	}
@@ -354,7 +362,9 @@ type taskStatusOpts struct {
 	s            *Streams
 	g            *globals
 	task, status string
+	as           string
 	asJSON       bool
+	force        bool
 }
 
 func newTaskStatusCmd(s *Streams, g *globals) *cobra.Command {
@@ -376,6 +386,7 @@ this is for standalone work and for cancelling or postponing tasks.`,
 		},
 	}
 	c.Flags().BoolVar(&o.asJSON, "json", false, "print the task's resulting status as JSON")
+	addGuardFlags(c, &o.as, &o.force)
 	return c
 }
 
@@ -388,13 +399,19 @@ func runTaskStatus(o *taskStatusOpts) error {
 	if !plan.KnownStatus(status) {
 		return usageErr(fmt.Errorf("unknown status %q%s", o.status, didYouMean(status, taskStatuses)), "statuses: "+strings.Join(taskStatuses, ", "))
 	}
+	guard, err := guardPlanWrite(o.s, p, task, o.as, o.force, "task status")
+	if err != nil {
+		return err
+	}
+	defer guard.close()
 	err = p.Update(func(*store.Snapshot) (store.Change, error) {
 		return store.Change{Actor: "cli", Reason: "task status", Kind: events.TaskStatus, Task: task,
-			Statuses: map[domain.TaskID]string{task: status}}, nil
+			Statuses: map[domain.TaskID]string{task: status}, Meta: guard.meta(nil)}, nil
 	})
 	if err != nil {
 		return err
 	}
+	guard.done()
 	if o.asJSON {
 		return writeJSON(o.s.Out, map[string]any{"plan": p.ID, "task": task.String(), "status": status})
 	}

@@ -29,6 +29,8 @@ type taskMoveOpts struct {
 	actor  string
 	reason string
 	note   string // retry: a guided retry's guidance
+	as     string // the agent acting, checked against the task's claim
+	force  bool   // act although another agent holds the task's live claim
 	asJSON bool
 }
 
@@ -114,9 +116,10 @@ func newTaskMoveCmdWith(s *Streams, g *globals, v taskVerb, run func(*taskMoveOp
 	}
 	who := strings.Join(actorNames(lifecycle.Permitted(v.action)), ", ")
 	c := &cobra.Command{
-		Use:     v.use,
-		Short:   v.short,
-		Long:    v.long + "\n\nWho may: " + who + ". Every move is one commit: state.json's lifecycle\nrecords and one event per change in events.jsonl.",
+		Use:   v.use,
+		Short: v.short,
+		Long: v.long + "\n\nWho may: " + who + ". Every move is one commit: state.json's lifecycle\nrecords and one event per change in events.jsonl." +
+			"\n\nA task another agent holds a live claim on is moved by its holder only\n(--as); --force moves it anyway, recorded as an override of the holder.",
 		Example: v.example,
 		Args:    exactArgs(n, what),
 		RunE: func(_ *cobra.Command, args []string) error {
@@ -133,6 +136,7 @@ func newTaskMoveCmdWith(s *Streams, g *globals, v taskVerb, run func(*taskMoveOp
 		c.Flags().StringVar(&o.note, "note", "", "guidance for a guided retry")
 	}
 	c.Flags().BoolVar(&o.asJSON, "json", false, "print the task's lifecycle record after the move as JSON")
+	addGuardFlags(c, &o.as, &o.force)
 	return c
 }
 
@@ -159,6 +163,11 @@ func runTaskMove(o *taskMoveOpts) error {
 	if err != nil {
 		return err
 	}
+	guard, err := guardPlanWrite(o.s, p, task, o.as, o.force, "task "+string(o.action))
+	if err != nil {
+		return err
+	}
+	defer guard.close()
 	var timeouts lifecycle.Timeouts
 	if o.asJSON {
 		if timeouts, err = lifecycleTimeouts(p); err != nil {
@@ -170,11 +179,13 @@ func runTaskMove(o *taskMoveOpts) error {
 	err = p.Update(func(snap *store.Snapshot) (store.Change, error) {
 		c, t, err := lifecycleChange(snap, o, task, to, actor)
 		evs, rec = c.Events, t
+		c.Meta = guard.meta(c.Meta)
 		return c, err
 	})
 	if err != nil {
 		return moveErr(p, err)
 	}
+	guard.done()
 	for _, e := range evs {
 		fmt.Fprintf(o.s.Err, "%s\n", history.Message(e))
 	}

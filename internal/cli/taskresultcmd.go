@@ -26,7 +26,7 @@ type taskResultOpts struct {
 	s                              *Streams
 	g                              *globals
 	task, status, commit, as, note string
-	asJSON                         bool
+	asJSON, force                  bool
 }
 
 // resultView is a stored result with --json (and without --status).
@@ -55,7 +55,10 @@ merged the work and runs ` + "`taskie release`" + `; meanwhile the task is not r
 agent's claim (--as) is released, the task goes back to pending in tasks.md
 if it was in progress, and it is ready again. After that it
 is recorded in state.json's failed_tasks and, by on_exhausted, skipped (the
-other tasks go on) or escalated (the plan is paused for a human; ` + "`taskie\nresume`" + ` continues).`
+other tasks go on) or escalated (the plan is paused for a human; ` + "`taskie\nresume`" + ` continues).
+
+A task another agent holds a live claim on takes results from its holder only
+(--as); --force stores one anyway, recorded as an override of the holder.`
 
 func newTaskResultCmd(s *Streams, g *globals) *cobra.Command {
 	return newTaskResultCmdWith(s, g, runTaskResult)
@@ -80,6 +83,7 @@ func newTaskResultCmdWith(s *Streams, g *globals, run func(*taskResultOpts) erro
 	c.Flags().StringVar(&o.as, "as", "", "the agent reporting (default $TASKIE_AGENT); its claim is released after a failure")
 	c.Flags().StringVar(&o.note, "note", "", "one line about the result")
 	c.Flags().BoolVar(&o.asJSON, "json", false, "print the stored result as JSON")
+	c.Flags().BoolVar(&o.force, "force", false, "store it although another agent holds the task's live claim (recorded)")
 	return c
 }
 
@@ -148,6 +152,10 @@ func resultComplete(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResult
 	if err != nil {
 		return err
 	}
+	guard, err := cp.guardWrite(s, task, agent, o.force, "task result")
+	if err != nil {
+		return err
+	}
 	ws, err := cp.files.Worktrees(cp.key)
 	if err != nil {
 		return err
@@ -168,14 +176,15 @@ func resultComplete(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResult
 			hint: "commit the work first, or report `--status failed`"}
 	}
 	ev := events.Event{Task: task.String(), Event: store.EventTaskResult, Actor: agent,
-		Meta: map[string]any{"status": parallel.ResultComplete, "commit": commit}}
+		Meta: guard.meta(map[string]any{"status": parallel.ResultComplete, "commit": commit})}
 	if o.note != "" {
 		ev.Meta["note"] = o.note
 	}
 	if err := cp.c.AppendEvents(cp.ctx, cp.key, ev); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.Err, "task %d: result complete at %s; merge it, mark it done (`taskie task status %d done`) and release the claim\n",
+	guard.done()
+	fmt.Fprintf(s.Err, "task %d: result complete at %s; merge it, release the claim and mark it done (`taskie task status %d done`)\n",
 		task, shortSHA(commit), task)
 	fmt.Fprintln(s.Out, parallel.ResultRef(task, commit, parallel.ResultComplete))
 	return nil
@@ -183,6 +192,10 @@ func resultComplete(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResult
 
 func resultFailed(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResultOpts) error {
 	agent, err := optionalAgent(o.as)
+	if err != nil {
+		return err
+	}
+	guard, err := cp.guardWrite(s, task, agent, o.force, "task result")
 	if err != nil {
 		return err
 	}
@@ -199,13 +212,14 @@ func resultFailed(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResultOp
 	attempt := res.failures[task] + 1
 	d := parallel.AfterFailure(attempt, parallel.DefaultMaxRetries, onExhausted)
 	ev := events.Event{Task: task.String(), Event: store.EventTaskResult, Actor: agent, Reason: d.Msg,
-		Meta: map[string]any{"status": parallel.ResultFailed, "attempt": attempt, "action": d.Action.String()}}
+		Meta: guard.meta(map[string]any{"status": parallel.ResultFailed, "attempt": attempt, "action": d.Action.String()})}
 	if o.note != "" {
 		ev.Meta["note"] = o.note
 	}
 	if err := cp.c.AppendEvents(cp.ctx, cp.key, ev); err != nil {
 		return err
 	}
+	guard.done()
 	if agent != "" {
 		if rd, err := cp.c.Release(cp.ctx, cp.key, task, agent); err == nil && rd.Outcome == parallel.Released {
 			fmt.Fprintf(s.Err, "task %d: claim of %s released\n", task, agent)

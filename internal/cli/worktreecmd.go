@@ -69,7 +69,8 @@ type worktreeAddOpts struct {
 	s                *Streams
 	g                *globals
 	task, path, base string
-	asJSON           bool
+	as               string
+	asJSON, force    bool
 }
 
 func newWorktreeAddCmd(s *Streams, g *globals) *cobra.Command {
@@ -94,6 +95,7 @@ stdout: the worktree's path.`,
 	c.Flags().StringVar(&o.path, "path", "", "create the worktree in `dir`")
 	c.Flags().StringVar(&o.base, "base", "HEAD", "start the branch at `ref`")
 	c.Flags().BoolVar(&o.asJSON, "json", false, "print the record as JSON")
+	addGuardFlags(c, &o.as, &o.force)
 	return c
 }
 
@@ -219,6 +221,16 @@ func runWorktreeAdd(o *worktreeAddOpts) error {
 	if err != nil {
 		return err
 	}
+	var guard *claimGuard
+	if task != 0 {
+		actor, err := optionalAgent(o.as)
+		if err != nil {
+			return err
+		}
+		if guard, err = cp.guardWrite(s, task, actor, o.force, "worktree add"); err != nil {
+			return err
+		}
+	}
 	ws, err := cp.files.Worktrees(cp.key)
 	if err != nil {
 		return err
@@ -260,6 +272,7 @@ func runWorktreeAdd(o *worktreeAddOpts) error {
 	if err != nil {
 		return err
 	}
+	guard.done()
 	if task == 0 {
 		if err := cp.setPlanWorktree(path, base); err != nil {
 			return err

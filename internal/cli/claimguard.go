@@ -1,0 +1,134 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/parallel"
+	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/store"
+)
+
+// EventClaimOverride records a write made with --force to a task another
+// agent holds live: Actor overrode From.
+const EventClaimOverride = "CLAIM_OVERRIDE"
+
+// claimGuard is a decided write to a task: done records it once the write
+// has been made (an override is an event of the coordination log).
+type claimGuard struct {
+	s       *Streams
+	c       store.Coordination
+	key     store.PlanKey
+	ctx     context.Context
+	task    domain.TaskID
+	actor   string
+	command string
+	d       parallel.WriteDecision
+}
+
+// guardWrite decides whether actor may write to task given its claim
+// (docs/parallel.md, "Claims protect their tasks"): a live claim of
+// another agent refuses the write (exit 1) unless force.
+func (cp *coordPlan) guardWrite(s *Streams, task domain.TaskID, actor string, force bool, command string) (*claimGuard, error) {
+	return guardWrite(s, cp.ctx, cp.c, cp.key, task, actor, force, command)
+}
+
+func guardWrite(s *Streams, ctx context.Context, c store.Coordination, key store.PlanKey, task domain.TaskID, actor string, force bool, command string) (*claimGuard, error) {
+	g := &claimGuard{s: s, c: c, key: key, ctx: ctx, task: task, actor: actor, command: command}
+	claims, err := c.Claims(ctx, key)
+	if err != nil {
+		return nil, claimsUnread(err, task)
+	}
+	now, err := c.Now(ctx)
+	if err != nil {
+		return nil, usageErr(err, "unset it, or give a time like 2026-05-01T12:00:00Z")
+	}
+	g.d = parallel.DecideWrite(task, parallel.ClaimOf(claims, task), actor, force, now)
+	if g.d.Outcome == parallel.WriteRefused {
+		return nil, &exitError{code: ExitProblems, err: fmt.Errorf("%s: %w", command, g.d.Err),
+			hint: fmt.Sprintf("only its holder writes to it (--as %s, or TASKIE_AGENT=%s); to override it deliberately, add --force (recorded); or wait for `taskie release %d --as %s`",
+				g.d.Holder.Agent, g.d.Holder.Agent, task, g.d.Holder.Agent)}
+	}
+	return g, nil
+}
+
+func who(actor string) string {
+	if actor == "" {
+		return "an unnamed agent"
+	}
+	return actor
+}
+
+// claimsUnread is the error of a guard that could not read the claims.
+func claimsUnread(err error, task domain.TaskID) error {
+	return &exitError{code: ExitProblems, err: fmt.Errorf("task %d: reading its claim: %w", task, err),
+		hint: "a task's claim is checked before it is written; fix the coordination store, then run the same command again"}
+}
+
+// done records an override after the write it allowed.
+func (g *claimGuard) done() {
+	if g == nil || g.d.Outcome != parallel.WriteForced {
+		return
+	}
+	h := g.d.Holder
+	fmt.Fprintf(g.s.Err, "taskie: warning: task %d: %s by %s over the live claim of %s (--force)\n", g.task, g.command, who(g.actor), h.Agent)
+	ev := events.Event{Task: g.task.String(), Event: EventClaimOverride, Actor: g.actor, From: h.Agent,
+		Reason: g.command + " with --force over a live claim",
+		Meta:   map[string]any{"command": g.command, "holder": h.Agent, "expires": h.Expires}}
+	if err := g.c.AppendEvents(g.ctx, g.key, ev); err != nil {
+		fmt.Fprintf(g.s.Err, "taskie: warning: task %d: recording the override: %v\n", g.task, err)
+	}
+}
+
+// meta adds who overrode whom to a write's own event meta.
+func (g *claimGuard) meta(m map[string]any) map[string]any {
+	if g == nil || g.d.Outcome != parallel.WriteForced {
+		return m
+	}
+	if m == nil {
+		m = map[string]any{}
+	}
+	m["forced_over"] = g.d.Holder.Agent
+	if g.actor != "" {
+		m["agent"] = g.actor
+	}
+	return m
+}
+
+// guardPlanWrite opens the plan's coordination store to decide a write
+// to task by the agent --as or TASKIE_AGENT names; close it with
+// (*claimGuard).close after done.
+func guardPlanWrite(s *Streams, p *project.Plan, task domain.TaskID, as string, force bool, command string) (*claimGuard, error) {
+	actor, err := optionalAgent(as)
+	if err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	c, proj, err := openCoordination(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	g, err := guardWrite(s, ctx, c, store.PlanKey{Project: proj, Plan: p.ID}, task, actor, force, command)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	return g, nil
+}
+
+// close closes the coordination store guardPlanWrite opened.
+func (g *claimGuard) close() {
+	if g != nil {
+		g.c.Close()
+	}
+}
+
+// addGuardFlags adds --as and --force to a command that writes to a task.
+func addGuardFlags(c *cobra.Command, as *string, force *bool) {
+	c.Flags().StringVar(as, "as", "", "the agent acting (default $TASKIE_AGENT): a task claimed live takes writes from its holder only")
+	c.Flags().BoolVar(force, "force", false, "write although another agent holds the task's live claim (recorded as an override)")
+}
