@@ -51,7 +51,7 @@ however many claim it at once: the claims live in the git common directory
 (<git common dir>/taskie/<plan>/claims.json), which every worktree of the
 clone shares (.taskie/coord/<plan>/ outside git).
 
-A lease lasts --ttl (lease_ttl, default 30m); ` + "`taskie heartbeat`" + ` renews it. A
+A lease lasts --ttl (lease_ttl, default 30m; at most 24h); ` + "`taskie heartbeat`" + ` renews it. A
 lease that has expired can be claimed by another agent: the takeover is an
 event of the coordination log. Claiming a task you hold renews it.
 
@@ -144,21 +144,30 @@ func addAgentFlags(c *cobra.Command, o *claimOpts, ttl bool) {
 	c.Flags().StringVar(&o.as, "as", "", "the agent's `name` (default $TASKIE_AGENT)")
 	c.Flags().BoolVar(&o.asJSON, "json", false, "print the claim as JSON")
 	if ttl {
-		c.Flags().DurationVar(&o.ttl, "ttl", 0, "lease `duration` (default lease_ttl, 30m)")
+		c.Flags().DurationVar(&o.ttl, "ttl", 0, "lease `duration`, at most 24h (default lease_ttl, 30m)")
 	}
 }
 
-// leaseTTL is --ttl, else the configured lease_ttl.
+// leaseTTL is --ttl, else the configured lease_ttl; either is at most
+// parallel.MaxLeaseTTL, so that a dead agent's claim is taken over
+// within a day.
 func (cp *coordPlan) leaseTTL(flag time.Duration) (time.Duration, error) {
-	if flag < 0 {
+	switch {
+	case flag < 0:
 		return 0, usageErr(fmt.Errorf("--ttl %s: must be positive", flag), "")
-	}
-	if flag > 0 {
+	case flag > parallel.MaxLeaseTTL:
+		return 0, usageErr(fmt.Errorf("--ttl %s: a lease lasts at most %s", flag, parallel.MaxLeaseTTL),
+			"renew a long task's lease with `taskie heartbeat` instead")
+	case flag > 0:
 		return flag, nil
 	}
 	cfg, err := cp.p.Config()
 	if err != nil {
 		return domain.DefaultLeaseTTL, nil
+	}
+	if d := cfg.LeaseTTL.D(); d > parallel.MaxLeaseTTL {
+		return 0, &exitError{code: ExitProblems, err: fmt.Errorf("lease_ttl %s: a lease lasts at most %s", d, parallel.MaxLeaseTTL),
+			hint: "lower lease_ttl in .taskie/config.json (`taskie set lease_ttl 30m`), or give --ttl"}
 	}
 	return cfg.LeaseTTL.D(), nil
 }

@@ -88,7 +88,7 @@ func (e *HeldError) Error() string {
 // (nil when none): Granted when free, Renewed when agent holds it (live
 // or expired; Acquired is kept), Takeover when another agent's lease has
 // expired, Refused when another agent's lease is live. A ttl ≤ 0 is
-// domain.DefaultLeaseTTL.
+// domain.DefaultLeaseTTL; one above MaxLeaseTTL is MaxLeaseTTL.
 func DecideClaim(task domain.TaskID, current *Claim, agent string, now time.Time, ttl time.Duration) ClaimDecision {
 	if agent == "" {
 		return refuse(ErrNoAgent, current)
@@ -140,6 +140,7 @@ func lease(task domain.TaskID, agent string, now time.Time, ttl time.Duration) C
 	if ttl <= 0 {
 		ttl = domain.DefaultLeaseTTL
 	}
+	ttl = min(ttl, MaxLeaseTTL)
 	return Claim{Task: task, Agent: agent, Acquired: now, Expires: now.Add(ttl), Heartbeat: now}
 }
 

@@ -61,3 +61,10 @@ func TestClaimOf(t *testing.T) {
 		t.Errorf("ClaimOf(unclaimed) = %v, want nil", got)
 	}
 }
+
+func TestLeaseBounded(t *testing.T) {
+	d := DecideClaim(3, nil, "a", t0, 100*365*24*time.Hour)
+	if want := t0.Add(MaxLeaseTTL); !d.Claim.Expires.Equal(want) {
+		t.Errorf("expires = %s, want %s", d.Claim.Expires, want)
+	}
+}

@@ -23,16 +23,21 @@ import (
 
 // NowEnv names the clock override of the coordination data: an RFC 3339
 // time that every lease decision takes for "now" (tests expire leases
-// with it).
+// with it), honoured only together with TestClockEnv=1.
 const NowEnv = "TASKIE_NOW"
 
-// Clock returns the time TASKIE_NOW names, or the local clock, to the
-// second, in UTC (as the CLI's own clock reads it). A TASKIE_NOW that does
-// not parse is an error, never ignored: a test must not silently run on
-// the real clock.
+// TestClockEnv switches the lease clock to TASKIE_NOW. TASKIE_NOW alone
+// moves events and timeouts but never leases: an agent that set it could
+// otherwise take over a live lease, and hold its own until the year 2099.
+const TestClockEnv = "TASKIE_TEST_CLOCK"
+
+// Clock returns the lease clock, to the second, in UTC: the local clock,
+// or the time TASKIE_NOW names when TASKIE_TEST_CLOCK=1. A TASKIE_NOW that
+// does not parse is then an error, never ignored: a test must not silently
+// run on the real clock.
 func Clock() (time.Time, error) {
 	v := strings.TrimSpace(os.Getenv(NowEnv))
-	if v == "" {
+	if v == "" || os.Getenv(TestClockEnv) != "1" {
 		return time.Now().UTC().Truncate(time.Second), nil
 	}
 	t, err := time.Parse(time.RFC3339, v)
@@ -124,7 +129,7 @@ func (c *FileCoord) Shared() bool { return c.shared }
 // Dir returns the absolute coordination directory of a plan.
 func (c *FileCoord) Dir(p PlanKey) string { return c.root.Path(path.Join(c.base, p.Plan)) }
 
-// Now is the coordination clock: TASKIE_NOW or the local clock.
+// Now is the coordination clock: the local clock (TASKIE_NOW in tests).
 func (c *FileCoord) Now(context.Context) (time.Time, error) { return c.Clock() }
 
 // rel returns a file of a plan's coordination directory, relative to root.

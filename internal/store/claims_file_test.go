@@ -330,6 +330,7 @@ func TestBadPlanKey(t *testing.T) {
 }
 
 func TestClock(t *testing.T) {
+	t.Setenv(store.TestClockEnv, "1")
 	t.Setenv(store.NowEnv, "2026-05-01T12:30:00+02:00")
 	got, err := store.Clock()
 	if err != nil || !got.Equal(time.Date(2026, 5, 1, 10, 30, 0, 0, time.UTC)) || got.Location() != time.UTC {
@@ -342,6 +343,22 @@ func TestClock(t *testing.T) {
 	t.Setenv(store.NowEnv, "")
 	if got, err := store.Clock(); err != nil || time.Since(got) > time.Minute {
 		t.Errorf("Clock() = %v, %v", got, err)
+	}
+}
+
+// TestClockNeedsTestSwitch: TASKIE_NOW alone never moves the lease clock,
+// so that an agent cannot expire another's live lease, or hold its own
+// until 2099, by setting it.
+func TestClockNeedsTestSwitch(t *testing.T) {
+	for _, sw := range []string{"", "0", "true"} {
+		t.Run("switch="+sw, func(t *testing.T) {
+			t.Setenv(store.TestClockEnv, sw)
+			t.Setenv(store.NowEnv, "2099-01-01T00:00:00Z")
+			got, err := store.Clock()
+			if err != nil || time.Since(got).Abs() > time.Minute {
+				t.Errorf("Clock() = %v, %v; want the real clock", got, err)
+			}
+		})
 	}
 }
 
