@@ -223,6 +223,9 @@ func (r *Root) wrap(rel string, err error) error {
 
 // outside is the error for rel leaving the repository.
 func (r *Root) outside(rel string) error {
+	if err := r.outsideLink(rel); err != nil {
+		return err
+	}
 	return fmt.Errorf("%s: %w; taskie does not follow symbolic links out of it", r.Path(rel), ErrOutsideRepo)
 }
 
