@@ -2,12 +2,15 @@ package cli
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/taskie-dev/taskie/internal/fsafe"
 )
 
 // gitignore keeps taskie's machine-local files out of version control.
@@ -62,46 +65,60 @@ func runInit(o *initOpts) error {
 	return nil
 }
 
+// gitignoreLimit bounds the .gitignore taskie reads to complete it.
+const gitignoreLimit = 1 << 20
+
 // initProject creates .taskie/{plans,logs} and its .gitignore; it returns
 // what it created and leaves existing files alone, except that an older
-// .gitignore of taskie's gets the patterns it lacks.
-func initProject(root string) ([]string, error) {
+// .gitignore of taskie's gets the patterns it lacks. Everything goes
+// through the repository root, so a committed symbolic link never leads a
+// write out of it.
+func initProject(dir string) ([]string, error) {
+	root, err := fsafe.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
 	var created []string
-	td := filepath.Join(root, ".taskie")
-	for _, d := range []string{td, filepath.Join(td, "plans"), filepath.Join(td, "logs")} {
-		if _, err := os.Stat(d); err == nil {
+	for _, d := range []string{".taskie", ".taskie/plans", ".taskie/logs"} {
+		fi, err := root.Stat(d)
+		switch {
+		case err == nil && fi.IsDir():
 			continue
-		}
-		if err := os.MkdirAll(d, 0o755); err != nil {
+		case err == nil:
+			return created, fmt.Errorf("%s: not a directory", root.Path(d))
+		case !errors.Is(err, fs.ErrNotExist):
 			return created, err
 		}
-		created = append(created, d+string(filepath.Separator))
-	}
-	gi := filepath.Join(td, ".gitignore")
-	if _, err := os.Stat(gi); os.IsNotExist(err) {
-		if err := os.WriteFile(gi, []byte(gitignore), 0o644); err != nil {
+		if err := root.Mkdir(d, 0o755); err != nil {
 			return created, err
 		}
-		created = append(created, gi)
-		return created, nil
+		created = append(created, root.Path(d)+string(filepath.Separator))
 	}
-	return created, ensureIgnored(td)
+	return created, ensureIgnored(root, func(gi string) { created = append(created, gi) })
 }
 
-// ensureIgnored adds to .taskie/.gitignore the patterns of the template
-// that it lacks, when taskie wrote the file; a .gitignore of the user's
-// own is left alone.
-func ensureIgnored(taskieDir string) error {
-	gi := filepath.Join(taskieDir, ".gitignore")
-	data, err := os.ReadFile(gi)
-	if os.IsNotExist(err) {
-		return os.WriteFile(gi, []byte(gitignore), 0o644)
+// ensureIgnored writes .taskie/.gitignore when it is missing (calling
+// made with its path), and adds to it the patterns of the template that it
+// lacks when taskie wrote it; a .gitignore of the user's own is left alone.
+func ensureIgnored(root *fsafe.Root, made func(string)) error {
+	const gi = ".taskie/.gitignore"
+	data, err := root.ReadFileLimit(gi, gitignoreLimit)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err := root.WriteFile(gi, []byte(gitignore), false); err != nil {
+			return err
+		}
+		if made != nil {
+			made(root.Path(gi))
+		}
+		return nil
 	}
 	if err != nil || !strings.HasPrefix(string(data), "# written by taskie") {
 		return err
 	}
 	have := map[string]bool{}
 	sc := bufio.NewScanner(strings.NewReader(string(data)))
+	sc.Buffer(nil, gitignoreLimit+1)
 	for sc.Scan() {
 		have[strings.TrimSpace(sc.Text())] = true
 	}
@@ -117,5 +134,5 @@ func ensureIgnored(taskieDir string) error {
 	if !strings.HasSuffix(string(data), "\n") {
 		data = append(data, '\n')
 	}
-	return writeAtomic(gi, append(data, strings.Join(missing, "\n")+"\n"...))
+	return root.WriteFile(gi, append(data, strings.Join(missing, "\n")+"\n"...), false)
 }

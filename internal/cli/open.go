@@ -5,13 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
 
 	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/hook"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
@@ -66,39 +67,67 @@ func getPlan(r *plan.Repo, id string) (*project.Plan, error) {
 	return p, nil
 }
 
-// defaultPlanFile holds the plan `taskie plan use` chose; it is
-// machine-local (.taskie/.gitignore covers local/).
-var defaultPlanFile = filepath.Join("local", "plan")
+// defaultPlanRel holds the plan `taskie plan use` chose, relative to the
+// repository root; it is machine-local (.taskie/.gitignore covers local/).
+const defaultPlanRel = ".taskie/local/plan"
 
-// readDefault returns the plan `taskie plan use` set, "" when none.
-func readDefault(r *plan.Repo) string {
-	data, err := os.ReadFile(filepath.Join(r.TaskieDir(), defaultPlanFile))
+// defaultPlanLimit bounds the default-plan file, which holds one plan id.
+const defaultPlanLimit = 1024
+
+// readDefault returns the plan `taskie plan use` set, "" when none. A file
+// taskie cannot use there (a device, a FIFO, a link out of the repository,
+// more than a plan id) is an error naming it.
+func readDefault(r *plan.Repo) (string, error) {
+	root, err := fsafe.Open(r.Root)
 	if err != nil {
-		return ""
+		return "", err
 	}
-	return strings.TrimSpace(string(data))
+	defer root.Close()
+	data, err := root.ReadFileLimit(defaultPlanRel, defaultPlanLimit)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	id := strings.TrimSpace(string(data))
+	if id != "" && plan.ValidID(id) != nil {
+		return "", fmt.Errorf("%s: holds no plan id", root.Path(defaultPlanRel))
+	}
+	return id, nil
 }
 
-// pickDefault returns the default plan and how it was chosen.
-func pickDefault(r *plan.Repo) (id, how string, err error) {
-	if id := readDefault(r); id != "" {
+// pickDefault returns the default plan and how it was chosen. bad says
+// why the file of `taskie plan use` was ignored, nil when it was not.
+func pickDefault(r *plan.Repo) (id, how string, bad, err error) {
+	id, bad = readDefault(r)
+	if id != "" {
 		if dir, err := r.PlanDir(id); err == nil {
 			if st, err := os.Stat(dir); err == nil && st.IsDir() {
-				return id, "set with `taskie plan use`", nil
+				return id, "set with `taskie plan use`", nil, nil
 			}
 		}
 		how = fmt.Sprintf("the default %s set with `taskie plan use` no longer exists; ", id)
 	}
 	id, err = r.MostRecent()
-	return id, how + "the most recently changed", err
+	return id, how + "the most recently changed", bad, err
+}
+
+// warnDefault says that the default-plan file was ignored, and why.
+func warnDefault(s *Streams, bad error) {
+	fmt.Fprintf(s.Err, "%s %v; ignoring it: commands without --plan take the most recently changed plan (`taskie plan use <id>` or `taskie plan use --clear` replaces it)\n",
+		s.errs().Yellow("taskie: warning:"), bad)
 }
 
 // defaultPlan opens the default plan and, when the project has other
 // plans, says on stderr which one was picked and how to pick another.
 func (g *globals) defaultPlan(r *plan.Repo) (*project.Plan, error) {
-	id, how, err := pickDefault(r)
+	id, how, bad, err := pickDefault(r)
 	if err != nil {
 		return nil, err
+	}
+	if bad != nil && g.s != nil && !g.picked {
+		warnDefault(g.s, bad)
 	}
 	if id == "" {
 		return nil, usageErr(project.ErrNoPlans, "")
@@ -109,9 +138,11 @@ func (g *globals) defaultPlan(r *plan.Repo) (*project.Plan, error) {
 	}
 	ids, _ := r.Plans()
 	if len(ids) > 1 && g.s != nil && !g.picked {
-		g.picked = true
 		fmt.Fprintf(g.s.Err, "%s plan %s (%s; %d plans: %s): --plan ID or `taskie plan use ID` picks another\n",
 			g.s.errs().Dim("taskie:"), g.s.errs().Bold(id), how, len(ids), strings.Join(ids, ", "))
+	}
+	if g.s != nil && (bad != nil || len(ids) > 1) {
+		g.picked = true
 	}
 	return p, nil
 }

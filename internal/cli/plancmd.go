@@ -4,7 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io/fs"
+	"path"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -12,6 +13,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/config"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -93,17 +95,23 @@ func runPlanNew(o *planNewOpts) error {
 	if err != nil {
 		return usageErr(err, "fix .taskie/config.json (`taskie help config` lists the settings; `taskie config` shows the effective values)")
 	}
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		if os.IsExist(err) {
-			return usageErr(fmt.Errorf("plan %q already exists at %s", id, dir), "pick another id, or continue it with `taskie continue --plan "+id+"`")
-		}
-		return err
-	}
 	fs, err := store.Open(r)
 	if err != nil {
 		return err
 	}
 	defer fs.Close()
+	made, err := makePlanDir(fs.Root(), id)
+	if err != nil {
+		return err
+	}
+	// A plan new that fails after this leaves no half-made plan, which
+	// would become the default and block the id: what it made goes.
+	ok := false
+	defer func() {
+		if !ok {
+			_ = fs.Root().RemoveAll(made)
+		}
+	}()
 	p, err := project.With(fs, id)
 	if err != nil {
 		return err
@@ -121,6 +129,7 @@ func runPlanNew(o *planNewOpts) error {
 	if err != nil {
 		return err
 	}
+	ok = true
 	if o.asJSON {
 		return writeJSON(o.s.Out, struct {
 			changedView
@@ -130,6 +139,25 @@ func runPlanNew(o *planNewOpts) error {
 	fmt.Fprintf(o.s.Out, "%s\n", dir)
 	fmt.Fprintf(o.s.Err, "created plan %s: %s; write the plan in %s\n", id, describeState(st), filepath.Join(dir, "plan.md"))
 	return nil
+}
+
+// makePlanDir creates the directory of plan id, through the repository
+// root so that a .taskie/plans linking out of the repository is refused
+// before anything is created; it returns the directory relative to the
+// root. An existing directory is the plan's, or a directory that holds no
+// plan (a plan new cut short, or made by hand), which is named.
+func makePlanDir(root *fsafe.Root, id string) (string, error) {
+	rel := store.Rel(id, "")
+	err := root.Mkdir(rel, 0o755)
+	if !errors.Is(err, fs.ErrExist) {
+		return rel, err
+	}
+	dir := root.Path(rel)
+	if _, serr := root.Lstat(store.Rel(id, state.FileName)); serr == nil {
+		return "", usageErr(fmt.Errorf("plan %q already exists at %s", id, dir), "pick another id, or continue it with `taskie continue --plan "+id+"`")
+	}
+	return "", usageErr(fmt.Errorf("plan %q: %s exists but holds no plan (no %s): a `taskie plan new` cut short, or a directory made by hand", id, dir, state.FileName),
+		fmt.Sprintf("look inside; if nothing there is yours, remove it (`rm -r %s`) and run `taskie plan new %s` again", dir, id))
 }
 
 // changedView is the --json output of a command that changes a plan: the
@@ -217,30 +245,29 @@ func runPlanUse(o *planUseOpts) error {
 	if err != nil {
 		return err
 	}
-	file := filepath.Join(r.TaskieDir(), defaultPlanFile)
 	switch {
 	case o.clear:
-		if err := os.Remove(file); err != nil && !errors.Is(err, os.ErrNotExist) {
+		if err := clearDefault(r); err != nil {
 			return err
 		}
-		removeEmptyDir(filepath.Dir(file))
 	case o.id != "":
 		p, err := getPlan(r, o.id)
 		if err != nil {
 			return err
 		}
-		if err := writeAtomic(file, []byte(p.ID+"\n")); err != nil {
-			return err
-		}
-		if err := ensureIgnored(r.TaskieDir()); err != nil {
+		if err := writeDefault(r, p.ID); err != nil {
 			return err
 		}
 	}
-	id, how, err := pickDefault(r)
+	id, how, bad, err := pickDefault(r)
 	if err != nil {
 		return err
 	}
-	v := defaultView{Plan: id, Set: id != "" && id == readDefault(r), How: how}
+	if bad != nil {
+		warnDefault(o.s, bad)
+	}
+	set, _ := readDefault(r)
+	v := defaultView{Plan: id, Set: id != "" && id == set, How: how}
 	if o.asJSON {
 		return writeJSON(o.s.Out, v)
 	}
@@ -256,24 +283,63 @@ func runPlanUse(o *planUseOpts) error {
 	return nil
 }
 
-// writeAtomic writes a small file through a temp file and a rename,
-// creating its directory.
-func writeAtomic(file string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+// writeDefault records id as the default plan, in .taskie/local/plan,
+// after making sure .taskie/.gitignore keeps local/ out of git. A
+// .taskie/local linking out of the repository is refused; a link in the
+// file's place is replaced, never written through.
+func writeDefault(r *plan.Repo, id string) error {
+	root, err := fsafe.Open(r.Root)
+	if err != nil {
 		return err
 	}
-	tmp := file + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+	defer root.Close()
+	if err := checkLocalDir(root); err != nil {
 		return err
 	}
-	return os.Rename(tmp, file)
+	if err := ensureIgnored(root, nil); err != nil {
+		return err
+	}
+	if err := root.MkdirAll(path.Dir(defaultPlanRel), 0o755); err != nil {
+		return err
+	}
+	return root.ReplaceFile(defaultPlanRel, []byte(id+"\n"))
 }
 
-// removeEmptyDir removes dir when it is empty.
-func removeEmptyDir(dir string) {
-	if entries, err := os.ReadDir(dir); err == nil && len(entries) == 0 {
-		_ = os.Remove(dir)
+// clearDefault removes .taskie/local/plan (a link there itself, not what
+// it names) and .taskie/local when that leaves it empty.
+func clearDefault(r *plan.Repo) error {
+	root, err := fsafe.Open(r.Root)
+	if err != nil {
+		return err
 	}
+	defer root.Close()
+	if err := checkLocalDir(root); err != nil {
+		return err
+	}
+	if err := root.Remove(defaultPlanRel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	local := path.Dir(defaultPlanRel)
+	if entries, err := root.ReadDir(local); err == nil && len(entries) == 0 {
+		_ = root.Remove(local)
+	}
+	return nil
+}
+
+// checkLocalDir refuses a symbolic link at .taskie/local: the directory
+// holds machine-local files of taskie's own, and a link there (committed to
+// a repository, say) would send taskie's writes and removals elsewhere.
+func checkLocalDir(root *fsafe.Root) error {
+	rel := path.Dir(defaultPlanRel)
+	fi, err := root.Lstat(rel)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return nil // missing, or an error the write itself reports
+	}
+	if _, err := root.Stat(rel); errors.Is(err, fsafe.ErrOutsideRepo) {
+		return usageErr(err, "remove the link (`rm "+root.Path(rel)+"`); taskie makes the directory itself")
+	}
+	return usageErr(fmt.Errorf("%s: a symbolic link where taskie keeps its machine-local files", root.Path(rel)),
+		"remove the link (`rm "+root.Path(rel)+"`); taskie makes the directory itself")
 }
 
 // phaseLine renders the phase line of `taskie status`: the phase, the

@@ -87,7 +87,7 @@ func planRows(r *plan.Repo) ([]planRow, error) {
 	if err != nil {
 		return nil, err
 	}
-	def, _, _ := pickDefault(r)
+	def, _, _, _ := pickDefault(r)
 	rows := []planRow{}
 	for _, id := range ids {
 		p, err := project.Get(r, id)

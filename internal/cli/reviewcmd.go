@@ -15,6 +15,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/config"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/review"
@@ -254,9 +255,14 @@ func (j *reviewJob) run(hold *os.File) (review.Result, error) {
 	if errors.As(err, &f) {
 		kind, raw = f.Kind, append([]byte(f.Msg+"\n\n"), f.Raw...)
 	}
-	if partial, rerr := os.ReadFile(j.p.Path(j.name)); rerr == nil {
+	root, rel := j.p.Store.Root(), store.Rel(j.p.ID, j.name)
+	switch partial, rerr := root.ReadFileLimit(rel, partialReviewLimit); {
+	case rerr == nil:
 		raw = append(append(raw, "\n\n--- review file left by the failed run ---\n"...), partial...)
-		_ = os.Remove(j.p.Path(j.name))
+		_ = root.Remove(rel)
+	case errors.Is(rerr, fsafe.ErrTooLarge):
+		raw = append(raw, "\n\n--- review file left by the failed run: not kept, "+rerr.Error()+" ---\n"...)
+		_ = root.Remove(rel)
 	}
 	log := j.keep(raw)
 	_ = j.p.Store.Append(j.p.ID, events.Event{Task: j.task.String(), Event: events.ReviewFailed, Actor: "cli",
@@ -264,6 +270,10 @@ func (j *reviewJob) run(hold *os.File) (review.Result, error) {
 	return res, usageErr(fmt.Errorf("the %s reviewer failed (%s): %v", j.kind, kind, firstLineOf(err.Error())),
 		fmt.Sprintf("its output is in %s; `taskie doctor` checks the reviewer", log))
 }
+
+// partialReviewLimit bounds the review file a failed reviewer left, which
+// goes into the failure's log.
+const partialReviewLimit = 4 << 20
 
 // keep writes a failed reviewer's output to .taskie/logs/ and returns its
 // path relative to the project.

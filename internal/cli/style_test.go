@@ -144,8 +144,8 @@ func TestRunPlanUseAndList(t *testing.T) {
 	if err := runPlanUse(&planUseOpts{s: s, g: g, id: "api"}); err != nil {
 		t.Fatal(err)
 	}
-	if got := readDefault(mustRepo(t, g)); got != "api" {
-		t.Errorf("default = %q, want api", got)
+	if got, err := readDefault(mustRepo(t, g)); err != nil || got != "api" {
+		t.Errorf("default = %q, %v; want api", got, err)
 	}
 	out.Reset()
 	if err := runPlanList(&planListOpts{s: s, g: g}); err != nil {

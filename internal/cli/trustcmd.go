@@ -5,13 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/taskie-dev/taskie/internal/config"
+	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/trust"
 )
 
@@ -94,20 +95,33 @@ func runTrust(o *trustOpts) error {
 	return err
 }
 
-// readTrustable reads the repository's config file for trust.
+// trustableLimit bounds a trusted file as config loading bounds it.
+const trustableLimit = 1 << 20
+
+// readTrustable reads the repository's config file for trust, as config
+// loading reads it: through a root on its directory, so a link out of the
+// repository, a FIFO or an oversized file is refused and never trusted.
 func readTrustable(file string) ([]byte, error) {
-	st, err := os.Stat(file)
+	data, err := readTrusted(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, usageErr(fmt.Errorf("no .taskie/config.json here (%s): nothing to trust", file),
 			"trust is only for a repository's .taskie/config.json; your own "+config.UserPath()+" needs none")
 	}
 	if err != nil {
+		return nil, usageErr(err, "")
+	}
+	return data, nil
+}
+
+// readTrusted reads a trusted (or to be trusted) file without following a
+// link out of its directory or waiting on a FIFO, at most trustableLimit.
+func readTrusted(file string) ([]byte, error) {
+	root, err := fsafe.Open(filepath.Dir(file))
+	if err != nil {
 		return nil, err
 	}
-	if !st.Mode().IsRegular() {
-		return nil, usageErr(fmt.Errorf("%s: not a regular file", file), "")
-	}
-	return os.ReadFile(file)
+	defer root.Close()
+	return root.ReadFileLimit(filepath.Base(file), trustableLimit)
 }
 
 func printTrusted(s *Streams, e trust.Entry, progs []config.Program) {
@@ -156,7 +170,7 @@ func listTrust(s *Streams, store *trust.Store, asJSON bool) error {
 	rows := make([]trustListed, 0, len(entries))
 	for _, e := range entries {
 		status := "trusted"
-		data, err := os.ReadFile(e.File)
+		data, err := readTrusted(e.File)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			status = "missing"
