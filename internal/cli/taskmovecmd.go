@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"time"
@@ -163,6 +164,10 @@ func runTaskMove(o *taskMoveOpts) error {
 	if err != nil {
 		return err
 	}
+	// The task as this command found it, before the lock: a move that
+	// finds it changed under the lock, already in the target state, was
+	// made meanwhile by an identical command (docs/lifecycle.md).
+	seen := seenRecord(p, task)
 	guard, err := guardPlanWrite(o.s, p, task, o.as, o.force, "task "+string(o.action))
 	if err != nil {
 		return err
@@ -176,7 +181,14 @@ func runTaskMove(o *taskMoveOpts) error {
 	}
 	var evs []events.Event
 	var rec lifecycle.Task
+	dup := false
 	err = p.Update(func(snap *store.Snapshot) (store.Change, error) {
+		if o.action == lifecycle.ActMove && seen.ok {
+			if t, ok := duplicateMove(snap, task, to, seen); ok {
+				dup, rec, evs = true, t, nil
+				return store.Change{}, nil
+			}
+		}
 		c, t, err := lifecycleChange(snap, o, task, to, actor)
 		evs, rec = c.Events, t
 		c.Meta = guard.meta(c.Meta)
@@ -185,7 +197,11 @@ func runTaskMove(o *taskMoveOpts) error {
 	if err != nil {
 		return moveErr(p, err)
 	}
-	guard.done()
+	if dup {
+		fmt.Fprintf(o.s.Err, "task %s: already in %s: an identical move was made meanwhile; not made again\n", task, to)
+	} else {
+		guard.done()
+	}
 	for _, e := range evs {
 		fmt.Fprintf(o.s.Err, "%s\n", history.Message(e))
 	}
@@ -193,6 +209,47 @@ func runTaskMove(o *taskMoveOpts) error {
 		return writeJSON(o.s.Out, taskMoveView{Plan: p.ID, Task: task.String(), Lifecycle: newQueryView(rec, clock(), timeouts)})
 	}
 	return nil
+}
+
+// seenTask is a task's lifecycle record as read before the plan lock.
+type seenTask struct {
+	ok     bool // the records could be read
+	exists bool // the task had a record
+	t      lifecycle.Task
+}
+
+// seenRecord reads task's lifecycle record without the lock.
+func seenRecord(p *project.Plan, task domain.TaskID) seenTask {
+	st, err := p.State()
+	if err != nil || st == nil {
+		return seenTask{}
+	}
+	tasks, err := lifecycle.Decode(st.Lifecycle)
+	if err != nil {
+		return seenTask{}
+	}
+	t, ok := tasks[task]
+	return seenTask{ok: true, exists: ok, t: t}
+}
+
+// duplicateMove reports whether `move task to`, decided on seen, was made
+// meanwhile by an identical command: under the lock the task's record is
+// no longer the one seen, and it is in the target state. Moving again
+// would count a second "approach rejected" failure (planning → planning)
+// for one rejection, or be refused as illegal (assigned → assigned).
+func duplicateMove(snap *store.Snapshot, task domain.TaskID, to lifecycle.State, seen seenTask) (lifecycle.Task, bool) {
+	if snap.State == nil {
+		return lifecycle.Task{}, false
+	}
+	tasks, err := lifecycle.Decode(snap.State.Lifecycle)
+	if err != nil {
+		return lifecycle.Task{}, false
+	}
+	cur, ok := tasks[task]
+	if !ok || cur.State != to || (seen.exists && reflect.DeepEqual(cur, seen.t)) {
+		return lifecycle.Task{}, false
+	}
+	return cur, true
 }
 
 // lifecycleChange decides a lifecycle command on a snapshot taken under
