@@ -35,12 +35,15 @@ type Brief struct {
 	Status     string        `json:"status,omitempty"` // from tasks.md
 	TaskFile   string        `json:"task_file,omitempty"`
 	HasFile    bool          `json:"task_file_exists,omitempty"`
-	Reqs       string        `json:"requirements,omitempty"`
-	Subtasks   []SubtaskRef  `json:"subtasks,omitempty"`
-	Criteria   []Criterion   `json:"criteria,omitempty"`
-	Inputs     []ChainInput  `json:"chain_inputs,omitempty"`
-	Recent     []Session     `json:"recent_progress,omitempty"`
-	Sessions   int           `json:"sessions"` // number of the last session, archived ones included
+	// FileProblem says why an existing task file was not read (a link out
+	// of the repository, a FIFO, too large); its content is then unknown.
+	FileProblem string       `json:"task_file_problem,omitempty"`
+	Reqs        string       `json:"requirements,omitempty"`
+	Subtasks    []SubtaskRef `json:"subtasks,omitempty"`
+	Criteria    []Criterion  `json:"criteria,omitempty"`
+	Inputs      []ChainInput `json:"chain_inputs,omitempty"`
+	Recent      []Session    `json:"recent_progress,omitempty"`
+	Sessions    int          `json:"sessions"` // number of the last session, archived ones included
 
 	Next workflow.Route `json:"next_step"`
 	// RepairPending: state.json lags behind the files; `taskie continue`
@@ -63,6 +66,8 @@ type ChainInput struct {
 	Status string        `json:"status,omitempty"`
 	Path   string        `json:"path"`
 	Output *ChainOutput  `json:"output,omitempty"` // nil: not written yet
+	// Problem says why the dependency's task file was not read.
+	Problem string `json:"problem,omitempty"`
 }
 
 // Link names a document the context points to instead of embedding it.
@@ -164,6 +169,10 @@ func (b *Brief) task(limit int) string {
 	if b.TaskSource != "" && b.TaskSource != "argument" {
 		fmt.Fprintf(&head, " (%s)", b.TaskSource)
 	}
+	if b.FileProblem != "" {
+		fmt.Fprintf(&head, "; %s was not read: %s (`taskie validate`)\n", b.TaskFile, b.FileProblem)
+		return clipText(head.String(), limit, "…\n")
+	}
 	if !b.HasFile {
 		fmt.Fprintf(&head, "; %s does not exist yet\n", b.TaskFile)
 		return clipText(head.String(), limit, "…\n")
@@ -261,6 +270,9 @@ func (in ChainInput) line() string {
 	}
 	if in.Status != "" {
 		s += " [" + in.Status + "]"
+	}
+	if in.Problem != "" {
+		return s + ": " + in.Path + " was not read: " + in.Problem
 	}
 	if in.Output == nil {
 		return s + ": no chain output yet"

@@ -2,13 +2,16 @@ package continuity
 
 import (
 	"errors"
-	"os"
+	"fmt"
+	"io/fs"
 	"path/filepath"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
@@ -87,11 +90,11 @@ func fillTask(b *Brief, p *project.Plan, ts *plan.Tasks) error {
 		b.Title, b.Status = row.Title(), row.StatusNorm()
 	}
 	b.TaskFile = display(p, p.Path(plan.TaskFile(id)))
-	data, err := os.ReadFile(p.Path(plan.TaskFile(id)))
+	data, err := readTaskBytes(p, b.Task)
 	switch {
-	case errors.Is(err, os.ErrNotExist):
+	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return err
+		b.FileProblem = unreadable(err)
 	default:
 		b.HasFile = true
 		fillFromFile(b, data)
@@ -100,6 +103,29 @@ func fillTask(b *Brief, p *project.Plan, ts *plan.Tasks) error {
 		b.Inputs = chainInputs(p, ts, row.DependsOn)
 	}
 	return nil
+}
+
+// readTaskBytes reads a task file through the repository's safe file layer:
+// a file committed as a link out of the repository, a FIFO or a device is
+// refused at once, and one over the task file limit is not read whole. The
+// context goes into an agent's session, so nothing from outside the
+// repository may reach it.
+func readTaskBytes(p *project.Plan, task domain.TaskID) ([]byte, error) {
+	return p.Store.Root().ReadFile(store.Rel(p.ID, plan.TaskFile(int(task))))
+}
+
+// unreadable says briefly why a task file cannot be used; the context
+// names the file, and `taskie validate` the details.
+func unreadable(err error) string {
+	switch {
+	case errors.Is(err, fsafe.ErrOutsideRepo):
+		return "it links outside the repository"
+	case errors.Is(err, fsafe.ErrNotRegular):
+		return "it is not a regular file"
+	case errors.Is(err, fsafe.ErrTooLarge):
+		return fmt.Sprintf("it is over the %d MiB limit for a task file", fsafe.LimitTaskFile>>20)
+	}
+	return "it cannot be read"
 }
 
 // fillFromFile takes the description, subtasks, criteria and last
@@ -133,7 +159,12 @@ func chainInputs(p *project.Plan, ts *plan.Tasks, deps []int) []ChainInput {
 		if t, ok := ts.Find(d); ok {
 			in.Title, in.Status = t.Title(), t.StatusNorm()
 		}
-		if data, err := os.ReadFile(p.Path(plan.TaskFile(d))); err == nil {
+		data, err := readTaskBytes(p, domain.TaskID(d))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			in.Problem = unreadable(err)
+		default:
 			if c, ok := Parse(data).ChainOutput(); ok {
 				in.Output = &c
 			}
@@ -152,8 +183,8 @@ func links(p *project.Plan, task domain.TaskID) []Link {
 		}
 	}
 	if task != 0 {
-		if a := ArchivePath(p, task); fileExists(a) {
-			out = append(out, Link{Name: "archived progress", Path: display(p, a)})
+		if fi, err := p.Store.Root().Stat(ArchiveRel(p.ID, task)); err == nil && fi.Mode().IsRegular() {
+			out = append(out, Link{Name: "archived progress", Path: display(p, ArchivePath(p, task))})
 		}
 	}
 	return out
@@ -178,9 +209,4 @@ func display(p *project.Plan, path string) string {
 		return path
 	}
 	return filepath.ToSlash(rel)
-}
-
-func fileExists(path string) bool {
-	_, err := os.Stat(path)
-	return err == nil
 }

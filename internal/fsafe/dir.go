@@ -78,7 +78,7 @@ func (d *Dir) ReadFile(name string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return d.parent.readOpen(f, rel, -1)
+	return d.parent.readOpen(f, rel, LimitFor(rel))
 }
 
 // ReadTail is Root.ReadTail of the file name in the directory.

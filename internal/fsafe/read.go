@@ -1,16 +1,17 @@
 package fsafe
 
 import (
-	"fmt"
 	"io"
 	"os"
 )
 
 // ReadFile returns the contents of the regular file rel. A missing file is
 // an error matching fs.ErrNotExist; anything other than a regular file wraps
-// ErrNotRegular; a path leading out of the repository wraps ErrOutsideRepo.
+// ErrNotRegular; a path leading out of the repository wraps ErrOutsideRepo;
+// a file over the limit of its kind (LimitFor) wraps ErrTooLarge, and
+// nothing past the limit is read.
 func (r *Root) ReadFile(rel string) ([]byte, error) {
-	return r.readFile(rel, -1)
+	return r.readFile(rel, LimitFor(rel))
 }
 
 // ReadFileLimit is ReadFile for input that may be hostile: a file larger
@@ -53,9 +54,4 @@ func (r *Root) readOpen(f *os.File, rel string, limit int64) ([]byte, error) {
 		return nil, r.tooLarge(rel, limit)
 	}
 	return data, nil
-}
-
-// tooLarge is the error for rel being over limit bytes.
-func (r *Root) tooLarge(rel string, limit int64) error {
-	return fmt.Errorf("%s: %w: more than %d bytes", r.Path(rel), ErrTooLarge, limit)
 }

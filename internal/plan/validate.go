@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/taskie-dev/taskie/internal/fsafe"
 )
 
 // Severity says whether a violation blocks (error) or only informs.
@@ -104,11 +106,16 @@ func Validate(dir string, checkState func(data []byte) []string) []Violation {
 	for _, e := range entries {
 		in.Entries = append(in.Entries, ListEntry{Name: e.Name(), Mode: e.Type()})
 	}
-	if data, err := os.ReadFile(filepath.Join(dir, "tasks.md")); err == nil {
-		in.Tasks, in.HasTasks = data, true
-	}
-	if data, err := os.ReadFile(filepath.Join(dir, "state.json")); err == nil {
-		in.State, in.HasState = data, true
+	// Through the safe file layer: no link out of the directory, no FIFO,
+	// each file within its size limit.
+	if root, err := fsafe.Open(dir); err == nil {
+		defer root.Close()
+		if data, err := root.ReadFile("tasks.md"); err == nil {
+			in.Tasks, in.HasTasks = data, true
+		}
+		if data, err := root.ReadFile("state.json"); err == nil {
+			in.State, in.HasState = data, true
+		}
 	}
 	return ValidateListing(in, checkState)
 }
@@ -197,6 +204,10 @@ func (v *validator) scan(entries []ListEntry) {
 			v.mdSet[name] = true
 		case allowedFile(name) && (e.Mode.IsRegular() || name == ".lock" || name == ".review.lock"):
 			v.present[name] = true
+		case name == "state.json":
+			// A state.json taskie cannot read is rule 8, a warning: the
+			// Stop hook allows, and says why, instead of blocking on it.
+			v.warn(8, name, fmt.Sprintf("%s is not a regular file (%s); taskie only reads regular files", name, kindOf(e.Mode)))
 		case allowedFile(name):
 			v.add(9, name, 0, "%s is not a regular file (%s); taskie only reads regular files", name, kindOf(e.Mode))
 		default:

@@ -651,11 +651,17 @@ func (f *Files) behind(s *Snapshot) bool {
 }
 
 func stateBehind(s *Snapshot, e *events.Event) bool {
-	return e.SHA != "-" && e.SHA != e.Prev && s.Version.State == e.Prev && s.Version.State != e.SHA
+	return e.SHA != "-" && e.SHA != e.Prev && s.Version.State == e.Prev && s.Version.State != e.SHA && !unread(s.StateRaw, s.StateErr)
 }
 
 func tasksBehind(s *Snapshot, e *events.Event) bool {
-	return e.TSHA != "" && e.TSHA != e.TPrev && s.Version.Tasks == e.TPrev
+	return e.TSHA != "" && e.TSHA != e.TPrev && s.Version.Tasks == e.TPrev && !unread(s.TasksRaw, s.TasksErr)
+}
+
+// unread reports a file that exists but was not read (too large, a FIFO):
+// its hash is that of a missing file, but it must never be replaced.
+func unread(raw []byte, err error) bool {
+	return raw == nil && err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, state.ErrNotFound)
 }
 
 // repair, under the plan lock, removes temp files left by killed writers

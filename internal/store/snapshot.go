@@ -249,7 +249,7 @@ func (s *Snapshot) RouteFacts(st *state.State) workflow.RouteFacts {
 // Validate runs every validation rule on the snapshot.
 func (s *Snapshot) Validate() []plan.Violation {
 	in := plan.Listing{Dir: s.Dir, Tasks: s.TasksRaw, HasTasks: s.TasksRaw != nil || s.TasksErr != nil && !errors.Is(s.TasksErr, fs.ErrNotExist),
-		State: s.StateRaw, HasState: s.StateRaw != nil, TaskProblems: s.TaskProblems, TasksParsed: s.TasksRaw != nil, Table: s.Tasks}
+		State: s.StateRaw, HasState: s.StateRaw != nil || unread(s.StateRaw, s.StateErr), TaskProblems: s.TaskProblems, TasksParsed: s.TasksRaw != nil, Table: s.Tasks}
 	for _, e := range s.Entries {
 		in.Entries = append(in.Entries, plan.ListEntry{Name: e.Name, Mode: e.Mode})
 	}
