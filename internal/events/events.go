@@ -77,6 +77,12 @@ type Event struct {
 	Prev      string                     `json:"prev,omitempty"`
 	TSHA      string                     `json:"tsha,omitempty"`
 	TPrev     string                     `json:"tprev,omitempty"`
+	// PrevFile and TPrevFile identify state.json and tasks.md as the
+	// commit found them (inode, change time, size): a redo completes the
+	// commit only while the file is still that one, never over a file
+	// put back since by hand or by git.
+	PrevFile  string `json:"prev_file,omitempty"`
+	TPrevFile string `json:"tprev_file,omitempty"`
 }
 
 // Archive says which review files a commit moved out of the plan

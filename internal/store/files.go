@@ -58,6 +58,10 @@ type Files struct {
 	// plansDir is .taskie/plans, opened by the first PeekState.
 	plansDir *fsafe.Dir
 	mu       sync.Mutex // guards peeked and dirs: a Files may serve goroutines at once
+
+	// failWrite, set by tests, fails the write of a path (relative to the
+	// repository root) as a full disk would: nil lets every write through.
+	failWrite func(rel string) error
 }
 
 // PlanDir is Repo.PlanDir, checked once per plan and Files.
@@ -120,25 +124,18 @@ func Hash(data []byte) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// Load reads one snapshot of plan id. A commit that a crash cut short (its
-// events are in the log, its files were not all replaced) is completed
-// first, under the plan lock, as a database replays its journal.
+// Load reads one snapshot of plan id, and writes nothing: reads never
+// write. A commit that a crash cut short (its events are in the log, its
+// files were not all replaced) is rolled forward in the snapshot only; the
+// next change completes it on disk, under the plan lock, as a database
+// replays its journal. Temp files of killed writers are left to it too.
 func (f *Files) Load(id string) (*Snapshot, error) {
 	s, err := f.read(id)
 	if err != nil {
 		return nil, err
 	}
-	if s.hasTemps() || f.behind(s) {
-		if l, ok, _ := f.root.TryLock(Rel(id, LockName)); ok {
-			defer l.Unlock()
-			if s, err = f.read(id); err != nil {
-				return nil, err
-			}
-			if err := f.repair(s); err != nil {
-				return nil, err
-			}
-			return f.read(id)
-		}
+	if f.behind(s) {
+		s.rollForward(f.redoOf(s))
 	}
 	return s, nil
 }
@@ -261,6 +258,13 @@ func (s *Snapshot) readState(f *Files, d *fsafe.Dir, id string) {
 		s.StateErr = err
 		return
 	}
+	s.decodeState(raw)
+}
+
+// decodeState sets the snapshot's state.json to raw.
+func (s *Snapshot) decodeState(raw []byte) {
+	p := s.Path(state.FileName)
+	s.State, s.StateErr = nil, nil
 	s.StateRaw = raw
 	st, err := state.Decode(p, raw)
 	if err == nil {
@@ -454,7 +458,12 @@ func (f *Files) apply(s *Snapshot, c Change) (*Snapshot, error) {
 		last, _ := f.lastCommit(s.Plan)
 		if old != nil && (last == nil || last.SHA != s.Version.State) {
 			full := state.Full(old)
-			evs = append(evs, events.Event{Event: events.Checkpoint, Actor: "taskie", Reason: "state.json as found (changed outside taskie or by an older version)",
+			reason := "state.json as found (changed outside taskie or by an older version)"
+			if last != nil && last.Prev != "" && last.Prev == s.Version.State {
+				// Not a crash: the redo would have completed it.
+				reason = "state.json restored by hand to the state before the last change: kept as found"
+			}
+			evs = append(evs, events.Event{Event: events.Checkpoint, Actor: "taskie", Reason: reason,
 				Set: full.Set, SHA: s.Version.State})
 		}
 		ev := events.Event{Event: c.kind(old, next), Task: c.Task.String(), Actor: c.Actor, Reason: c.Reason, Meta: c.Meta,
@@ -479,6 +488,15 @@ func (f *Files) apply(s *Snapshot, c Change) (*Snapshot, error) {
 		if statuses != nil {
 			ev.TPrev, ev.TSHA = s.Version.Tasks, Hash(newTasks)
 		}
+		// The files as this commit finds them: a redo completes the
+		// commit only while they are still these (a crash leaves them
+		// alone; a restore by hand or by git replaces them).
+		if !delta.Empty() {
+			ev.PrevFile = f.fileID(s.Plan, state.FileName)
+		}
+		if statuses != nil {
+			ev.TPrevFile = f.fileID(s.Plan, "tasks.md")
+		}
 		evs = append(evs, ev)
 	}
 	for i := range evs {
@@ -487,42 +505,114 @@ func (f *Files) apply(s *Snapshot, c Change) (*Snapshot, error) {
 			evs[i].TS = now
 		}
 	}
-	if err := f.appendEvents(s.Plan, evs); err != nil {
+	mark, err := f.appendPlanLog(s.Plan, evs)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w; nothing was changed", f.root.Path(Rel(s.Plan, events.FileName)), err)
 	}
+	var u undo
+	if err := f.writeChange(s, c, arch, newTasks, statuses != nil, next, !delta.Empty(), &u); err != nil {
+		return nil, f.abort(s.Plan, mark, u, err)
+	}
+	// Shared only once made: a change that failed is no event anywhere.
+	if f.Mirror != nil && len(evs) > 0 {
+		f.Mirror.Events(s.Plan, evs)
+	}
+	return f.read(s.Plan)
+}
+
+// writeChange writes a change's files after its events, in the order a
+// redo relies on: archive moves, files outside the plan, task files,
+// tasks.md, state.json. u gets how to put back each file written.
+func (f *Files) writeChange(s *Snapshot, c Change, arch *events.Archive, newTasks []byte, tasks bool, next *state.State, st bool, u *undo) error {
 	if arch != nil {
-		if err := f.moveArchive(s.Plan, arch); err != nil {
-			return nil, err
+		if err := f.moveArchive(s.Plan, arch, u); err != nil {
+			return err
 		}
 	}
 	for _, rel := range sortedKeys(c.Outside) {
 		if err := f.root.MkdirAll(path.Dir(rel), 0o755); err != nil {
-			return nil, err
+			return err
 		}
 		// Under the plan lock: a temp file here is a killed writer's.
 		if _, err := f.root.CleanTemps(path.Dir(rel), 0); err != nil {
-			return nil, err
+			return err
 		}
-		if err := f.root.WriteFile(rel, c.Outside[rel], true); err != nil {
-			return nil, err
+		if err := f.replace(rel, c.Outside[rel], nil, u); err != nil {
+			return err
 		}
 	}
 	for _, name := range sortedKeys(c.Files) {
-		if err := f.root.WriteFile(Rel(s.Plan, name), c.Files[name], true); err != nil {
-			return nil, err
+		if err := f.replace(Rel(s.Plan, name), c.Files[name], nil, u); err != nil {
+			return err
 		}
 	}
-	if statuses != nil {
-		if err := f.root.WriteFile(Rel(s.Plan, "tasks.md"), newTasks, true); err != nil {
-			return nil, err
+	if tasks {
+		if err := f.replace(Rel(s.Plan, "tasks.md"), newTasks, s.TasksRaw, u); err != nil {
+			return err
 		}
 	}
-	if !delta.Empty() {
-		if err := f.root.WriteFile(Rel(s.Plan, state.FileName), next.Encode(), true); err != nil {
-			return nil, err
+	if st {
+		// The last write: nothing after it can fail, so nothing to put back.
+		return f.writeFile(Rel(s.Plan, state.FileName), next.Encode())
+	}
+	return nil
+}
+
+// undo puts back, newest first, what a change wrote before it failed.
+type undo []func() error
+
+// replace writes rel, first noting in u how to put back what it holds now
+// (old, when the caller read it already).
+func (f *Files) replace(rel string, data, old []byte, u *undo) error {
+	if old == nil {
+		var err error
+		old, err = f.root.ReadFile(rel)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			old = nil
+		case err != nil:
+			return err
 		}
 	}
-	return f.read(s.Plan)
+	if err := f.writeFile(rel, data); err != nil {
+		return err
+	}
+	if old == nil {
+		*u = append(*u, func() error { return f.root.Remove(rel) })
+	} else {
+		*u = append(*u, func() error { return f.root.WriteFile(rel, old, true) })
+	}
+	return nil
+}
+
+// writeFile writes rel atomically (failWrite may fail it first).
+func (f *Files) writeFile(rel string, data []byte) error {
+	if f.failWrite != nil {
+		if err := f.failWrite(rel); err != nil {
+			return fmt.Errorf("%s: %w", f.root.Path(rel), err)
+		}
+	}
+	return f.root.WriteFile(rel, data, true)
+}
+
+// abort takes back a change whose files could not all be written (a full
+// disk): the files written are put back, then the log is cut back to its
+// length before the change's events, so that no later command, read or
+// redo, applies a change its command reported as failed. A change that
+// cannot be put back whole stays logged: the next command completes it,
+// and the error says so.
+func (f *Files) abort(id string, m *logMark, u undo, cause error) error {
+	for i := len(u) - 1; i >= 0; i-- {
+		if err := u[i](); err != nil {
+			return fmt.Errorf("%w; the change was written in part and could not be taken back (%v): the next taskie command completes it", cause, err)
+		}
+	}
+	if m != nil {
+		if err := f.truncateLog(id, m); err != nil {
+			return fmt.Errorf("%w; its events could not be taken out of %s (%v): the next taskie command completes the change", cause, f.root.Path(Rel(id, events.FileName)), err)
+		}
+	}
+	return fmt.Errorf("%w; nothing was changed", cause)
 }
 
 // kind names the state event of a change.
@@ -589,10 +679,27 @@ func (f *Files) appendEvents(id string, evs []events.Event) error {
 // write; a torn last line left by a killed writer is ended first, so that
 // the new lines parse. The caller holds the log's lock.
 func appendLog(root *fsafe.Root, rel string, evs []events.Event, durable bool) error {
-	var buf bytes.Buffer
-	tail, _, err := root.ReadTail(rel, 1)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	data, _, err := logLines(root, rel, evs)
+	if err != nil {
 		return err
+	}
+	return root.AppendFile(rel, data, 0o644, durable)
+}
+
+// logMark is where a log ended before an append: the length to cut it
+// back to, or that it did not exist.
+type logMark struct {
+	size    int64
+	existed bool
+}
+
+// logLines renders events as the lines appended to log rel (a torn last
+// line ended first), and where the log ends now.
+func logLines(root *fsafe.Root, rel string, evs []events.Event) ([]byte, logMark, error) {
+	var buf bytes.Buffer
+	tail, size, err := root.ReadTail(rel, 1)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, logMark{}, err
 	}
 	if len(tail) == 1 && tail[0] != '\n' {
 		buf.WriteByte('\n')
@@ -600,12 +707,72 @@ func appendLog(root *fsafe.Root, rel string, evs []events.Event, durable bool) e
 	for _, e := range evs {
 		line, err := json.Marshal(e)
 		if err != nil {
-			return err
+			return nil, logMark{}, err
 		}
 		buf.Write(line)
 		buf.WriteByte('\n')
 	}
-	return root.AppendFile(rel, buf.Bytes(), 0o644, durable)
+	return buf.Bytes(), logMark{size: size, existed: err == nil}, nil
+}
+
+// appendPlanLog appends a change's events to the plan's log in one write
+// and returns where the log ended before them (nil when there were none),
+// so that a change failing afterwards is cut back out. A write that
+// fails midway (a full disk) is cut back at once: no line of a failed
+// change stays, not even a torn one.
+func (f *Files) appendPlanLog(id string, evs []events.Event) (*logMark, error) {
+	if len(evs) == 0 {
+		return nil, nil
+	}
+	rel := Rel(id, events.FileName)
+	data, mark, err := logLines(f.root, rel, evs)
+	if err != nil {
+		return nil, err
+	}
+	if f.failWrite != nil {
+		if err := f.failWrite(rel); err != nil {
+			return nil, err
+		}
+	}
+	w, err := f.root.OpenAppend(rel)
+	if err != nil {
+		return nil, err
+	}
+	_, err = w.Write(data)
+	if err == nil {
+		err = w.Sync()
+	}
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		if terr := f.truncateLog(id, &mark); terr != nil {
+			return nil, fmt.Errorf("%w (and cutting the log back failed: %v)", err, terr)
+		}
+		return nil, err
+	}
+	return &mark, nil
+}
+
+// truncateLog cuts the plan's log back to where m says it ended. Cutting
+// needs no free space, unlike appending a line that cancels the change.
+func (f *Files) truncateLog(id string, m *logMark) error {
+	rel := Rel(id, events.FileName)
+	if !m.existed {
+		return f.root.Remove(rel)
+	}
+	w, err := f.root.OpenAppend(rel)
+	if err != nil {
+		return err
+	}
+	err = w.Truncate(m.size)
+	if err == nil {
+		err = w.Sync()
+	}
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // lastCommit returns the last commit event of the log, when it is among
@@ -672,38 +839,91 @@ func (f *Files) repair(s *Snapshot) error {
 			return err
 		}
 	}
-	last, isLast := s.last, s.lastIsLast
-	if last == nil || !isLast {
+	if !f.behind(s) {
 		return nil
 	}
-	sb, tb := stateBehind(s, last), tasksBehind(s, last)
-	if !sb && !tb {
-		return nil
-	}
-	if last.Archive != nil {
-		if err := f.moveArchive(s.Plan, last.Archive); err != nil {
+	r := f.redoOf(s)
+	if r.archive != nil {
+		if err := f.moveArchive(s.Plan, r.archive, nil); err != nil {
 			return err
 		}
 	}
-	if tb {
-		ts, _ := plan.ParseTasks(s.TasksRaw)
-		if ts != nil && redoStatuses(ts, last.Tasks) && Hash(ts.Bytes()) == last.TSHA {
-			if err := f.root.WriteFile(Rel(s.Plan, "tasks.md"), ts.Bytes(), true); err != nil {
-				return err
-			}
+	if r.tasks != nil {
+		if err := f.root.WriteFile(Rel(s.Plan, "tasks.md"), r.tasks, true); err != nil {
+			return err
 		}
 	}
-	if sb {
+	if r.state != nil {
+		return f.root.WriteFile(Rel(s.Plan, state.FileName), r.state, true)
+	}
+	return nil
+}
+
+// redo is what completing the log's last commit writes: tasks.md and
+// state.json as the commit left them (nil: left as they are), and the
+// review files it moved.
+type redo struct {
+	archive      *events.Archive
+	tasks, state []byte
+}
+
+// redoOf works out the redo of the log's last commit. A file is redone
+// only when it still holds the content the commit found (its prev) and is
+// still the very file the commit found (its inode and change time, when
+// the log records them): a crash leaves the file alone, while a restore
+// of the earlier content — by hand, `git checkout`, `git stash` — puts
+// another file there, which is kept as a change made outside taskie.
+func (f *Files) redoOf(s *Snapshot) redo {
+	var r redo
+	last := s.last
+	if last == nil || !s.lastIsLast {
+		return r
+	}
+	if tasksBehind(s, last) && f.sameFile(s.Plan, "tasks.md", last.TPrevFile) {
+		ts, _ := plan.ParseTasks(s.TasksRaw)
+		if ts != nil && redoStatuses(ts, last.Tasks) && Hash(ts.Bytes()) == last.TSHA {
+			r.tasks = ts.Bytes()
+		}
+	}
+	if stateBehind(s, last) && f.sameFile(s.Plan, state.FileName, last.PrevFile) {
 		base := s.State
 		if Replaces(last) {
 			base = nil
 		}
 		next, err := state.Apply(base, state.Delta{Set: last.Set, Unset: last.Unset, Lifecycle: last.Lifecycle})
-		if err == nil && Hash(next.Encode()) == last.SHA {
-			return f.root.WriteFile(Rel(s.Plan, state.FileName), next.Encode(), true)
+		if err == nil {
+			if b := next.Encode(); Hash(b) == last.SHA {
+				r.state = b
+			}
 		}
 	}
-	return nil
+	if r.tasks != nil || r.state != nil {
+		r.archive = last.Archive
+	}
+	return r
+}
+
+// rollForward makes the snapshot show a commit cut short as completed,
+// without writing: what a read sees, the next change writes.
+func (s *Snapshot) rollForward(r redo) {
+	if r.tasks != nil {
+		s.TasksRaw, s.TasksErr = r.tasks, nil
+		s.Tasks, s.TaskProblems = plan.ParseTasks(r.tasks)
+	}
+	if r.state != nil {
+		s.decodeState(r.state)
+	}
+	if r.archive != nil {
+		moved := func(name string) bool { return slices.Contains(r.archive.Files, name) }
+		s.Entries = slices.DeleteFunc(s.Entries, func(e Entry) bool { return moved(e.Name) })
+		s.files = s.files[:0]
+		for _, e := range s.Entries {
+			if fn := plan.ParseFileName(e.Name); e.Regular() && fn.Kind != plan.KindUnknown {
+				s.files = append(s.files, fn)
+			}
+		}
+	}
+	s.Version = Version{State: Hash(s.StateRaw), Tasks: Hash(s.TasksRaw)}
 }
 
 // redoStatuses sets the statuses a logged commit recorded; false when the
@@ -758,8 +978,9 @@ func (s *Snapshot) archiveFor(cur *state.State, now time.Time) *events.Archive {
 }
 
 // moveArchive moves the files still in the plan directory; files already
-// moved are skipped, so it can be repeated after a crash.
-func (f *Files) moveArchive(id string, a *events.Archive) error {
+// moved are skipped, so it can be repeated after a crash. u, when not
+// nil, gets how to move each back.
+func (f *Files) moveArchive(id string, a *events.Archive, u *undo) error {
 	if err := f.root.MkdirAll(a.Dir, 0o755); err != nil {
 		return err
 	}
@@ -772,8 +993,16 @@ func (f *Files) moveArchive(id string, a *events.Archive) error {
 		if _, err := f.root.Lstat(dst); err == nil {
 			return fmt.Errorf("archiving %s: %s already exists", n, f.root.Path(dst))
 		}
+		if f.failWrite != nil {
+			if err := f.failWrite(dst); err != nil {
+				return fmt.Errorf("%s: %w", f.root.Path(dst), err)
+			}
+		}
 		if err := f.root.Rename(src, dst); err != nil {
 			return err
+		}
+		if u != nil {
+			*u = append(*u, func() error { return f.root.Rename(dst, src) })
 		}
 	}
 	return nil

@@ -395,41 +395,6 @@ func TestCommitLogsTheChange(t *testing.T) {
 	}
 }
 
-// The events go to the log before the files change: a commit cut short
-// after the append (here: a file outside the plan cannot be written) left
-// its event and not its state, and the next Load completes it.
-func TestCommitAppendsBeforeWriting(t *testing.T) {
-	st, root := repo(t, map[string]string{"plan.md": "# p\n", "tasks.md": tasks3, "state.json": reviewSt, "/.taskie/blocker": "a file"})
-	s := load(t, st)
-	next := withState(s.State, func(n *state.State) {
-		n.Phase, n.NextPhase = "post-code-review", state.Opt[domain.Phase]("code-review")
-	})
-	_, err := st.Commit(id, s.Version, store.Change{Actor: "cli", State: next, Statuses: map[domain.TaskID]string{2: "in-progress"},
-		Outside: map[string][]byte{".taskie/blocker/archive.md": []byte("x")}})
-	if err == nil {
-		t.Fatal("Commit writing under a regular file succeeded")
-	}
-	evs := logOf(t, root)
-	last := evs[len(evs)-1]
-	if !last.IsCommit() || last.SHA != store.Hash(next.Encode()) || last.Tasks["2"] != "in-progress" {
-		t.Fatalf("the log does not end with the commit event: %+v", last)
-	}
-	if read(t, root, "state.json") != reviewSt || read(t, root, "tasks.md") != tasks3 {
-		t.Fatal("the files were written although an earlier write failed")
-	}
-	// The next load redoes the logged commit.
-	s = load(t, st)
-	if got := read(t, root, "state.json"); got != string(next.Encode()) {
-		t.Errorf("state.json after the redo = %s, want %s", got, next.Encode())
-	}
-	if got := read(t, root, "tasks.md"); got != strings.Replace(tasks3, "| 2 | pending |", "| 2 | in-progress |", 1) {
-		t.Errorf("tasks.md after the redo:\n%s", got)
-	}
-	if s.Version.State != last.SHA || s.Version.Tasks != last.TSHA {
-		t.Errorf("snapshot after the redo at %+v, want the commit's sha %q tsha %q", s.Version, last.SHA, last.TSHA)
-	}
-}
-
 func TestFailedChangeWritesNothing(t *testing.T) {
 	boom := errors.New("boom")
 	tests := []struct {
@@ -678,34 +643,36 @@ func TestCrashRedo(t *testing.T) {
 			}); err != nil {
 				t.Fatal(err)
 			}
-			old := files(t, root)
 			s := load(t, st)
-			if _, err := st.Commit(id, s.Version, tc.change(s)); err != nil {
-				t.Fatal(err)
-			}
-			done := files(t, root)
-			// The kill: the log has the commit, the files do not.
-			for _, n := range []string{"state.json", "tasks.md"} {
-				if err := os.WriteFile(planPath(root, n), []byte(old[n]), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
+			change := tc.change(s)
+			done := completed(t, st, s, change)
+			// The kill: the log has the commit, the files are untouched.
+			crash(t, st, s, change)
 			if tc.after != nil {
 				tc.after(t, root)
 			}
 			edited := files(t, root)
-			s = load(t, st)
 			want := edited
 			if tc.redo {
 				want = done
 			}
-			for _, n := range []string{"state.json", "tasks.md"} {
-				if got := read(t, root, n); got != want[n] {
-					t.Errorf("%s after Load:\n%s\nwant\n%s", n, got, want[n])
-				}
+			// A read sees the commit completed, and writes nothing.
+			s = load(t, st)
+			if got := map[string]string{"state.json": string(s.StateRaw), "tasks.md": string(s.TasksRaw)}; got["state.json"] != want["state.json"] || got["tasks.md"] != want["tasks.md"] {
+				t.Errorf("Load shows (-want +got):\n%s", cmp.Diff(map[string]string{"state.json": want["state.json"], "tasks.md": want["tasks.md"]}, got))
 			}
 			if s.Version.State != store.Hash([]byte(want["state.json"])) {
-				t.Errorf("the snapshot is not of the files as they are now")
+				t.Errorf("the snapshot's version is not of the files it shows")
+			}
+			sameFiles(t, "Load", edited, root)
+			// The next change completes it on disk.
+			if _, err := st.Update(id, func(*store.Snapshot) (store.Change, error) { return store.Change{}, nil }); err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range []string{"state.json", "tasks.md"} {
+				if got := read(t, root, n); got != want[n] {
+					t.Errorf("%s after the next change:\n%s\nwant\n%s", n, got, want[n])
+				}
 			}
 			// Loading again changes nothing more.
 			again := files(t, root)
@@ -786,12 +753,14 @@ func TestTempFilesRemoved(t *testing.T) {
 			}
 			st, root := repo(t, fsOf)
 			if how == "load" {
-				s := load(t, st)
-				for _, e := range s.Entries {
-					if slices.Contains(temps, e.Name) {
-						t.Errorf("the snapshot lists %s", e.Name)
+				// A read writes nothing: the next change removes them.
+				load(t, st)
+				for _, n := range temps {
+					if _, err := os.Stat(planPath(root, n)); err != nil {
+						t.Errorf("a read removed %s: %v", n, err)
 					}
 				}
+				return
 			} else if _, err := st.Update(id, func(s *store.Snapshot) (store.Change, error) {
 				return store.Change{Actor: "cli", State: withState(s.State, func(n *state.State) { n.MaxReviews = 9 })}, nil
 			}); err != nil {
