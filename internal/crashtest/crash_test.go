@@ -332,15 +332,24 @@ func (ct *crashTest) iteration(i int, c command, delay time.Duration) {
 	}
 	ct.checkFiles(i, c, "right after the kill", raw, pre, post)
 
-	// The next command: recover --check loads the plan (which removes temp
-	// files and redoes a commit cut short) and compares state.json with the
-	// replay of the log.
+	// A read: recover --check sees a commit cut short as completed (rolled
+	// forward in memory) and compares state.json with the replay of the
+	// log, writing nothing.
 	rc, err := h.run(ct.real, "recover", "--check")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rc.code != 0 {
 		ct.failf(i, c, "(%s, delay %v) recover --check after the kill: %s", r, delay, rc)
+	}
+	if read := h.snap(ct.real); !sameSnap(read, raw) {
+		ct.failf(i, c, "(%s) recover --check wrote to the plan: %s", r, diffFiles(raw, read))
+	}
+	// The next change: its plan lock removes temp files and completes a
+	// commit cut short. recover --write refuses to replace a state.json
+	// that parses, so it changes nothing else.
+	if _, err := h.run(ct.real, "recover", "--write"); err != nil {
+		t.Fatal(err)
 	}
 	fixed := h.snap(ct.real)
 	ct.checkFiles(i, c, "after the next command", fixed, pre, post)
@@ -563,6 +572,13 @@ func (ct *crashTest) final() {
 // sameFiles compares the plan files of two snapshots (session timestamps
 // aside).
 func sameFiles(a, b snapshot) bool { return diffFiles(a, b) == "" }
+
+// sameSnap compares everything the snapshots hold, the log's size and the
+// temp files included.
+func sameSnap(a, b snapshot) bool {
+	return sameFiles(a, b) && same(a.state, b.state) && same(a.tasks, b.tasks) && a.eventsSize == b.eventsSize &&
+		a.eventsTorn == b.eventsTorn && slices.Equal(a.planTemps, b.planTemps) && slices.Equal(a.archiveTemps, b.archiveTemps)
+}
 
 func diffFiles(a, b snapshot) string {
 	var d []string
