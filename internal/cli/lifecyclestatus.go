@@ -102,7 +102,6 @@ type lifecycleAlert struct {
 // events of every clone in the database instead; a record that does not
 // decode is for `taskie validate` to report.
 func lifecycleAlerts(p *project.Plan) []lifecycleAlert {
-	_ = p.SettleCommits("cli")          // a task whose commit is there is no longer waiting; a failure shows as the wait
 	tasks, shared := sharedLifecycle(p) // every clone's moves, with a shared store
 	if !shared {
 		st, err := p.State()
@@ -113,6 +112,9 @@ func lifecycleAlerts(p *project.Plan) []lifecycleAlert {
 			return nil
 		}
 	}
+	// A task whose commit is there is no longer waiting: shown so, in
+	// memory only (a read never writes; the next change records it).
+	p.SettledView(tasks)
 	for _, t := range unrecorded(p, func(id domain.TaskID) bool { _, ok := tasks[id]; return ok }) {
 		tasks[t.ID] = t
 	}

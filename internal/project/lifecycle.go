@@ -136,6 +136,20 @@ func (p *Plan) SettleCommits(actor string) error {
 	})
 }
 
+// SettledView completes in memory, in tasks (lifecycle records, changed in
+// place), the tasks waiting in committing whose commit is there, and
+// returns the events completing them logs: what a read (status, query)
+// shows without writing. The next commit, or the Stop hook's
+// SettleCommits, writes it.
+func (p *Plan) SettledView(tasks map[domain.TaskID]lifecycle.Task) []events.Event {
+	cues := p.commitsSeen(tasks, nil, nil)
+	if len(cues) == 0 {
+		return nil
+	}
+	effs, _ := lifecycle.Feed(tasks, cues, lifecycle.ActorAgent, p.Store.Now().UTC())
+	return LifecycleEvents(effs)
+}
+
 // headUnmoved reports, from git's files alone (no git process), that HEAD
 // is still the commit every task in ids (those waiting in committing)
 // entered it at: the common case at a stop or a commit, which then costs a
