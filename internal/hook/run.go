@@ -56,7 +56,7 @@ func (h *stopper) run() Result {
 	f := h.facts(snap)
 	d := workflow.Decide(f)
 	if d.Action == workflow.TakeLock {
-		l, ok, err := h.p.Store.Root().TryLock(store.Rel(h.p.ID, store.ReviewLockName))
+		l, ok, err := h.takeReviewLock()
 		if err != nil {
 			return h.internal(err)
 		}
@@ -96,6 +96,47 @@ func (h *stopper) run() Result {
 		return render(d, v)
 	}
 	return h.review(snap, d, f.OrphanAhead(d.Review, d.Iteration), v)
+}
+
+// orphanLockWait bounds the wait for the review lock after the group of
+// an orphaned review was killed: its processes close the lock as they die.
+const orphanLockWait = 3 * time.Second
+
+// takeReviewLock takes the plan's review lock. When another holds it, the
+// review may be an orphan: its hook is gone (kill -9, the OOM killer) and
+// what the reviewer started still holds the lock with nobody to enforce
+// its timeout. Once its deadline passed, its process group is ended
+// (review.EndOrphan) and the lock taken, so this stop reviews again.
+// The lock's content, the last holder's lease, is cleared at once.
+func (h *stopper) takeReviewLock() (*fsafe.Lock, bool, error) {
+	root, rel := h.p.Store.Root(), store.Rel(h.p.ID, store.ReviewLockName)
+	l, ok, err := root.TryLock(rel)
+	if err != nil || !ok {
+		if err != nil {
+			return nil, false, err
+		}
+		r := review.EndOrphan(root, rel, h.now)
+		if !r.Ended {
+			return nil, false, nil
+		}
+		h.log.info("review", "why", "orphaned review: "+r.Why)
+		if l, err = root.Lock(rel, orphanLockWait); err != nil {
+			h.log.info("review", "why", "orphaned review: the lock is still held: "+err.Error())
+			return nil, false, nil
+		}
+	}
+	if err := review.ClearLease(root, rel); err != nil {
+		h.log.info("review", "why", "clearing the review lease: "+err.Error())
+	}
+	return l, true, nil
+}
+
+// recordLease writes the running reviewer's lease into the lock file, for
+// a later stop to end it if this hook dies.
+func (h *stopper) recordLease(l review.Lease) {
+	if err := review.WriteLease(h.p.Store.Root(), store.Rel(h.p.ID, store.ReviewLockName), l); err != nil {
+		h.log.info("review", "why", "recording the review lease: "+err.Error())
+	}
 }
 
 // facts gathers what the decision needs from the snapshot, once.
@@ -207,7 +248,7 @@ func (h *stopper) review(snap *store.Snapshot, d workflow.StopDecision, orphan b
 		Kind: d.Review, PlanID: h.p.ID, Task: d.Task, Iteration: d.Iteration, Model: d.Model,
 		Root: h.p.Repo.Root, PlanDir: h.p.Dir, ReviewFile: h.p.Path(name),
 		TaskFiles: snap.TaskFiles(), Timeout: ledger.ReviewTimeout(settings, h.cfg.ReviewerTimeout.D()), Tools: h.cfg.AllowedTools,
-		Command: pick.Program(h.cfg.Reviewer, h.cfg.ReviewerCommand), Effort: pick.Effort, HoldLock: h.lock.File(), Findings: ledger.ForReviewer(before),
+		Command: pick.Program(h.cfg.Reviewer, h.cfg.ReviewerCommand), Effort: pick.Effort, HoldLock: h.lock.File(), Lease: h.recordLease, Findings: ledger.ForReviewer(before),
 	}
 	if pick.Reviewer != h.cfg.Reviewer || pick.Model != d.Model {
 		req.Model = pick.Model

@@ -36,7 +36,7 @@ func (claudeReviewer) Review(ctx context.Context, req Request) (Result, error) {
 		return Result{}, failf(FailExit, nil, "claude reviewer: not started: %v", err)
 	}
 	inv := invocation{name: "claude", hint: claudeHint, argv: claudeArgs(req), stdin: prompt, dir: req.Root,
-		hold: req.HoldLock, reason: claudeReason}
+		hold: req.HoldLock, lease: req.Lease, reason: claudeReason}
 	out, err := run(ctx, inv, req.Timeout)
 	if err != nil {
 		return Result{Raw: out.raw}, err

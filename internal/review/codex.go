@@ -65,7 +65,7 @@ func (codexReviewer) Review(ctx context.Context, req Request) (Result, error) {
 	}
 
 	inv := invocation{name: "codex", hint: codexHint, argv: codexArgs(req, schemaFile, lastFile), stdin: prompt, dir: req.Root,
-		hold: req.HoldLock, reason: codexReason}
+		hold: req.HoldLock, lease: req.Lease, reason: codexReason}
 	out, err := run(ctx, inv, req.Timeout)
 	if err != nil {
 		return Result{Raw: out.raw}, err

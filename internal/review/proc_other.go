@@ -3,6 +3,7 @@
 package review
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 )
@@ -12,7 +13,7 @@ import (
 func setProcessGroup(cmd *exec.Cmd) {}
 
 // runProcess runs the reviewer; the review lock is not handed over here.
-func runProcess(cmd *exec.Cmd, hold *os.File) error {
+func runProcess(cmd *exec.Cmd, hold *os.File, _ func(pid int)) error {
 	return cmd.Run()
 }
 
@@ -22,3 +23,13 @@ func processAlive(pid int) bool { return true }
 
 // ownedByUs cannot tell here; the temp directory is the user's own.
 func ownedByUs(os.FileInfo) bool { return true }
+
+// processStart, processRuns, killGroup, ownGroup: without process groups
+// no lease is acted on.
+func processStart(int) string { return "" }
+
+func processRuns(int, string) bool { return true }
+
+func killGroup(int, string) error { return errors.New("not supported on this system") }
+
+func ownGroup() int { return 0 }

@@ -45,3 +45,6 @@ func ownedByUs(fi os.FileInfo) bool {
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	return ok && int(st.Uid) == os.Getuid()
 }
+
+// ownGroup is this process's group, never to be killed.
+func ownGroup() int { return syscall.Getpgrp() }

@@ -34,7 +34,7 @@ func setProcessGroup(cmd *exec.Cmd) {
 // nesting, say), the reviewer runs without it and an interrupted hook
 // relies on the taskkill tree kill of setProcessGroup. A child started in
 // the instant before the reviewer joins the job is outside it.
-func runProcess(cmd *exec.Cmd, hold *os.File) error {
+func runProcess(cmd *exec.Cmd, hold *os.File, _ func(pid int)) error {
 	job, err := killOnCloseJob()
 	if err != nil {
 		return cmd.Run()
@@ -88,3 +88,13 @@ func processAlive(pid int) bool {
 
 // ownedByUs: the temp directory on Windows is the user's own.
 func ownedByUs(os.FileInfo) bool { return true }
+
+// processStart, processRuns, killGroup, ownGroup: on Windows the reviewer
+// dies with its hook (the Job object), so no lease is ever acted on.
+func processStart(int) string { return "" }
+
+func processRuns(pid int, _ string) bool { return processAlive(pid) }
+
+func killGroup(int, string) error { return errors.New("not supported on Windows") }
+
+func ownGroup() int { return 0 }

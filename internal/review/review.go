@@ -46,6 +46,11 @@ type Request struct {
 	// Windows ignores it and kills the reviewer's tree with the hook
 	// instead (see runProcess in proc_windows.go).
 	HoldLock *os.File
+	// Lease, when set, is told the reviewer's process group and deadline
+	// as soon as the reviewer runs, for the holder of HoldLock to record
+	// (WriteLease): a later stop ends the review from it if this process
+	// dies.
+	Lease func(Lease) `json:"-"`
 }
 
 // Result is a successful review.

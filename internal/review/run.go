@@ -26,6 +26,7 @@ type invocation struct {
 	stdin  string              // the prompt
 	dir    string              // working directory
 	hold   *os.File            // the review lock to hand to the reviewer, or nil
+	lease  func(Lease)         // told the reviewer's lease once it runs, or nil
 	reason func(output) string // the reviewer's own reason for a failure; nil = lastReason
 }
 
@@ -59,7 +60,11 @@ func run(ctx context.Context, inv invocation, timeout time.Duration) (output, er
 	cmd.WaitDelay = waitDelay
 
 	start := time.Now()
-	err = runProcess(cmd, inv.hold)
+	err = runProcess(cmd, inv.hold, func(pid int) {
+		if inv.lease != nil {
+			inv.lease(newLease(pid, start, timeout))
+		}
+	})
 	out := output{stdout: stdout.Bytes(), stderr: stderr.Bytes(), raw: raw.Bytes(), elapsed: time.Since(start)}
 	if ctx.Err() != nil {
 		return out, failf(FailTimeout, out.raw, "%s reviewer: stopped after %s (%v); its process group was killed",
