@@ -13,7 +13,9 @@ import (
 	"github.com/taskie-dev/taskie/internal/hook"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/review"
 	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
@@ -23,6 +25,8 @@ type continueView struct {
 	Recorded bool `json:"recorded,omitempty"` // a repair was written to state.json
 	// LastHook is the hook's last decision when it failed or refused.
 	LastHook *hookDecisionView `json:"last_hook_problem,omitempty"`
+	// EndedReview says why continue ended a review whose hook was killed.
+	EndedReview string `json:"ended_review,omitempty"`
 }
 
 // postReviewFiles names the files of the post-review a route asks for,
@@ -85,7 +89,8 @@ func runContinue(o *continueOpts) error {
 	if err != nil {
 		return stateErr(p, err)
 	}
-	v := continueView{Plan: p.ID, Route: workflow.Continue(routeFacts(p, st), p.Models())}
+	ended := endOrphanReview(p, time.Now())
+	v := continueView{Plan: p.ID, Route: workflow.Continue(routeFacts(p, st), p.Models()), EndedReview: ended}
 	if r := runningReview(p, time.Now()); r != nil && (v.Repair != nil || v.Action == workflow.EndTurn) {
 		// The "crash" is a review in progress: its file is being written.
 		v.Route = workflow.Route{Action: workflow.Wait, Task: v.Task,
@@ -107,6 +112,26 @@ func runContinue(o *continueOpts) error {
 	}
 	printRoute(o.s, v)
 	return nil
+}
+
+// endOrphanReview ends the plan's review when its hook was killed and its
+// deadline passed while something it started still holds the review lock
+// (review.EndOrphan), as the next stop would: continue and the stop agree
+// that no review runs. It returns what was done, "" when nothing was.
+func endOrphanReview(p *project.Plan, now time.Time) string {
+	root, rel := p.Store.Root(), store.Rel(p.ID, store.ReviewLockName)
+	if !root.Probe(rel) {
+		return ""
+	}
+	r := review.EndOrphan(root, rel, now)
+	if !r.Ended {
+		return ""
+	}
+	// Its processes close the lock as they die.
+	for end := time.Now().Add(3 * time.Second); root.Probe(rel) && time.Now().Before(end); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	return r.Why
 }
 
 // repairRoute records the repair a route asks for. It recomputes the
@@ -150,6 +175,9 @@ func agentFromEnv() workflow.Agent { return workflow.AgentFromEnv(os.Getenv) }
 func actionRef(action string) string { return agentFromEnv().Ref(action) }
 
 func printRoute(s *Streams, v continueView) {
+	if v.EndedReview != "" {
+		fmt.Fprintf(s.Out, "orphaned review: %s\n", v.EndedReview)
+	}
 	fmt.Fprint(s.Out, v.Text())
 	if h := v.LastHook; h != nil {
 		fmt.Fprintf(s.Out, "last hook decision: %s at %s: %s (%s)\n", h.Decision, h.Time.Local().Format("15:04:05"), h.Why, h.see(v.Plan))

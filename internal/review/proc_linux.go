@@ -13,7 +13,9 @@ import (
 // runProcess runs the reviewer so that it never outlives the hook: it holds
 // the review lock (passLock), and its leader gets SIGKILL when the hook dies
 // (Pdeathsig); the leader's own children are left to the lock, which they
-// keep while they live, so no second reviewer joins them.
+// keep while they live, so no second reviewer joins them, and to the
+// lease (started, once the leader runs), by which a later stop ends them
+// after the deadline.
 //
 // Pdeathsig fires when the OS thread that forked the child exits, not the
 // process: the Go runtime ends a thread when a goroutine locked to it
