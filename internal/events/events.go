@@ -4,7 +4,6 @@
 package events
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -127,19 +126,17 @@ func Scan(dir string, fn func(Event), warn func(string)) error {
 // Lines that do not parse (a torn last line after a crash) are skipped
 // and reported, never fatal.
 func ScanReader(r io.Reader, name string, fn func(Event), warn func(string)) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64*1024), 16*1024*1024)
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
+	return ScanLines(r, MaxLine, func(n int, raw []byte) error {
+		line := bytes.TrimSpace(raw)
 		if len(line) == 0 {
-			continue
+			return nil
 		}
 		var e Event
 		if err := json.Unmarshal(line, &e); err != nil {
 			warn(fmt.Sprintf("%s:%d: skipped unreadable event line (torn write?): %v", name, n, err))
-			continue
+			return nil
 		}
 		fn(e)
-	}
-	return sc.Err()
+		return nil
+	}, func(n int) { warn(tooLongWarning(name, n)) })
 }

@@ -1,7 +1,6 @@
 package events
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -33,37 +32,29 @@ type Filter struct {
 	Kinds []string
 }
 
-// maxLine is the longest line a scan reads.
-const maxLine = 16 << 20
-
 // ScanLean streams the events read from r that pass f to fn, in order,
 // without decoding what no query needs. A line that does not parse (a
 // torn write) goes to warn with its line number, never fatal. fn's error
 // stops the scan and is returned.
 func ScanLean(r io.Reader, name string, f Filter, fn func(*Lean) error, warn func(string)) error {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 256<<10), maxLine)
 	m := newMatcher(f)
 	in := interner{}
 	var l Lean
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
+	return ScanLines(r, MaxLine, func(n int, raw []byte) error {
+		line := bytes.TrimSpace(raw)
 		if len(line) == 0 || !m.maybe(line) {
-			continue
+			return nil
 		}
 		if err := parseLean(line, &l, in); err != nil {
 			warn(fmt.Sprintf("%s:%d: skipped unreadable event line (torn write?): %v", name, n, err))
-			continue
+			return nil
 		}
 		l.Line = n
 		if !m.keep(&l) {
-			continue
+			return nil
 		}
-		if err := fn(&l); err != nil {
-			return err
-		}
-	}
-	return sc.Err()
+		return fn(&l)
+	}, func(n int) { warn(tooLongWarning(name, n)) })
 }
 
 // matcher applies a Filter.

@@ -1,7 +1,6 @@
 package store
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -204,17 +203,17 @@ func readLines(f *Files, rel string) ([][]byte, error) {
 		return nil, err
 	}
 	defer r.Close()
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	var out [][]byte
-	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
+	// A line over events.MaxLine is left out like a torn one.
+	err = events.ScanLines(r, events.MaxLine, func(_ int, raw []byte) error {
+		line := bytes.TrimSpace(raw)
 		if len(line) == 0 || line[0] != '{' || !json.Valid(line) {
-			continue
+			return nil
 		}
 		out = append(out, bytes.Clone(line))
-	}
-	return out, sc.Err()
+		return nil
+	}, func(int) {})
+	return out, err
 }
 
 // SharedLogName is the file of the coordination directory in which `taskie
