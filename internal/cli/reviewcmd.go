@@ -106,6 +106,7 @@ func runReview(o *reviewOpts) error {
 		return usageErr(fmt.Errorf("a review of plan %s is running", p.ID), "wait for it to finish (`taskie status --watch` shows it), then run taskie review again")
 	}
 	defer lock.Release()
+	_ = review.ClearLease(p.Store.Root(), store.Rel(p.ID, store.ReviewLockName))
 	res, err := job.run(lock.File())
 	if err != nil {
 		return err
@@ -238,7 +239,10 @@ func (j *reviewJob) run(hold *os.File) (review.Result, error) {
 	}
 	req := review.Request{Kind: j.kind, PlanID: j.p.ID, Task: j.task, Iteration: j.n, Model: j.pick.Model,
 		Root: j.p.Repo.Root, PlanDir: j.p.Dir, ReviewFile: j.p.Path(j.name), Timeout: j.cfg.ReviewerTimeout.D(),
-		Tools: j.cfg.AllowedTools, Command: j.pick.Program(j.cfg.Reviewer, j.cfg.ReviewerCommand), Effort: j.pick.Effort, HoldLock: hold}
+		Tools: j.cfg.AllowedTools, Command: j.pick.Program(j.cfg.Reviewer, j.cfg.ReviewerCommand), Effort: j.pick.Effort, HoldLock: hold,
+		Lease: func(l review.Lease) {
+			_ = review.WriteLease(j.p.Store.Root(), store.Rel(j.p.ID, store.ReviewLockName), l)
+		}}
 	if snap, err := j.p.Snapshot(); err == nil {
 		req.TaskFiles = snap.TaskFiles()
 	}
