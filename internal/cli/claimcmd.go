@@ -27,6 +27,7 @@ type claimOpts struct {
 	ttl    time.Duration
 	next   bool
 	retry  bool
+	force  bool // release: another agent's claim
 	asJSON bool
 }
 
@@ -128,8 +129,12 @@ func newReleaseCmdWith(s *Streams, g *globals, run func(*claimOpts) error) *cobr
 		Use:   "release <task> --as AGENT",
 		Short: "Let an agent's claim on a task go",
 		Long: `Release the agent's claim on a task, so that another agent can claim it. Only
-the holder may release, its lease live or expired. Exit 1 when refused.`,
-		Example: "  taskie release 3 --as worker-1",
+the holder may release, its lease live or expired. Exit 1 when refused.
+
+--force releases whoever holds it — a dead agent's lease, or one that never
+expires because its row was edited by hand — and records who released whose
+claim (CLAIM_OVERRIDE in the coordination log).`,
+		Example: "  taskie release 3 --as worker-1\n  taskie release 3 --force --as lead",
 		Args:    exactArgs(1, "a task id"),
 		RunE: func(_ *cobra.Command, args []string) error {
 			o.task = args[0]
@@ -137,6 +142,7 @@ the holder may release, its lease live or expired. Exit 1 when refused.`,
 		},
 	}
 	addAgentFlags(c, o, false)
+	c.Flags().BoolVar(&o.force, "force", false, "release the claim whoever holds it (recorded)")
 	return c
 }
 
@@ -533,6 +539,9 @@ func runHeartbeat(o *claimOpts) error {
 
 func runRelease(o *claimOpts) error {
 	agent, err := agentName(o.as)
+	if o.force {
+		agent, err = optionalAgent(o.as)
+	}
 	if err != nil {
 		return err
 	}
@@ -545,12 +554,42 @@ func runRelease(o *claimOpts) error {
 	if err != nil {
 		return usageErr(err, "")
 	}
+	if o.force {
+		return forceRelease(o, cp, task, agent)
+	}
 	d, err := cp.c.Release(cp.ctx, cp.key, task, agent)
 	if err != nil {
 		return err
 	}
 	if d.Outcome == parallel.Refused {
 		return refused(d, "only the agent that holds a claim releases it; an expired lease is taken over by claiming the task")
+	}
+	return printClaim(o.s, d, "", o.asJSON)
+}
+
+// forceRelease releases task's claim whoever holds it, in the holder's
+// name, and records the override: the way to end a dead agent's lease,
+// or one that never expires.
+func forceRelease(o *claimOpts, cp *coordPlan, task domain.TaskID, agent string) error {
+	claims, err := cp.c.Claims(cp.ctx, cp.key)
+	if err != nil {
+		return err
+	}
+	held := parallel.ClaimOf(claims, task)
+	if held == nil {
+		return &exitError{code: ExitProblems, err: fmt.Errorf("task %d: %w", task, parallel.ErrNotClaimed)}
+	}
+	d, err := cp.c.Release(cp.ctx, cp.key, task, held.Agent)
+	if err != nil {
+		return err
+	}
+	if d.Outcome == parallel.Refused { // claimed again between the read and the release
+		return refused(d, "run the same command again")
+	}
+	if held.Agent != agent {
+		g := &claimGuard{s: o.s, c: cp.c, key: cp.key, ctx: cp.ctx, task: task, actor: agent, command: "release",
+			d: parallel.WriteDecision{Outcome: parallel.WriteForced, Holder: held}}
+		g.done()
 	}
 	return printClaim(o.s, d, "", o.asJSON)
 }

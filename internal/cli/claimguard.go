@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -63,9 +64,15 @@ func who(actor string) string {
 	return actor
 }
 
+// claimsUnreadError is a guard that could not read the claims.
+type claimsUnreadError struct{ err error }
+
+func (e *claimsUnreadError) Error() string { return e.err.Error() }
+func (e *claimsUnreadError) Unwrap() error { return e.err }
+
 // claimsUnread is the error of a guard that could not read the claims.
 func claimsUnread(err error, task domain.TaskID) error {
-	return &exitError{code: ExitProblems, err: fmt.Errorf("task %d: reading its claim: %w", task, err),
+	return &exitError{code: ExitProblems, err: &claimsUnreadError{fmt.Errorf("task %d: reading its claim: %w", task, err)},
 		hint: "a task's claim is checked before it is written; fix the coordination store, then run the same command again"}
 }
 
@@ -75,7 +82,7 @@ func (g *claimGuard) done() {
 		return
 	}
 	h := g.d.Holder
-	fmt.Fprintf(g.s.Err, "taskie: warning: task %d: %s by %s over the live claim of %s (--force)\n", g.task, g.command, who(g.actor), h.Agent)
+	fmt.Fprintf(g.s.Err, "taskie: warning: task %d: %s by %s over the claim of %s (--force)\n", g.task, g.command, who(g.actor), h.Agent)
 	ev := events.Event{Task: g.task.String(), Event: EventClaimOverride, Actor: g.actor, From: h.Agent,
 		Reason: g.command + " with --force over a live claim",
 		Meta:   map[string]any{"command": g.command, "holder": h.Agent, "expires": h.Expires}}
@@ -101,18 +108,27 @@ func (g *claimGuard) meta(m map[string]any) map[string]any {
 
 // guardPlanWrite opens the plan's coordination store to decide a write
 // to task by the agent --as or TASKIE_AGENT names; close it with
-// (*claimGuard).close after done.
+// (*claimGuard).close after done. A store that cannot be reached or read
+// is a warning and the write goes on: plan files are the clone's, and its
+// changes are kept while the shared store is down (docs/fleet.md).
 func guardPlanWrite(s *Streams, p *project.Plan, task domain.TaskID, as string, force bool, command string) (*claimGuard, error) {
 	actor, err := optionalAgent(as)
 	if err != nil {
 		return nil, err
 	}
 	ctx := context.Background()
-	c, proj, err := openCoordination(ctx, p)
+	c, proj, err := store.OpenCoordination(ctx, p.Repo.Root, coordSettings(p.Repo.TaskieDir()))
 	if err != nil {
-		return nil, err
+		fmt.Fprintf(s.Err, "taskie: warning: task %d: its claim was not checked: %v\n", task, err)
+		return nil, nil
 	}
 	g, err := guardWrite(s, ctx, c, store.PlanKey{Project: proj, Plan: p.ID}, task, actor, force, command)
+	var unread *claimsUnreadError
+	if errors.As(err, &unread) {
+		c.Close()
+		fmt.Fprintf(s.Err, "taskie: warning: task %d: its claim was not checked: %v\n", task, unread.err)
+		return nil, nil
+	}
 	if err != nil {
 		c.Close()
 		return nil, err

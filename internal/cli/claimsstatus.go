@@ -403,6 +403,9 @@ func (src *claimSource) read() ([]claimStatusView, error) {
 
 // leaseLeft is "29m10s" for a live lease, "expired 3m0s ago" otherwise.
 func leaseLeft(cl parallel.Claim, now time.Time) string {
+	if cl.Endless() {
+		return "never" // a row set to infinity by hand: release --force ends it
+	}
 	if cl.Live(now) {
 		return cl.Expires.Sub(now).Round(time.Second).String()
 	}
@@ -417,7 +420,10 @@ func printClaims(w io.Writer, cs []claimStatusView) {
 			label = "        "
 		}
 		left := "expires in " + c.ExpiresIn
-		if !c.Live {
+		switch {
+		case c.ExpiresIn == "never":
+			left = "never expires; `taskie release " + c.Task + " --force` ends it"
+		case !c.Live:
 			left = c.ExpiresIn + ", reclaimable"
 		}
 		fmt.Fprintf(w, "%s task %s by %s (%s)\n", label, c.Task, c.Agent, left)
@@ -454,7 +460,10 @@ func queryClaimed(s *Streams, p *project.Plan, asJSON bool) error {
 	}
 	for _, c := range cs {
 		left := "expires in " + c.ExpiresIn
-		if !c.Live {
+		switch {
+		case c.ExpiresIn == "never":
+			left = "never expires; `taskie release " + c.Task + " --force` ends it"
+		case !c.Live:
 			left = c.ExpiresIn
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Task, c.Agent, c.Expires.UTC().Format(time.RFC3339), left)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/taskie-dev/taskie/internal/store"
@@ -34,7 +35,24 @@ func TestPostgresScripts(t *testing.T) {
 			}
 			return nil
 		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"sql": cmdSQL,
+		},
 	})
+}
+
+// cmdSQL runs one statement on $PGURL: `sql 'UPDATE …'` (a row tampered
+// with by hand).
+func cmdSQL(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: sql 'STATEMENT'")
+	}
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, ts.Getenv("PGURL"))
+	ts.Check(err)
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, args[0])
+	ts.Check(err)
 }
 
 func cut(kv string) (string, string, bool) {

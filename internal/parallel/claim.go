@@ -18,6 +18,13 @@ type Claim struct {
 	Heartbeat time.Time
 }
 
+// Never is the expiry of a lease that never expires: a store row set to
+// infinity reads as it. Only `taskie release --force` ends such a lease.
+var Never = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+
+// Endless reports whether the lease never expires.
+func (c Claim) Endless() bool { return !c.Expires.Before(Never) }
+
 // Live reports whether the lease still holds at now.
 func (c Claim) Live(now time.Time) bool { return now.Before(c.Expires) }
 
@@ -79,6 +86,10 @@ func (e *HeldError) Error() string {
 	if !h.Live(e.Now) {
 		return fmt.Sprintf("task %d: claimed by %s, whose lease expired at %s; claim it to take it over",
 			e.Task, h.Agent, h.Expires.UTC().Format(time.RFC3339))
+	}
+	if h.Endless() {
+		return fmt.Sprintf("task %d: claimed by %s with a lease that never expires (a lease lasts at most %s: the store was edited by hand)",
+			e.Task, h.Agent, MaxLeaseTTL)
 	}
 	return fmt.Sprintf("task %d: claimed by %s until %s (%s left)",
 		e.Task, h.Agent, h.Expires.UTC().Format(time.RFC3339), h.Expires.Sub(e.Now).Round(time.Second))

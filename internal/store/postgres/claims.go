@@ -36,6 +36,16 @@ func (r claimRow) claim() *parallel.Claim {
 	return &c
 }
 
+// ts is a claim's timestamp column as taskie reads it: a row set by hand
+// to infinity (or past parallel.Never) reads as parallel.Never, a lease
+// that never expires, and -infinity as the year 1, long expired; a Go
+// time cannot hold either infinity, and a row that fails to scan would
+// break every command of the plan. NULL stays NULL.
+func ts(col string) string {
+	return "(CASE WHEN " + col + " IS NULL THEN NULL ELSE LEAST(GREATEST(" + col +
+		", '0001-01-01T00:00:00Z'::timestamptz), '" + parallel.Never.Format(time.RFC3339) + "'::timestamptz) END)"
+}
+
 // checkKey refuses a key no file store could hold either.
 func checkKey(p store.PlanKey) error {
 	if p.Project == "" {
@@ -49,10 +59,10 @@ func checkKey(p store.PlanKey) error {
 // for and locks an existing row like SELECT … FOR UPDATE.
 var lockTaskSQL = `INSERT INTO taskie_claims AS c (project, plan, task) VALUES ($1, $2, $3)
 ON CONFLICT (project, plan, task) DO UPDATE SET agent = c.agent
-RETURNING c.task, c.agent, c.acquired, c.expires, c.heartbeat, ` + nowSQL(4)
+RETURNING c.task, c.agent, ` + ts("c.acquired") + `, ` + ts("c.expires") + `, ` + ts("c.heartbeat") + `, ` + nowSQL(4)
 
 // holderSQL locks the row of a task, when there is one.
-var holderSQL = `SELECT task, agent, acquired, expires, heartbeat, ` + nowSQL(4) + `
+var holderSQL = `SELECT task, agent, ` + ts("acquired") + `, ` + ts("expires") + `, ` + ts("heartbeat") + `, ` + nowSQL(4) + `
 FROM taskie_claims WHERE project = $1 AND plan = $2 AND task = $3 FOR UPDATE`
 
 // lockTask locks task's row for the transaction and returns its claim
@@ -96,7 +106,7 @@ func (s *Store) Claim(ctx context.Context, p store.PlanKey, task domain.TaskID, 
 // nextSQL locks the first task of $3 (in its order), not in $5, that is
 // free, held by agent $4 or expired, skipping rows another transaction
 // holds: the claim in progress of another agent.
-var nextSQL = `SELECT c.task, c.agent, c.acquired, c.expires, c.heartbeat, ` + nowSQL(6) + `
+var nextSQL = `SELECT c.task, c.agent, ` + ts("c.acquired") + `, ` + ts("c.expires") + `, ` + ts("c.heartbeat") + `, ` + nowSQL(6) + `
 FROM unnest($3::int[]) WITH ORDINALITY AS r(task, ord)
 JOIN taskie_claims c ON c.project = $1 AND c.plan = $2 AND c.task = r.task
 WHERE NOT (c.task = ANY($5::int[]))
@@ -388,7 +398,7 @@ func (s *Store) Claims(ctx context.Context, p store.PlanKey) ([]parallel.Claim, 
 	var out []parallel.Claim
 	err := s.do(ctx, "listing the claims of plan "+p.Plan, func(ctx context.Context, conn *pgx.Conn) error {
 		out = nil
-		rows, err := conn.Query(ctx, `SELECT task, agent, acquired, expires, heartbeat FROM taskie_claims
+		rows, err := conn.Query(ctx, `SELECT task, agent, `+ts("acquired")+`, `+ts("expires")+`, `+ts("heartbeat")+` FROM taskie_claims
 WHERE project = $1 AND plan = $2 AND agent <> '' ORDER BY task`, p.Project, p.Plan)
 		if err != nil {
 			return err

@@ -54,9 +54,9 @@ func (s *Store) offerAndPick(ctx context.Context, t *pipe, p store.PlanKey, ids 
 		"{plan}", literal(p.Plan),
 		"{agent}", literal(agent),
 		"{ids}", literal("{"+strings.Join(arr, ",")+"}"),
-		"{us(c.acquired)}", micros("c.acquired"),
-		"{us(c.expires)}", micros("c.expires"),
-		"{us(c.heartbeat)}", micros("c.heartbeat"),
+		"{us(c.acquired)}", micros(ts("c.acquired")),
+		"{us(c.expires)}", micros(ts("c.expires")),
+		"{us(c.heartbeat)}", micros(ts("c.heartbeat")),
 		"{us(now)}", micros(nowExpr),
 		"{now}", nowExpr,
 	).Replace(offerPickSQL)
