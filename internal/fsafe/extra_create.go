@@ -35,11 +35,11 @@ func (r *Root) ReplaceFile(rel string, data []byte) error {
 	case fi.IsDir():
 		return r.wrongKind(rel, fi.Mode(), 0, "writes")
 	}
-	tmp, f, err := r.createTemp(rel)
+	tmp, f, err := r.createTemp(rel, newFilePerm)
 	if err != nil {
 		return r.wrap(rel, err)
 	}
-	err = fillTemp(f, data, newFilePerm, false)
+	err = fillTemp(f, data, nil, false) // a new file: the umask applies
 	if err == nil {
 		err = r.root.Rename(tmp, rel)
 	}

@@ -405,7 +405,7 @@ func TestCleanTemps(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, ".d.tmp1"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	tmp, f, err := r.createTemp(".taskie/plans/p/task-1.md")
+	tmp, f, err := r.createTemp(".taskie/plans/p/task-1.md", newFilePerm)
 	if err != nil {
 		t.Fatal(err)
 	}

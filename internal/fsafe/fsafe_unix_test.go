@@ -104,7 +104,7 @@ func TestWriteFileKeepsMode(t *testing.T) {
 		{"private file stays private", 0o600, 0o600},
 		{"executable stays executable", 0o755, 0o755},
 		{"read-only stays read-only", 0o444, 0o444},
-		{"new file despite umask", 0, 0o644},
+		{"new file: 0644 less the umask", 0, 0o600},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

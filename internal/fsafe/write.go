@@ -13,7 +13,8 @@ import (
 )
 
 const (
-	// newFilePerm is the mode of a file WriteFile creates.
+	// newFilePerm is the most a file WriteFile creates gets; the user's
+	// umask takes away from it (0600 under umask 077).
 	newFilePerm fs.FileMode = 0o644
 	// maxLinks bounds how many symbolic links WriteFile follows, as the
 	// kernel does.
@@ -28,7 +29,8 @@ var beforeRename func()
 
 // WriteFile atomically replaces the regular file rel with data: it writes a
 // temp file ".<base>.tmp<digits>" in the same directory, gives it the
-// permission bits of the file it replaces (0644 for a new file), and renames
+// permission bits of the file it replaces (0644 less the umask for a new
+// file), and renames
 // it over rel. With durable, the temp file is fsynced before the rename and
 // the directory after it. A symbolic link inside the repository is kept and
 // its target replaced. If rel is not a regular file nothing is written; on
@@ -38,7 +40,10 @@ func (r *Root) WriteFile(rel string, data []byte, durable bool) error {
 	if err != nil {
 		return err
 	}
-	perm := newFilePerm
+	// keep: the bits of the file replaced, set on the descriptor so the
+	// umask does not apply; a new file is created with newFilePerm and the
+	// umask applies.
+	var keep *fs.FileMode
 	fi, err := r.root.Lstat(target)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -47,13 +52,18 @@ func (r *Root) WriteFile(rel string, data []byte, durable bool) error {
 	case !fi.Mode().IsRegular():
 		return r.wrongKind(rel, fi.Mode(), 0, "writes")
 	default:
-		perm = fi.Mode().Perm()
+		perm := fi.Mode().Perm()
+		keep = &perm
 	}
-	tmp, f, err := r.createTemp(target)
+	createPerm := newFilePerm
+	if keep != nil {
+		createPerm = 0o600 // until the chmod: never wider than the file replaced
+	}
+	tmp, f, err := r.createTemp(target, createPerm)
 	if err != nil {
 		return r.wrap(rel, err)
 	}
-	err = fillTemp(f, data, perm, durable)
+	err = fillTemp(f, data, keep, durable)
 	if err == nil {
 		if beforeRename != nil {
 			beforeRename()
@@ -70,14 +80,15 @@ func (r *Root) WriteFile(rel string, data []byte, durable bool) error {
 	return nil
 }
 
-// createTemp creates a new temp file next to target.
-func (r *Root) createTemp(target string) (string, *os.File, error) {
+// createTemp creates a new temp file next to target with perm less the
+// umask.
+func (r *Root) createTemp(target string, perm fs.FileMode) (string, *os.File, error) {
 	prefix := joinRel(parentDir(target), "."+baseName(target)+tempMarker)
 	var err error
 	for range 100 {
 		name := prefix + strconv.FormatUint(uint64(rand.Uint32()), 10)
 		var f *os.File
-		f, err = r.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		f, err = r.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 		if !errors.Is(err, fs.ErrExist) {
 			return name, f, err
 		}
@@ -86,16 +97,16 @@ func (r *Root) createTemp(target string) (string, *os.File, error) {
 	return "", nil, err
 }
 
-// fillTemp writes data to f, fsyncs it when durable, sets perm and closes
-// it.
-func fillTemp(f *os.File, data []byte, perm fs.FileMode, durable bool) error {
+// fillTemp writes data to f, fsyncs it when durable, sets the bits keep
+// (when not nil) and closes it.
+func fillTemp(f *os.File, data []byte, keep *fs.FileMode, durable bool) error {
 	_, err := f.Write(data)
 	if err == nil && durable {
 		err = f.Sync()
 	}
-	if err == nil {
+	if err == nil && keep != nil {
 		// Chmod on the descriptor, so the umask does not apply.
-		err = f.Chmod(perm)
+		err = f.Chmod(*keep)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

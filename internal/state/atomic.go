@@ -1,8 +1,12 @@
 package state
 
 import (
+	"errors"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 )
 
@@ -39,7 +43,12 @@ func writeFile(path string, data []byte, durable bool) error {
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	// A rewritten file keeps its bits; a new one is 0644 less the umask.
+	perm, keep := os.FileMode(0o644), false
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		perm, keep = fi.Mode().Perm(), true
+	}
+	f, err := createTemp(dir, "."+base+".tmp", perm, keep)
 	if err != nil {
 		return err
 	}
@@ -49,13 +58,13 @@ func writeFile(path string, data []byte, durable bool) error {
 	if err == nil && durable {
 		err = syncFile(f)
 	}
+	if err == nil && keep {
+		err = f.Chmod(perm) // on the descriptor: the umask does not apply
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
 		return err
 	}
 	if err := rename(tmp, path); err != nil {
@@ -65,6 +74,24 @@ func writeFile(path string, data []byte, durable bool) error {
 		return syncDirectory(dir)
 	}
 	return nil
+}
+
+// createTemp creates a new file prefix<digits> in dir, O_EXCL: with perm
+// less the umask for a new file, 0600 until its chmod when keep.
+func createTemp(dir, prefix string, perm os.FileMode, keep bool) (*os.File, error) {
+	if keep {
+		perm = 0o600
+	}
+	var err error
+	for range 100 {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10))
+		var f *os.File
+		f, err = os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, err
 }
 
 // retryRename calls rename until it succeeds, fails with an error that
