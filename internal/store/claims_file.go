@@ -154,6 +154,11 @@ func (c *FileCoord) locked(ctx context.Context, p PlanKey, fn func(now time.Time
 		return err
 	}
 	defer unlock()
+	// Every writer of the directory holds this lock, so any temp file in it
+	// was left by a writer that was killed.
+	if _, err := c.root.CleanTemps(dir, 0); err != nil {
+		return err
+	}
 	now, err := c.Clock()
 	if err != nil {
 		return err
