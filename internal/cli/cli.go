@@ -74,7 +74,7 @@ func Run(args []string, s Streams) int {
 	if err == nil {
 		return ExitOK
 	}
-	err = explainError(root, err)
+	err = storeFailure(explainError(root, err))
 	var ee *exitError
 	if errors.As(err, &ee) && (ee == errProblems || ee.err == errSilent) {
 		return ee.code

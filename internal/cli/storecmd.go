@@ -165,11 +165,30 @@ func (t *storeTarget) needDB(what string) error {
 
 // dbErr gives a database error its hint.
 func dbErr(err error) error {
-	if errors.Is(err, postgres.ErrNoSchema) {
+	switch {
+	case errors.Is(err, postgres.ErrNoSchema):
 		return &exitError{code: ExitProblems, err: err, hint: "run `taskie store migrate` once, from any machine"}
+	case errors.Is(err, postgres.ErrSchemaNewer):
+		return &exitError{code: ExitProblems, err: err, hint: "a newer taskie migrated this database: upgrade taskie on this machine"}
+	case errors.Is(err, postgres.ErrConnLost):
+		return &exitError{code: ExitProblems, err: err, hint: "the transaction in flight was rolled back: nothing half-done is left; run the same command again once the server answers"}
 	}
 	return &exitError{code: ExitProblems, err: err,
 		hint: "check that the server runs and accepts this URL (store in .taskie/config.json, or " + store.DatabaseURLEnv + ")"}
+}
+
+// storeFailure makes a failure of the coordination database that reached
+// the top of any command (a lost connection, an error the server
+// answered) exit 1 with dbErr's hint: it is not bad usage (exit 2).
+func storeFailure(err error) error {
+	var ee *exitError
+	if errors.As(err, &ee) && ee.code != ExitUsage {
+		return err
+	}
+	if !postgres.IsFailure(err) {
+		return err
+	}
+	return dbErr(err)
 }
 
 func runStoreMigrate(o *storeOpts) error {

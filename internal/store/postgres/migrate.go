@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"sort"
@@ -77,6 +78,9 @@ func (s *Store) Migrate(ctx context.Context) (from, to int, err error) {
 				return err
 			}
 			to = from
+			if from > Latest() {
+				return fmt.Errorf("%w: it is at version %d, this taskie brings %d", ErrSchemaNewer, from, Latest())
+			}
 			for _, m := range Migrations() {
 				if m.Version <= from {
 					continue
@@ -94,6 +98,10 @@ func (s *Store) Migrate(ctx context.Context) (from, to int, err error) {
 	})
 	return from, to, err
 }
+
+// ErrSchemaNewer is the error of a migration of a database whose schema a
+// newer taskie made: this one cannot know what its migrations did.
+var ErrSchemaNewer = errors.New("the database's schema is newer than this taskie")
 
 // SchemaVersion returns the database's schema version, 0 when taskie's
 // schema is not there.

@@ -15,10 +15,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -214,6 +216,28 @@ func notify(ctx context.Context, conn *pgx.Conn, p store.PlanKey) {
 	conn.Exec(ctx, notifySQL, Channel, payload(p))
 }
 
+// ErrConnLost is the error of a connection to the database that was lost
+// during an operation: the server rolled back the transaction in flight.
+var ErrConnLost = errors.New("the connection to the coordination database was lost")
+
+// serverError is an error the server answered; its text is the server's
+// without its "ERROR: " prefix.
+type serverError struct {
+	msg string
+	pe  *pgconn.PgError
+}
+
+func (e *serverError) Error() string { return e.msg }
+func (e *serverError) Unwrap() error { return e.pe }
+
+// IsFailure reports whether err is the database's failure — a lost
+// connection, an error the server answered, a newer schema — rather than
+// bad input to taskie.
+func IsFailure(err error) bool {
+	var pe *pgconn.PgError
+	return errors.Is(err, ErrConnLost) || errors.Is(err, ErrSchemaNewer) || errors.Is(err, ErrNoSchema) || errors.As(err, &pe)
+}
+
 // wrap names the database (without password) and the operation in err;
 // a lost connection says so in words.
 func (s *Store) wrap(what string, err error) error {
@@ -222,9 +246,10 @@ func (s *Store) wrap(what string, err error) error {
 	case errors.As(err, &pe) && pe.Code == "42P01":
 		return fmt.Errorf("%s: %s: %w", s.url, what, ErrNoSchema)
 	case errors.As(err, &pe):
-		return fmt.Errorf("%s: %s: %s", s.url, what, strings.Replace(err.Error(), "ERROR: ", "", 1))
-	case s.conn.IsClosed() || errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err):
-		return fmt.Errorf("%s: %s: the connection to the coordination database was lost: %v", s.url, what, err)
+		return fmt.Errorf("%s: %s: %w", s.url, what, &serverError{msg: strings.Replace(err.Error(), "ERROR: ", "", 1), pe: pe})
+	case s.conn.IsClosed() || errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET):
+		return fmt.Errorf("%s: %s: %w: %v", s.url, what, ErrConnLost, err)
 	}
 	return fmt.Errorf("%s: %s: %w", s.url, what, err)
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -119,4 +120,48 @@ func forwardStartup(c, s net.Conn) {
 			return
 		}
 	}
+}
+
+// CutProxy returns rawURL pointed at a proxy that passes everything
+// until the client sends a message holding marker (a table name, say),
+// and then closes both sides without passing it: a connection lost in
+// the middle of a command, after its first statements succeeded.
+func CutProxy(t testing.TB, rawURL, marker string) string {
+	return Proxy(t, rawURL, nil, func(c, s net.Conn) {
+		defer s.Close()
+		defer c.Close()
+		// Untyped messages first: SSL or GSS requests, then the start-up.
+		for {
+			var hdr [8]byte
+			if _, err := io.ReadFull(c, hdr[:]); err != nil {
+				return
+			}
+			body := make([]byte, max(int(binary.BigEndian.Uint32(hdr[:4]))-8, 0))
+			if _, err := io.ReadFull(c, body); err != nil {
+				return
+			}
+			if _, err := s.Write(append(hdr[:], body...)); err != nil {
+				return
+			}
+			if binary.BigEndian.Uint32(hdr[4:]) == 196608 {
+				break
+			}
+		}
+		for {
+			var hdr [5]byte
+			if _, err := io.ReadFull(c, hdr[:]); err != nil {
+				return
+			}
+			body := make([]byte, max(int(binary.BigEndian.Uint32(hdr[1:]))-4, 0))
+			if _, err := io.ReadFull(c, body); err != nil {
+				return
+			}
+			if strings.Contains(string(body), marker) {
+				return // cut
+			}
+			if _, err := s.Write(append(hdr[:], body...)); err != nil {
+				return
+			}
+		}
+	})
 }
