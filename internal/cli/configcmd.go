@@ -61,6 +61,11 @@ func runConfig(o *configOpts) error {
 	if err != nil {
 		return usageErr(err, "fix "+filepath.Join(r.TaskieDir(), config.FileName)+"; `taskie help config` lists the settings")
 	}
+	for _, m := range []string{cfg.TrustMessage(), cfg.IgnoredMessage()} {
+		if m != "" {
+			fmt.Fprintf(o.s.Err, "taskie: warning: %s\n", m)
+		}
+	}
 	vals := map[string]json.RawMessage{}
 	b, _ := json.Marshal(cfg)
 	_ = json.Unmarshal(b, &vals)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -127,7 +128,11 @@ unless --replace. The database is left as it was.`
 // config`), not here.
 func coordSettings(taskieDir string) store.CoordSettings {
 	cfg, _ := config.Load(taskieDir)
-	return store.CoordSettings{Store: cfg.Store, Project: cfg.Project}
+	s := store.CoordSettings{Store: cfg.Store, Project: cfg.Project}
+	if slices.Contains(cfg.Ignored, "store") {
+		s.Ignored = cfg.IgnoredMessage()
+	}
+	return s
 }
 
 // storeTarget is the repository and the database `taskie store` acts on.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -29,14 +30,19 @@ func newTrustCmdWith(s *Streams, g *globals, run func(*trustOpts) error) *cobra.
 	o := &trustOpts{s: s, g: g}
 	c := &cobra.Command{
 		Use:   "trust",
-		Short: "Let this repository's .taskie/config.json run the programs it names",
+		Short: "Trust this repository: its config's programs, store and the reviewer's Bash",
 		Long: `A repository's .taskie/config.json may name programs to run (reviewer_command,
-a "cmd:…" entry in models). taskie ignores those settings, and the hook runs
-no review, until you have read the file and trust it: taskie trust records
-the file's sha256 in $XDG_STATE_HOME/taskie/trust.json. Any change to the file
-revokes the trust; --revoke revokes it now; --list shows every trusted file.
-The same settings in your own config ($XDG_CONFIG_HOME/taskie/config.json)
-need no trust.`,
+a "cmd:…" entry in models), a store to send data to (store, project) and the
+reviewer's tools (allowed_tools). taskie ignores those settings, and the hook
+runs no review that would run such a program, until you have read the file and
+trust it: taskie trust records the file's sha256 in
+$XDG_STATE_HOME/taskie/trust.json, and the sha256 of every program file inside
+the repository that the file names (./tools/review.sh). Any change to the file
+or to a pinned program revokes the trust; --revoke revokes it now; --list shows
+every trusted file. In a trusted repository the reviewer may also run commands
+(Bash); a repository without a config file can be trusted too. The same
+settings in your own config ($XDG_CONFIG_HOME/taskie/config.json) need no trust,
+and your store, project and allowed_tools win over the repository's.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(*cobra.Command, []string) error { return run(o) },
 	}
@@ -68,11 +74,17 @@ func runTrust(o *trustOpts) error {
 	if err != nil {
 		return err
 	}
-	progs, err := config.Programs(file, data)
-	if err != nil {
-		return usageErr(err, "fix the file, then run `taskie trust` again")
+	var progs []config.Program
+	if data != nil {
+		if progs, err = config.Programs(file, data); err != nil {
+			return usageErr(err, "fix the file, then run `taskie trust` again")
+		}
 	}
-	e, err := store.Trust(file, data, time.Now())
+	pins, err := config.Pins(file, progs)
+	if err != nil {
+		return usageErr(err, "a program taskie runs from the repository must be a regular file inside it")
+	}
+	e, err := store.TrustPinned(file, data, pins, time.Now())
 	if err != nil {
 		return err
 	}
@@ -104,8 +116,7 @@ const trustableLimit = 1 << 20
 func readTrustable(file string) ([]byte, error) {
 	data, err := readTrusted(file)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, usageErr(fmt.Errorf("no .taskie/config.json here (%s): nothing to trust", file),
-			"trust is only for a repository's .taskie/config.json; your own "+config.UserPath()+" needs none")
+		return nil, nil // trusts the repository as it is: creating the file revokes it
 	}
 	if err != nil {
 		return nil, usageErr(err, "")
@@ -126,6 +137,9 @@ func readTrusted(file string) ([]byte, error) {
 
 func printTrusted(s *Streams, e trust.Entry, progs []config.Program) {
 	fmt.Fprintf(s.Out, "trusted %s\n  sha256 %s\n", e.File, e.SHA256)
+	if e.SHA256 == trust.Hash(nil) {
+		fmt.Fprintf(s.Out, "  (there is no such file: the repository is trusted as it is)\n")
+	}
 	if len(progs) == 0 {
 		fmt.Fprintf(s.Out, "  it sets nothing that runs a program\n")
 	}
@@ -136,7 +150,19 @@ func printTrusted(s *Streams, e trust.Entry, progs []config.Program) {
 		}
 		fmt.Fprintf(s.Out, "  %s runs %s\n", p.Setting, argv)
 	}
-	fmt.Fprintf(s.Err, "any change to the file revokes this trust; `taskie trust --revoke` revokes it now\n")
+	for _, rel := range sortedPins(e.Pins) {
+		fmt.Fprintf(s.Out, "  pinned %s %s\n", rel, e.Pins[rel])
+	}
+	fmt.Fprintf(s.Err, "any change to the file revokes this trust, and so does a change to a pinned program; `taskie trust --revoke` revokes it now\nthe reviewer may run commands (Bash) in this repository while it is trusted\n")
+}
+
+func sortedPins(pins map[string]string) []string {
+	out := make([]string, 0, len(pins))
+	for rel := range pins {
+		out = append(out, rel)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func revokeTrust(s *Streams, store *trust.Store, file string, asJSON bool) error {
@@ -172,6 +198,8 @@ func listTrust(s *Streams, store *trust.Store, asJSON bool) error {
 		status := "trusted"
 		data, err := readTrusted(e.File)
 		switch {
+		case errors.Is(err, fs.ErrNotExist) && e.SHA256 == trust.Hash(nil):
+			// trusted without a config file, and still without one
 		case errors.Is(err, fs.ErrNotExist):
 			status = "missing"
 		case err != nil:

@@ -62,8 +62,15 @@ type Config struct {
 	// their effective values come from the user's file or the defaults.
 	// When it is not empty no reviewer may run: see TrustMessage.
 	Untrusted []string `json:"-"`
+	// Ignored names the repository's store, project and allowed_tools
+	// when the user has not trusted the file: they are left out (the user's
+	// values or the defaults apply) but reviews still run.
+	Ignored []string `json:"-"`
+	// Changed lists the program files inside the repository, pinned by
+	// `taskie trust`, whose content changed since (relative paths).
+	Changed []string `json:"-"`
 	// UntrustedFile is the absolute path of the repository file that
-	// Untrusted is about.
+	// Untrusted and Ignored are about.
 	UntrustedFile string `json:"-"`
 }
 

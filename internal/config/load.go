@@ -34,9 +34,12 @@ func UserPath() string {
 // then taskieDir/config.json. Missing files are fine.
 //
 // The repository's settings that run a program (Programs) are taken only
-// when the user trusts that exact file (package trust); otherwise they are
-// left out and named in Untrusted; an unreadable trust store trusts
-// nothing and is returned as the error. A bad file is an *Error listing
+// when the user trusts that exact file and the program files it pins
+// (package trust); otherwise they are left out and named in Untrusted. Its
+// store, project and allowed_tools need the same trust (else Ignored), and
+// the user's own store, project and allowed_tools win
+// over the repository's. An unreadable trust store trusts nothing and is
+// returned as the error. A bad file is an *Error listing
 // every problem of both files; malformed JSON is a *state.SyntaxError. With
 // an error, the Config returned holds the defaults and every value that was
 // valid, and never an untrusted one, so that a caller that must go on (the
@@ -45,18 +48,18 @@ func Load(taskieDir string) (Config, error) {
 	return load(UserPath(), Path(taskieDir), trustedByUser)
 }
 
-// trustedFunc reports whether the user trusts file with content data.
-type trustedFunc func(file string, data []byte) (bool, error)
+// trustedFunc reports what the user's trust store says of file with
+// content data.
+type trustedFunc func(file string, data []byte) (TrustState, error)
 
-// trustedByUser asks the user's trust store. Without a place for a store
-// nothing can have been trusted.
-func trustedByUser(file string, data []byte) (bool, error) {
-	s, err := trust.Open()
-	if err != nil {
-		return false, nil
-	}
-	return s.Trusted(file, data)
-}
+// dataSettings say where data goes (store, project) or what the reviewer
+// may do (allowed_tools): a repository's value needs trust like a program.
+var dataSettings = []string{"allowed_tools", "project", "store"}
+
+// userWins are the settings where the user's own file wins over the
+// repository's, trusted or not: the user named where their data go and what
+// their reviewer may do.
+var userWins = map[string]bool{"allowed_tools": true, "project": true, "store": true}
 
 func load(userFile, repoFile string, trusted trustedFunc) (Config, error) {
 	c := Default()
@@ -76,17 +79,32 @@ func load(userFile, repoFile string, trusted trustedFunc) (Config, error) {
 	if err != nil {
 		return c, err
 	}
-	var skip map[string]bool
+	skip := map[string]bool{}
+	for k := range raw {
+		if userWins[k] && userFile != "" && c.Source[k] == userFile {
+			skip[k] = true
+		}
+	}
+	var progs, datas []string
+	for _, k := range programKeys(raw) {
+		if !skip[k] {
+			progs = append(progs, k)
+		}
+	}
+	for _, k := range dataSettings {
+		if _, ok := raw[k]; ok && !skip[k] {
+			datas = append(datas, k)
+		}
+	}
 	var trustErr error // an unreadable trust store trusts nothing
-	if names := programKeys(raw); len(names) > 0 {
-		var ok bool
-		ok, trustErr = trusted(repoFile, data)
-		if !ok {
-			skip = map[string]bool{}
-			for _, k := range names {
+	if len(progs)+len(datas) > 0 {
+		var st TrustState
+		st, trustErr = trusted(repoFile, data)
+		if !st.Trusted {
+			for _, k := range append(slices.Clone(progs), datas...) {
 				skip[k] = true
 			}
-			c.Untrusted = names
+			c.Untrusted, c.Ignored, c.Changed = progs, datas, st.Changed
 			c.UntrustedFile, _ = trust.Key(repoFile)
 		}
 	}

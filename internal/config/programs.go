@@ -123,10 +123,35 @@ func (c Config) TrustMessage() string {
 			names[i] = fmt.Sprintf("models (with a %q entry)", CommandPrefix)
 		}
 	}
-	what, they := "which runs a program; it is", names[0]
+	if len(c.Changed) > 0 {
+		return fmt.Sprintf("%s changed since `taskie trust` (.taskie/config.json runs it through %s): not run; read it, then run `taskie trust` again",
+			strings.Join(c.Changed, ", "), andList(names))
+	}
+	what := "which runs a program; it is"
 	if len(names) > 1 {
 		what = "which run programs; they are"
-		they = strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 	}
-	return fmt.Sprintf(".taskie/config.json sets %s, %s ignored until you review the file and run `taskie trust`", they, what)
+	return fmt.Sprintf(".taskie/config.json sets %s, %s ignored until you review the file and run `taskie trust`", andList(names), what)
+}
+
+// IgnoredMessage returns "" when the repository's store, project and
+// allowed_tools were honoured (or not set); else one sentence naming the
+// ignored ones and `taskie trust`.
+func (c Config) IgnoredMessage() string {
+	if len(c.Ignored) == 0 {
+		return ""
+	}
+	verb := "is"
+	if len(c.Ignored) > 1 {
+		verb = "are"
+	}
+	return fmt.Sprintf(".taskie/config.json sets %s, which %s ignored until you review the file and run `taskie trust`", andList(c.Ignored), verb)
+}
+
+// andList writes "a", "a and b", "a, b and c".
+func andList(xs []string) string {
+	if len(xs) < 2 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
 }

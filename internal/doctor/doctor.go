@@ -62,7 +62,7 @@ func Run(e Env) []Check {
 			cfg = c
 			out = append(out, Check{Name: "config", OK: true, Detail: "valid"})
 		}
-		out = append(out, configTrust(c))
+		out = append(out, configTrust(c), boxCheck(repo.Root, c))
 	}
 	root := ""
 	if repo != nil {

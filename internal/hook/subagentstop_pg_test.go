@@ -13,6 +13,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/store/postgres"
 	"github.com/taskie-dev/taskie/internal/store/postgres/pgtest"
+	"github.com/taskie-dev/taskie/internal/trust"
 )
 
 // A database that accepts the connection and then goes silent (a network
@@ -51,6 +52,15 @@ func TestSubagentStopSilentDatabase(t *testing.T) {
 		}
 	}
 	t.Setenv(store.DatabaseURLEnv, "")
+	// The repository's store counts once the user trusts the file.
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	cfgFile := filepath.Join(dir, ".taskie", "config.json")
+	cfgData, _ := os.ReadFile(cfgFile)
+	if ts, err := trust.Open(); err != nil {
+		t.Fatal(err)
+	} else if _, err := ts.Trust(cfgFile, cfgData, time.Now()); err != nil {
+		t.Fatal(err)
+	}
 	in, _ := json.Marshal(map[string]string{"session_id": "s1", "cwd": dir, "hook_event_name": "SubagentStop", "agent_id": "worker-1"})
 	var out, errb bytes.Buffer
 	e := Env{Stdin: bytes.NewReader(in), Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" },

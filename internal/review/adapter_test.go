@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/taskie-dev/taskie/internal/config"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/ledger"
 )
@@ -107,6 +108,10 @@ func newFixture(t *testing.T, steps ...string) *fixture {
 	t.Setenv("CLAUDECODE", "1")
 	t.Setenv("CLAUDE_CODE_ENTRYPOINT", "cli")
 	t.Setenv("TASKIE_HOOK_SKIP", "")
+	// No trust store, no Claude Code config: the reviewer gets no Bash.
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
 	return f
 }
 
@@ -247,12 +252,16 @@ func TestReviewInvocation(t *testing.T) {
 			var want [][]string
 			if name == "claude" {
 				want = [][]string{{"-p"}, {"--model", "model-strong"}, {"--output-format", "json"}, {"--json-schema", Schema()},
-					{"--permission-mode", "dontAsk"}, {"--allowedTools", "Read,Grep,Glob,Bash,Write"}, {"--settings", `{"disableAllHooks":true}`}}
+					{"--permission-mode", "dontAsk"}, {"--allowedTools", "Read,Grep,Glob,Edit(/" + filepath.ToSlash(req.ReviewFile) + ")"},
+					{"--strict-mcp-config", "--setting-sources", "user", "--settings", `{"disableAllHooks":true}`}}
+				if slices.Contains(l.Args, "--mcp-config") {
+					t.Error("claude got --mcp-config")
+				}
 				if slices.Contains(l.Args, "--dangerously-skip-permissions") {
 					t.Error("claude got --dangerously-skip-permissions")
 				}
 			} else {
-				want = [][]string{{"exec", "--skip-git-repo-check", "--ephemeral", "--disable", "hooks", "-m", "model-strong", "--output-schema"}, {"-o"}}
+				want = [][]string{{"exec", "--skip-git-repo-check", "--ephemeral", "--disable", "hooks", "--sandbox", "read-only", "--ignore-rules", "-m", "model-strong", "--output-schema"}, {"-o"}}
 				if l.Args[len(l.Args)-1] != "-" {
 					t.Errorf("codex args %q do not end with -", l.Args)
 				}
@@ -273,8 +282,63 @@ func TestReviewCustomTools(t *testing.T) {
 	if _, err := mustNew(t, "claude").Review(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
-	if args := f.logs(t)[0].Args; !containsSeq(args, []string{"--allowedTools", "Read,Write"}) {
-		t.Errorf("args %q lack --allowedTools Read,Write", args)
+	want := "Read,Edit(/" + filepath.ToSlash(req.ReviewFile) + ")"
+	if args := f.logs(t)[0].Args; !containsSeq(args, []string{"--allowedTools", want}) {
+		t.Errorf("args %q lack --allowedTools %s", args, want)
+	}
+}
+
+// TestReviewerTools: the reviewer's tools are boxed whatever the
+// configuration lists: writes only to the review file, Bash only when the
+// repository is trusted.
+func TestReviewerTools(t *testing.T) {
+	const file = "/repo/.taskie/plans/p/task-1-review-1.md"
+	edit := "Edit(//repo/.taskie/plans/p/task-1-review-1.md)"
+	tests := []struct {
+		name  string
+		tools []string
+		bash  bool
+		want  []string
+	}{
+		{"defaults, untrusted", domain.DefaultAllowedTools(), false, []string{"Read", "Grep", "Glob", edit}},
+		{"defaults, trusted", domain.DefaultAllowedTools(), true, []string{"Read", "Grep", "Glob", "Bash", edit}},
+		{"a narrowed Bash, untrusted", []string{"Read", "Bash(go test *)"}, false, []string{"Read"}},
+		{"a narrowed Bash, trusted", []string{"Read", "Bash(go test *)"}, true, []string{"Read", "Bash(go test *)"}},
+		{"every write tool is the review file", []string{"Write", "Edit", "MultiEdit"}, false, []string{edit}},
+		{"a narrowed Edit stays", []string{"Edit(docs/**)"}, false, []string{"Edit(docs/**)"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, reviewerTools(tc.tools, file, tc.bash)); diff != "" {
+				t.Errorf("reviewerTools (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestClaudeBoxFollowsTrust: the Bash decision comes from the repository's
+// trust, asked with the review's root.
+func TestClaudeBoxFollowsTrust(t *testing.T) {
+	for _, bash := range []bool{false, true} {
+		t.Run(fmt.Sprint("bash=", bash), func(t *testing.T) {
+			f := newFixture(t, "PASS")
+			var asked string
+			old := reviewerBox
+			reviewerBox = func(root string) config.Box { asked = root; return config.Box{Bash: bash} }
+			t.Cleanup(func() { reviewerBox = old })
+			req := f.request(1)
+			if _, err := mustNew(t, "claude").Review(context.Background(), req); err != nil {
+				t.Fatal(err)
+			}
+			if asked != f.root {
+				t.Errorf("box asked for %q, want %q", asked, f.root)
+			}
+			args := f.logs(t)[0].Args
+			i := slices.Index(args, "--allowedTools")
+			if got := strings.Contains(args[i+1], "Bash"); got != bash {
+				t.Errorf("--allowedTools %s: Bash %v, want %v", args[i+1], got, bash)
+			}
+		})
 	}
 }
 

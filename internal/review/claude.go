@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
+
+	"github.com/taskie-dev/taskie/internal/config"
 )
 
 // claudeReviewer runs `claude -p` (SPEC §6).
@@ -13,8 +17,12 @@ type claudeReviewer struct{}
 const claudeHint = `install Claude Code (https://docs.anthropic.com/en/docs/claude-code) or set "reviewer" in .taskie/config.json`
 
 // claudeArgs builds the argv. dontAsk, not --dangerously-skip-permissions:
-// the CLI refuses the latter when running as root.
-func claudeArgs(req Request) []string {
+// the CLI refuses the latter when running as root. The reviewer runs boxed
+// (docs/hook.md, "The reviewer's box"): only the tools of reviewerTools, no
+// MCP server (--strict-mcp-config without --mcp-config), the user's own
+// settings only (not the repository's .claude/settings.json, which could
+// enable its .mcp.json servers or widen permissions), hooks off.
+func claudeArgs(req Request, bash bool) []string {
 	argv := append([]string{}, commandOr(req.Command, "claude")...)
 	argv = append(argv, "-p")
 	if req.Model != "" {
@@ -24,10 +32,46 @@ func claudeArgs(req Request) []string {
 		"--output-format", "json",
 		"--json-schema", Schema(),
 		"--permission-mode", "dontAsk",
-		"--allowedTools", strings.Join(req.Tools, ","),
+		"--allowedTools", strings.Join(reviewerTools(req.Tools, req.ReviewFile, bash), ","),
+		"--strict-mcp-config",
+		"--setting-sources", "user",
 		"--settings", `{"disableAllHooks":true}`,
 	)
 }
+
+// reviewerTools is the reviewer's allow list: the configured tools (by
+// default Read, Grep, Glob, Bash, Write), where a bare Write, Edit or
+// MultiEdit becomes the right to edit the review file alone (an Edit rule
+// covers every tool that writes a file; "//" starts an absolute path), and
+// Bash goes unless the repository is trusted (bash).
+func reviewerTools(tools []string, reviewFile string, bash bool) []string {
+	out := make([]string, 0, len(tools))
+	add := func(t string) {
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	for _, t := range tools {
+		name, _, _ := strings.Cut(strings.TrimSpace(t), "(")
+		switch {
+		case name == "Bash":
+			if bash {
+				add(t)
+			}
+		case t == "Write" || t == "Edit" || t == "MultiEdit":
+			if reviewFile != "" {
+				add("Edit(/" + filepath.ToSlash(reviewFile) + ")")
+			}
+		default:
+			add(t)
+		}
+	}
+	return out
+}
+
+// reviewerBox decides whether the reviewer may use Bash in a repository;
+// tests replace it.
+var reviewerBox = config.ReviewerBox
 
 func (claudeReviewer) Review(ctx context.Context, req Request) (Result, error) {
 	req = normalize(req)
@@ -35,7 +79,7 @@ func (claudeReviewer) Review(ctx context.Context, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, failf(FailExit, nil, "claude reviewer: not started: %v", err)
 	}
-	inv := invocation{name: "claude", hint: claudeHint, argv: claudeArgs(req), stdin: prompt, dir: req.Root,
+	inv := invocation{name: "claude", hint: claudeHint, argv: claudeArgs(req, reviewerBox(req.Root).Bash), stdin: prompt, dir: req.Root,
 		hold: req.HoldLock, lease: req.Lease, reason: claudeReason}
 	out, err := run(ctx, inv, req.Timeout)
 	if err != nil {

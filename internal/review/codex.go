@@ -18,11 +18,13 @@ const codexHint = `install the Codex CLI (npm install -g @openai/codex) or set "
 // codexArgs builds the argv. --skip-git-repo-check: a review also runs
 // outside a trusted git repository; --ephemeral: reviews stay out of the
 // user's `codex resume` history; --disable hooks: the reviewer runs none of
-// the user's hooks, taskie's own included. A Claude model alias is never
-// passed to codex.
+// the user's hooks, taskie's own included; --sandbox read-only: whatever a
+// config sets, the reviewer changes nothing; --ignore-rules: no execpolicy
+// rules file (a repository's included) lets a command out of the sandbox. A
+// Claude model alias is never passed to codex.
 func codexArgs(req Request, schemaFile, lastFile string) []string {
 	argv := append([]string{}, commandOr(req.Command, "codex")...)
-	argv = append(argv, "exec", "--skip-git-repo-check", "--ephemeral", "--disable", "hooks")
+	argv = append(argv, "exec", "--skip-git-repo-check", "--ephemeral", "--disable", "hooks", "--sandbox", "read-only", "--ignore-rules")
 	if req.Model != "" && !IsClaudeModel(req.Model) {
 		argv = append(argv, "-m", string(req.Model))
 	}

@@ -88,7 +88,7 @@ func TestIsClaudeModel(t *testing.T) {
 
 func TestCodexArgs(t *testing.T) {
 	tail := []string{"--output-schema", "S", "-o", "O", "-"}
-	head := []string{"codex", "exec", "--skip-git-repo-check", "--ephemeral", "--disable", "hooks"}
+	head := []string{"codex", "exec", "--skip-git-repo-check", "--ephemeral", "--disable", "hooks", "--sandbox", "read-only", "--ignore-rules"}
 	tests := []struct {
 		name    string
 		req     Request

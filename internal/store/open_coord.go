@@ -30,7 +30,14 @@ type CoordSettings struct {
 	// Project names the repository across its clones; "" is the origin
 	// remote's URL, normalised. Only a shared store needs it.
 	Project string
+	// Ignored, when not "", says that the repository's own store setting
+	// was left out (the user has not trusted it): OpenCoordination warns
+	// once on stderr and uses the file store.
+	Ignored string
 }
+
+// ignoredWarned keeps the warning about an ignored store to one per process.
+var ignoredWarned sync.Once
 
 // URL returns the database URL in force ("" for files) and where it came
 // from: the variable or the setting.
@@ -66,6 +73,9 @@ func RegisterCoordination(scheme string, open CoordOpener) {
 func OpenCoordination(ctx context.Context, repoRoot string, s CoordSettings) (Coordination, string, error) {
 	raw, _ := s.URL()
 	if raw == "" {
+		if s.Ignored != "" {
+			ignoredWarned.Do(func() { fmt.Fprintf(os.Stderr, "taskie: warning: %s; using this clone's files\n", s.Ignored) })
+		}
 		c, err := OpenFileCoord(repoRoot)
 		if err != nil {
 			return nil, "", err

@@ -1,7 +1,9 @@
 // Package trust records which repository config files the user has read and
-// trusts to run programs (SPEC §18), in the manner of direnv's `allow`: the
-// store keeps the sha256 of each trusted file's bytes under the file's
-// absolute path, so any change to a file revokes its trust.
+// trusts to run programs, in the manner of direnv's `allow`: the store keeps
+// the sha256 of each trusted file's bytes under the file's absolute path, so
+// any change to a file revokes its trust. The programs inside the repository
+// that the file names are pinned the same way (Entry.Pins): a script changed
+// by a checkout of another branch is not the script the user trusted.
 //
 // The store is $XDG_STATE_HOME/taskie/trust.json (fallback
 // ~/.local/state/taskie/trust.json), mode 0600, replaced atomically under a
@@ -36,12 +38,21 @@ type Entry struct {
 	File    string    `json:"file"`       // absolute path, directories resolved
 	SHA256  string    `json:"sha256"`     // hex digest of the trusted bytes
 	Trusted time.Time `json:"trusted_at"` // when the user trusted it
+	// Pins maps each program file inside the repository that the trusted
+	// file names (absolute path) to the sha256 of its content then, or to
+	// Absent when there was no such file.
+	Pins map[string]string `json:"pins,omitempty"`
 }
+
+// Absent is the pin of a program file that did not exist when the user
+// trusted the config: one that appears later is a change.
+const Absent = "absent"
 
 // record is an Entry as stored, keyed by its file.
 type record struct {
-	SHA256  string    `json:"sha256"`
-	Trusted time.Time `json:"trusted_at"`
+	SHA256  string            `json:"sha256"`
+	Trusted time.Time         `json:"trusted_at"`
+	Pins    map[string]string `json:"pins,omitempty"`
 }
 
 // document is the store's JSON layout.
@@ -126,7 +137,7 @@ func (s *Store) Get(file string) (Entry, bool, error) {
 		return Entry{}, false, err
 	}
 	r, ok := doc.Files[key]
-	return Entry{File: key, SHA256: r.SHA256, Trusted: r.Trusted}, ok, nil
+	return Entry{File: key, SHA256: r.SHA256, Trusted: r.Trusted, Pins: r.Pins}, ok, nil
 }
 
 // List returns every entry, by file name.
@@ -137,7 +148,7 @@ func (s *Store) List() ([]Entry, error) {
 	}
 	out := make([]Entry, 0, len(doc.Files))
 	for f, r := range doc.Files {
-		out = append(out, Entry{File: f, SHA256: r.SHA256, Trusted: r.Trusted})
+		out = append(out, Entry{File: f, SHA256: r.SHA256, Trusted: r.Trusted, Pins: r.Pins})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].File < out[j].File })
 	return out, nil
@@ -146,13 +157,22 @@ func (s *Store) List() ([]Entry, error) {
 // Trust records that the user trusts file with the content data, replacing
 // any earlier entry for it.
 func (s *Store) Trust(file string, data []byte, now time.Time) (Entry, error) {
+	return s.TrustPinned(file, data, nil, now)
+}
+
+// TrustPinned is Trust that also pins the program files the config names
+// (see Entry.Pins).
+func (s *Store) TrustPinned(file string, data []byte, pins map[string]string, now time.Time) (Entry, error) {
 	key, err := Key(file)
 	if err != nil {
 		return Entry{}, err
 	}
-	e := Entry{File: key, SHA256: Hash(data), Trusted: now.UTC().Truncate(time.Second)}
+	if len(pins) == 0 {
+		pins = nil
+	}
+	e := Entry{File: key, SHA256: Hash(data), Trusted: now.UTC().Truncate(time.Second), Pins: pins}
 	err = s.change(func(doc *document) bool {
-		doc.Files[key] = record{SHA256: e.SHA256, Trusted: e.Trusted}
+		doc.Files[key] = record{SHA256: e.SHA256, Trusted: e.Trusted, Pins: pins}
 		return true
 	})
 	return e, err

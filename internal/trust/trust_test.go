@@ -172,7 +172,7 @@ func TestList(t *testing.T) {
 	}
 	ka, _ := Key(a)
 	kb, _ := Key(b)
-	want := []Entry{{ka, Hash([]byte(a)), now}, {kb, Hash([]byte(b)), now}}
+	want := []Entry{{File: ka, SHA256: Hash([]byte(a)), Trusted: now}, {File: kb, SHA256: Hash([]byte(b)), Trusted: now}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("List (-want +got):\n%s", diff)
 	}

@@ -137,7 +137,8 @@ var (
 	}
 	execBoolFlags = map[string]bool{
 		"--oss": true, "--full-auto": true, "--dangerously-bypass-approvals-and-sandbox": true,
-		"--skip-git-repo-check": true, "--ephemeral": true, "--json": true,
+		"--skip-git-repo-check": true, "--ephemeral": true, "--json": true, "--ignore-rules": true,
+		"--ignore-user-config": true, "--strict-config": true,
 	}
 )
 
