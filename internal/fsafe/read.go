@@ -1,6 +1,7 @@
 package fsafe
 
 import (
+	"fmt"
 	"io"
 	"os"
 )
@@ -52,6 +53,40 @@ func (r *Root) readOpen(f *os.File, rel string, limit int64) ([]byte, error) {
 	}
 	if limit >= 0 && int64(len(data)) > limit {
 		return nil, r.tooLarge(rel, limit)
+	}
+	return data, nil
+}
+
+// ReadPath reads the regular file at the absolute path p, for files that
+// are not the repository's content but may sit beside it (git's own files,
+// found through a .git file): non-blocking, regular files only, and at most
+// limit bytes (over it, an error wrapping ErrTooLarge). A missing file
+// matches fs.ErrNotExist.
+func ReadPath(p string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|nonblockFlag, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: %w (%s); taskie only reads regular files", p, ErrNotRegular, kind(fi.Mode()))
+	}
+	if fi.Size() > limit {
+		return nil, fmt.Errorf("%s: %w: more than %s", p, ErrTooLarge, size(limit))
+	}
+	if err := setBlocking(f); err != nil {
+		return nil, err
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: %w: more than %s", p, ErrTooLarge, size(limit))
 	}
 	return data, nil
 }

@@ -19,6 +19,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/taskie-dev/taskie/internal/fsafe"
 )
 
 // ErrNotRepo is wrapped by the error of a call made outside a git
@@ -152,9 +154,16 @@ func Discover(dir string) (Layout, error) {
 	}
 }
 
+// Limits of git's own files read here: a .git file, HEAD, a ref and
+// commondir are a line; packed-refs grows with the number of refs.
+const (
+	smallLimit  = 64 << 10
+	packedLimit = 256 << 20
+)
+
 // readGitFile reads a .git file: "gitdir: <path>", relative to its directory.
 func readGitFile(path string) (string, error) {
-	data, err := os.ReadFile(path)
+	data, err := fsafe.ReadPath(path, smallLimit)
 	if err != nil {
 		return "", err
 	}
@@ -173,7 +182,7 @@ func layoutOf(top, gitdir string, viaFile bool) (Layout, error) {
 		return Layout{}, fmt.Errorf("%s: %w", gitdir, errUnusual)
 	}
 	l := Layout{Toplevel: top, GitDir: gitdir, CommonDir: gitdir}
-	data, err := os.ReadFile(filepath.Join(gitdir, "commondir"))
+	data, err := fsafe.ReadPath(filepath.Join(gitdir, "commondir"), smallLimit)
 	switch {
 	case err == nil:
 		l.CommonDir = abs(gitdir, strings.TrimSpace(string(data)))
@@ -295,7 +304,7 @@ func headFromFiles(l Layout) (string, bool) {
 	if l.GitDir == "" {
 		return "", false
 	}
-	data, err := os.ReadFile(filepath.Join(l.GitDir, "HEAD"))
+	data, err := fsafe.ReadPath(filepath.Join(l.GitDir, "HEAD"), smallLimit)
 	if err != nil {
 		return "", false
 	}
@@ -311,11 +320,11 @@ func headFromFiles(l Layout) (string, bool) {
 	if _, err := os.Stat(filepath.Join(l.CommonDir, "reftable")); err == nil {
 		return "", false
 	}
-	if data, err := os.ReadFile(filepath.Join(l.CommonDir, filepath.FromSlash(ref))); err == nil {
+	if data, err := fsafe.ReadPath(filepath.Join(l.CommonDir, filepath.FromSlash(ref)), smallLimit); err == nil {
 		sha := strings.TrimSpace(string(data))
 		return sha, isSHA(sha)
 	}
-	packed, err := os.ReadFile(filepath.Join(l.CommonDir, "packed-refs"))
+	packed, err := fsafe.ReadPath(filepath.Join(l.CommonDir, "packed-refs"), packedLimit)
 	if err != nil {
 		return "", false
 	}

@@ -2,12 +2,15 @@ package hook
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 
 	"github.com/taskie-dev/taskie/internal/config"
 	"github.com/taskie-dev/taskie/internal/continuity"
+	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/store"
@@ -86,7 +89,11 @@ func exportSession(e Env, id string) {
 		return
 	}
 	line := "export TASKIE_SESSION_ID=" + id + "\n"
-	if data, err := os.ReadFile(path); err == nil && strings.Contains(string(data), line) {
+	// Bounded and non-blocking: a FIFO or a huge file there is left alone.
+	data, err := fsafe.ReadPath(path, 1<<20)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil || strings.Contains(string(data), line):
 		return
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)

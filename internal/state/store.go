@@ -4,8 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
+
+	"github.com/taskie-dev/taskie/internal/fsafe"
 )
 
 // ErrNotFound is returned by Load when the plan has no state.json.
@@ -18,7 +19,7 @@ func Path(dir string) string { return filepath.Join(dir, FileName) }
 // plain read see either the old or the new file.
 func Load(dir string) (*State, error) {
 	p := Path(dir)
-	data, err := os.ReadFile(p)
+	data, err := fsafe.ReadPath(p, fsafe.LimitState)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", p, ErrNotFound)
 	}
