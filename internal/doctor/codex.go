@@ -13,6 +13,7 @@ import (
 type agents struct {
 	claudeCLI, codexCLI bool
 	claudeReg, codexReg []string // the settings / hooks files that register taskie
+	unreadable          []string // why a Claude Code settings file could not be read
 }
 
 // codexOnly: Codex is here and Claude Code is not, so no fix may send the
@@ -87,9 +88,10 @@ func codexTrust(e Env, root string) (Check, bool) {
 	var problems, fixes, fine []string
 	found := false
 	for _, f := range codexHooksFiles(e, root) {
-		all, err := install.CodexHooksIn(f.path, f.key, true)
+		all, err := install.CodexHooksIn(f.project, f.path, f.key, true)
 		if err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %v", f.path, err))
+			found = true
+			problems = append(problems, err.Error())
 			fixes = append(fixes, "fix "+f.path)
 			continue
 		}

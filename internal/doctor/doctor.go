@@ -8,6 +8,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -72,6 +73,10 @@ func Run(e Env) []Check {
 	codexRoot := cmp.Or(root, codexProjectRoot(e.Cwd, e.Home))
 	ag := detectAgents(e, root, codexRoot)
 	out = append(out, registration(ag))
+	if len(ag.unreadable) > 0 {
+		out = append(out, Check{Name: "agent settings", Detail: strings.Join(ag.unreadable, "; "),
+			Fix: "make each a regular JSON file (or delete it), then run taskie install again"})
+	}
 	if c, ok := projectMarketplace(cmp.Or(root, e.Cwd)); ok {
 		out = append(out, c)
 	}
@@ -134,13 +139,22 @@ func detectAgents(e Env, root, codexRoot string) agents {
 	if root != "" {
 		claude = append(claude, filepath.Join(root, ".claude", "settings.json"), filepath.Join(root, ".claude", "settings.local.json"))
 	}
-	for _, f := range claude {
-		if registered(f) {
+	for i, f := range claude {
+		base := ""
+		if i > 0 {
+			base = root
+		}
+		ok, err := registered(base, f)
+		if err != nil {
+			a.unreadable = append(a.unreadable, err.Error())
+		}
+		if ok {
 			a.claudeReg = append(a.claudeReg, f)
 		}
 	}
 	for _, f := range codexHooksFiles(e, codexRoot) {
-		if registered(f.path) {
+		// codexTrust reports a hooks file it cannot read.
+		if ok, _ := registered(f.project, f.path); ok {
 			a.codexReg = append(a.codexReg, f.path)
 		}
 	}
@@ -160,10 +174,17 @@ func registration(a agents) Check {
 	return Check{Name: "hook registration", OK: true, Detail: "found in " + strings.Join(found, ", ")}
 }
 
-func registered(path string) bool {
-	data, err := os.ReadFile(path)
+// registered reports whether the settings file path registers taskie; base
+// is the project root the file stays in, "" for the user's own file. A file
+// that is missing or not JSON registers nothing; one that cannot be read
+// (a FIFO, a link out of the project, too large) is an error too.
+func registered(base, path string) (bool, error) {
+	data, err := install.ReadFile(base, path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
 	if err != nil {
-		return false
+		return false, err
 	}
 	var s struct {
 		EnabledPlugins map[string]any `json:"enabledPlugins"`
@@ -174,19 +195,19 @@ func registered(path string) bool {
 		} `json:"hooks"`
 	}
 	if json.Unmarshal(data, &s) != nil {
-		return false
+		return false, nil
 	}
 	if v, ok := s.EnabledPlugins[install.PluginID]; ok && v == true {
-		return true
+		return true, nil
 	}
 	for _, e := range s.Hooks["Stop"] {
 		for _, h := range e.Hooks {
 			if strings.HasPrefix(strings.TrimSpace(h.Command), "taskie hook stop") {
-				return true
+				return true, nil
 			}
 		}
 	}
-	return false
+	return false, nil
 }
 
 // configTrust reports the settings that run a program which the
@@ -350,9 +371,9 @@ func projectMarketplace(root string) (Check, bool) {
 	if root == "" {
 		return Check{}, false
 	}
-	data, err := os.ReadFile(filepath.Join(root, ".claude", "settings.json"))
+	data, err := install.ReadFile(root, filepath.Join(root, ".claude", "settings.json"))
 	if err != nil {
-		return Check{}, false
+		return Check{}, false // the agent settings check reports a file it cannot read
 	}
 	var s struct {
 		Markets map[string]struct {
@@ -369,11 +390,11 @@ func projectMarketplace(root string) (Check, bool) {
 	if !ok || m.Source.Source != "directory" || m.Source.Path == "" {
 		return Check{}, false
 	}
-	dir := m.Source.Path
+	dir, base := m.Source.Path, ""
 	if !filepath.IsAbs(dir) {
-		dir = filepath.Join(root, dir)
+		dir, base = filepath.Join(root, dir), root
 	}
-	if _, err := os.Stat(filepath.Join(dir, ".claude-plugin", "marketplace.json")); err != nil {
+	if !install.Exists(base, filepath.Join(dir, ".claude-plugin", "marketplace.json")) {
 		return Check{Name: "plugin copy", Detail: fmt.Sprintf(".claude/settings.json names the taskie plugin at %s, which is missing (a fresh clone: the copy is git-ignored)", m.Source.Path),
 			Fix: "taskie install claude --scope project"}, true
 	}

@@ -137,7 +137,7 @@ func TestCodexTrustLookalikes(t *testing.T) {
 			if err := os.WriteFile(hooks, []byte(doc), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			hs, err := install.CodexHooksIn(hooks, hooks, true)
+			hs, err := install.CodexHooksIn("", hooks, hooks, true)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -3,7 +3,6 @@ package install
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -98,7 +97,7 @@ func unregisterClaude(t Target, scope string) []Change {
 	var out []Change
 	installed := filepath.Join(dir, "installed_plugins.json")
 	left := false
-	c, err := editJSON(installed, func(o *object) error {
+	c, err := editJSON("", installed, func(o *object) error {
 		left = dropInstalled(o, t, scope)
 		return nil
 	})
@@ -110,7 +109,7 @@ func unregisterClaude(t Target, scope string) []Change {
 		return out
 	}
 	known := filepath.Join(dir, "known_marketplaces.json")
-	c, err = editJSON(known, func(o *object) error {
+	c, err = editJSON("", known, func(o *object) error {
 		o.del(Marketplace)
 		return nil
 	})
@@ -119,9 +118,9 @@ func unregisterClaude(t Target, scope string) []Change {
 		out = append(out, c)
 	}
 	cache := filepath.Join(dir, "cache", Marketplace)
-	if _, err := os.Stat(cache); err == nil && os.RemoveAll(cache) == nil {
+	if exists("", cache) && removeTree("", cache) == nil {
 		out = append(out, Change{Path: cache, Action: "removed", What: "Claude Code's copy of the plugin"})
-		removeIfEmpty(filepath.Dir(cache))
+		removeIfEmpty("", filepath.Dir(cache))
 	}
 	return out
 }

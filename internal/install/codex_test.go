@@ -187,7 +187,7 @@ func TestCodexInstallFreshThenUninstallLeavesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	hooks, _ := tg.CodexHooks()
-	hs, err := CodexHooksIn(hooks, hooks, false)
+	hs, err := CodexHooksIn("", hooks, hooks, false)
 	if err != nil || len(hs) != 2 {
 		t.Fatalf("taskie hooks = %+v (%v), want Stop and SessionStart", hs, err)
 	}
@@ -294,7 +294,7 @@ func TestCodexUninstallMovesTheUsersTrust(t *testing.T) {
 		t.Fatal(err)
 	}
 	hooks, _ := tg.CodexHooks()
-	if _, err := editJSON(hooks, func(o *object) error {
+	if _, err := editJSON("", hooks, func(o *object) error {
 		return editHookList(o, "Stop", func(es []json.RawMessage) []json.RawMessage {
 			return append(es, json.RawMessage(`{"hooks":[{"type":"command","command":"mine"}]}`))
 		})

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -32,7 +31,7 @@ type HookState struct {
 // ReadCodexConfig reads config.toml; a missing file is empty.
 func ReadCodexConfig(path string) (CodexConfig, error) {
 	cfg := CodexConfig{States: map[string]HookState{}}
-	data, err := os.ReadFile(path)
+	data, err := readFile("", path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return cfg, nil
 	}
@@ -187,7 +186,7 @@ func editCodexConfig(path string, fn func(string) (string, error)) (Change, erro
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
 	}
-	data, err := os.ReadFile(path)
+	data, err := readFile("", path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return Change{}, err
 	}
@@ -206,30 +205,11 @@ func editCodexConfig(path string, fn func(string) (string, error)) (Change, erro
 		if !existed {
 			return Change{Path: path, Action: "unchanged"}, nil
 		}
-		return Change{Path: path, Action: "removed"}, os.Remove(path)
-	}
-	mode := fs.FileMode(0o600) // config.toml may hold credentials
-	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
+		return Change{Path: path, Action: "removed"}, removeFile("", path)
 	}
 	action := "updated"
 	if !existed {
 		action = "created"
 	}
-	return Change{Path: path, Action: action}, writeFileMode(path, []byte(out), mode)
-}
-
-// writeFileMode writes atomically with the given mode, creating parents.
-func writeFileMode(path string, data []byte, mode fs.FileMode) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp := path + ".taskie-tmp"
-	if err := os.WriteFile(tmp, data, mode); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp, mode); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return Change{Path: path, Action: action}, writeFileIn("", path, []byte(out), secretPerm)
 }

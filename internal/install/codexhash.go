@@ -4,8 +4,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -174,16 +175,22 @@ type CodexHook struct {
 
 // CodexHooksIn lists the command handlers of a hooks.json that run a taskie
 // hook (all of them when all is true), with their trust keys and hashes.
-// keyFile is the path Codex uses in the keys. A missing file has none.
-func CodexHooksIn(hooksFile, keyFile string, all bool) ([]CodexHook, error) {
-	data, err := os.ReadFile(hooksFile)
+// keyFile is the path Codex uses in the keys; base is the project root the
+// file stays in, "" for the user's own file. A missing file has none. The
+// error names the file.
+func CodexHooksIn(base, hooksFile, keyFile string, all bool) ([]CodexHook, error) {
+	data, err := readFile(base, hooksFile)
 	if err != nil {
-		if os.IsNotExist(err) {
+		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
 		return nil, err
 	}
-	return codexHooksOf(data, keyFile, all)
+	hs, err := codexHooksOf(data, keyFile, all)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v", hooksFile, err)
+	}
+	return hs, nil
 }
 
 func codexHooksOf(data []byte, keyFile string, all bool) ([]CodexHook, error) {

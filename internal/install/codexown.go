@@ -148,9 +148,9 @@ func CodexLookalikes(t Target, assets fs.FS) ([]CodexHook, error) {
 	if err != nil {
 		return nil, err
 	}
-	hs, err := CodexHooksIn(hooks, hooks, true)
+	hs, err := CodexHooksIn(t.repoBase(hooks), hooks, hooks, true)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", hooks, err)
+		return nil, err
 	}
 	return own.Lookalikes(hs), nil
 }

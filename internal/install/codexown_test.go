@@ -139,7 +139,7 @@ func TestCodexInstallDoesNotTrustALookalike(t *testing.T) {
 	if _, err := UninstallCodex(tg, assets); err != nil {
 		t.Fatal(err)
 	}
-	hs, err := CodexHooksIn(hooks, hooks, true)
+	hs, err := CodexHooksIn("", hooks, hooks, true)
 	if err != nil {
 		t.Fatal(err)
 	}

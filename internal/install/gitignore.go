@@ -3,7 +3,6 @@ package install
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -25,10 +24,10 @@ func (t Target) gitignore() string { return filepath.Join(t.Root, ".taskie", ".g
 // own .gitignore left alone when it covers it already.
 func ignoreMarketplace(t Target) (Change, error) {
 	gi := t.gitignore()
-	data, err := os.ReadFile(gi)
+	data, err := readFile(t.Root, gi)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return Change{Path: gi, Action: "created", What: "keeps the plugin copy out of git"}, writeFile(gi, []byte(ignoreOwn))
+		return Change{Path: gi, Action: "created", What: "keeps the plugin copy out of git"}, writeFileIn(t.Root, gi, []byte(ignoreOwn), filePerm)
 	case err != nil:
 		return Change{}, err
 	case hasLine(string(data), ignoreLine):
@@ -38,7 +37,7 @@ func ignoreMarketplace(t Target) (Change, error) {
 	if text != "" && !strings.HasSuffix(text, "\n") {
 		text += "\n"
 	}
-	return Change{Path: gi, Action: "updated", What: "keeps the plugin copy out of git"}, writeFile(gi, []byte(text+ignoreLine+"\n"))
+	return Change{Path: gi, Action: "updated", What: "keeps the plugin copy out of git"}, writeFileIn(t.Root, gi, []byte(text+ignoreLine+"\n"), filePerm)
 }
 
 // unignoreMarketplace undoes ignoreMarketplace: the .gitignore install
@@ -46,11 +45,11 @@ func ignoreMarketplace(t Target) (Change, error) {
 // init writes it too).
 func unignoreMarketplace(t Target) (Change, error) {
 	gi := t.gitignore()
-	data, err := os.ReadFile(gi)
+	data, err := readFile(t.Root, gi)
 	if err != nil || string(data) != ignoreOwn {
 		return Change{Path: gi, Action: "unchanged"}, nil
 	}
-	if err := os.Remove(gi); err != nil {
+	if err := removeFile(t.Root, gi); err != nil {
 		return Change{}, err
 	}
 	return Change{Path: gi, Action: "removed"}, nil

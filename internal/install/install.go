@@ -6,10 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/taskie-dev/taskie/internal/fsafe"
 )
 
 // Scopes.
@@ -84,11 +84,19 @@ func Claude(t Target, assets fs.FS) ([]Change, error) {
 		return nil, err
 	}
 	settings, _ := t.ClaudeSettings()
-	changes, err := writeTree(assets, "plugin", filepath.Join(mp, "plugin"))
+	base := t.repoBase(mp)
+	// Check what install will write before writing anything.
+	if _, err := readFile(t.repoBase(settings), settings); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if err := checkDir(base, mp); err != nil {
+		return nil, err
+	}
+	changes, err := writeTree(assets, "plugin", base, filepath.Join(mp, "plugin"))
 	if err != nil {
 		return changes, err
 	}
-	c, err := writeIfChanged(filepath.Join(mp, ".claude-plugin", "marketplace.json"), []byte(marketplaceJSON))
+	c, err := writeIfChanged(base, filepath.Join(mp, ".claude-plugin", "marketplace.json"), []byte(marketplaceJSON))
 	if err != nil {
 		return changes, err
 	}
@@ -111,7 +119,7 @@ func claudeSettings(t Target, settings string) (Change, error) {
 	if err != nil {
 		return Change{}, err
 	}
-	c, err := editJSON(settings, func(o *object) error {
+	c, err := editJSON(t.repoBase(settings), settings, func(o *object) error {
 		src, _ := json.Marshal(map[string]any{"source": map[string]string{"source": "directory", "path": path}})
 		if err := setIn(o, "extraKnownMarketplaces", Marketplace, src); err != nil {
 			return err
@@ -129,7 +137,11 @@ func UninstallClaude(t Target) ([]Change, error) {
 		return nil, err
 	}
 	settings, _ := t.ClaudeSettings()
-	c, err := editJSON(settings, func(o *object) error {
+	base, sbase := t.repoBase(mp), t.repoBase(settings)
+	if err := checkDir(base, mp); err != nil {
+		return nil, err
+	}
+	c, err := editJSON(sbase, settings, func(o *object) error {
 		if err := delIn(o, "extraKnownMarketplaces", Marketplace); err != nil {
 			return err
 		}
@@ -138,10 +150,10 @@ func UninstallClaude(t Target) ([]Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	changes := []Change{dropEmptyJSON(c)}
-	removeIfEmpty(filepath.Dir(settings))
-	if _, err := os.Stat(mp); err == nil {
-		if err := os.RemoveAll(mp); err != nil {
+	changes := []Change{dropEmptyJSON(sbase, c)}
+	removeIfEmpty(sbase, filepath.Dir(settings))
+	if exists(base, mp) {
+		if err := removeTree(base, mp); err != nil {
 			return changes, err
 		}
 		changes = append(changes, Change{Path: mp, Action: "removed"})
@@ -153,7 +165,7 @@ func UninstallClaude(t Target) ([]Change, error) {
 		}
 		changes = append(changes, c)
 	}
-	removeIfEmpty(filepath.Dir(mp)) // .taskie, when the plugin was all it held
+	removeIfEmpty(base, filepath.Dir(mp)) // .taskie, when the plugin was all it held
 	return changes, nil
 }
 
@@ -216,12 +228,9 @@ func editHookList(o *object, event string, fn func([]json.RawMessage) []json.Raw
 	return nil
 }
 
-// writeTree copies the files under dir of assets to dest.
-func writeTree(assets fs.FS, dir, dest string) ([]Change, error) {
-	return writeTreeAs(assets, dir, dest, func(n string) string { return n })
-}
-
-func writeTreeAs(assets fs.FS, dir, dest string, rename func(string) string) ([]Change, error) {
+// writeTree copies the files under dir of assets to dest, which stays in
+// the project root base ("" for the user's own directory).
+func writeTree(assets fs.FS, dir, base, dest string) ([]Change, error) {
 	var changes []Change
 	err := fs.WalkDir(assets, dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -232,24 +241,27 @@ func writeTreeAs(assets fs.FS, dir, dest string, rename func(string) string) ([]
 			return err
 		}
 		rel := strings.TrimPrefix(p, dir+"/")
-		out := filepath.Join(dest, filepath.FromSlash(path.Dir(rel)), rename(path.Base(rel)))
-		c, err := writeIfChanged(out, data)
+		out := filepath.Join(dest, filepath.FromSlash(rel))
+		c, err := writeIfChanged(base, out, data)
 		changes = append(changes, c)
 		return err
 	})
 	return changes, err
 }
 
-func writeIfChanged(p string, data []byte) (Change, error) {
-	old, err := os.ReadFile(p)
-	if err == nil && bytes.Equal(old, data) {
+func writeIfChanged(base, p string, data []byte) (Change, error) {
+	old, err := readFile(base, p)
+	switch {
+	case err == nil && bytes.Equal(old, data):
 		return Change{Path: p, Action: "unchanged"}, nil
+	case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, fsafe.ErrTooLarge):
+		return Change{}, err
 	}
 	action := "updated"
 	if errors.Is(err, fs.ErrNotExist) {
 		action = "created"
 	}
-	return Change{Path: p, Action: action}, writeFile(p, data)
+	return Change{Path: p, Action: action}, writeFileIn(base, p, data, filePerm)
 }
 
 // marshalNoEscape marshals v without HTML escapes, so that a hook command

@@ -9,8 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"reflect"
 )
 
@@ -118,9 +116,10 @@ type Change struct {
 }
 
 // editJSON loads a JSON settings file (missing = empty), lets fn edit it and
-// writes it back only when the content changed.
-func editJSON(path string, fn func(*object) error) (Change, error) {
-	data, err := os.ReadFile(path)
+// writes it back only when the content changed. base is the project root
+// the file stays in, "" for the user's own file.
+func editJSON(base, path string, fn func(*object) error) (Change, error) {
+	data, err := readFile(base, path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return Change{}, err
 	}
@@ -141,7 +140,7 @@ func editJSON(path string, fn func(*object) error) (Change, error) {
 	if !existed {
 		action = "created"
 	}
-	return Change{Path: path, Action: action}, writeFile(path, after)
+	return Change{Path: path, Action: action}, writeFileIn(base, path, after, filePerm)
 }
 
 // sameJSON compares meaning, not key order: the agents' own CLIs rewrite
@@ -149,16 +148,4 @@ func editJSON(path string, fn func(*object) error) (Change, error) {
 func sameJSON(a, b []byte) bool {
 	var x, y any
 	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
-}
-
-// writeFile writes atomically, creating parent directories.
-func writeFile(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp := path + ".taskie-tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
 }
