@@ -141,7 +141,7 @@ func writeFileIn(base, abs string, data []byte, perm fs.FileMode) error {
 			return p.explain(err)
 		}
 	}
-	return p.explain(p.root.ReplaceFile(p.rel, data, perm))
+	return p.explain(p.root.WriteFilePerm(p.rel, data, perm))
 }
 
 // removeFile removes the file abs (a link itself, not its target).
@@ -165,7 +165,7 @@ func removeTree(base, abs string) error {
 	if err := p.noLink(); err != nil {
 		return err
 	}
-	return p.explain(p.root.RemoveTree(p.rel))
+	return p.explain(p.root.RemoveAll(p.rel))
 }
 
 // noLink refuses a symbolic link at p, and any path through a link out.
