@@ -152,7 +152,8 @@ func loadIndex(t *testing.T, root string) index {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scripts, err := filepath.Glob(filepath.Join(root, "internal", "cli", "testdata", "scripts", "*.txtar"))
+	// Testscripts, and those that need PostgreSQL (pgscripts).
+	scripts, err := filepath.Glob(filepath.Join(root, "internal", "cli", "testdata", "*scripts", "*.txtar"))
 	if err != nil {
 		t.Fatal(err)
 	}

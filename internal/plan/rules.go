@@ -21,7 +21,7 @@ var Rules = []Rule{
 	{5, "A post-review file has its review file, and every review of a series except the latest has its post-review file.", false},
 	{6, "When `task-T.md` files exist, `tasks.md` exists.", false},
 	{7, "`tasks.md` is only a markdown table: a header with `Id` and `Status` columns, a separator and at least one task row; ids are unique positive integers; statuses are known (pending, in-progress, done, cancelled, postponed, blocked); every id in the `Depends on` column is a task of the table, and no tasks depend on each other in a cycle (`dependency cycle: 1 → 3 → 2 → 1`, read \"depends on\": none of them could ever start, in order or in parallel).", false},
-	{8, "`state.json`, when present, parses and its values are legal: a known phase and next phase, counters ≥ 0, `phase_iteration` within 0…`max_reviews` (the Stop hook runs no review from a state outside it), a review model.", true},
+	{8, "`state.json`, when present, is a regular file of at most 1 MiB, parses and its values are legal: a known phase and next phase, counters ≥ 0, `phase_iteration` within 0…`max_reviews` (the Stop hook runs no review from a state outside it), a review model.", true},
 	{9, "The plan directory holds only `.md` files, `state.json`, `events.jsonl` and taskie's own lock and temporary files (hidden files included).", false},
 	{10, "The task lifecycle keeps its invariants: every record of `state.json`'s `lifecycle` has one known state, reached without skipping a state (except by the CTO's override), never left a terminal state, counts at most 3 failures per state and 2 CTO attempts; every lifecycle event of `events.jsonl` replays without breaking them; and the records equal that replay (checked by `taskie validate`, not at every stop).", true},
 }
