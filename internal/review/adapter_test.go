@@ -253,7 +253,7 @@ func TestReviewInvocation(t *testing.T) {
 			if name == "claude" {
 				want = [][]string{{"-p"}, {"--model", "model-strong"}, {"--output-format", "json"}, {"--json-schema", Schema()},
 					{"--permission-mode", "dontAsk"}, {"--allowedTools", "Read,Grep,Glob,Edit(/" + filepath.ToSlash(req.ReviewFile) + ")"},
-					{"--strict-mcp-config", "--setting-sources", "user", "--settings", `{"disableAllHooks":true}`}}
+					{"--strict-mcp-config", "--setting-sources", "user", "--settings", `{"disableAllHooks":true}`}, {"--disallowedTools", "Bash"}}
 				if slices.Contains(l.Args, "--mcp-config") {
 					t.Error("claude got --mcp-config")
 				}
@@ -337,6 +337,9 @@ func TestClaudeBoxFollowsTrust(t *testing.T) {
 			i := slices.Index(args, "--allowedTools")
 			if got := strings.Contains(args[i+1], "Bash"); got != bash {
 				t.Errorf("--allowedTools %s: Bash %v, want %v", args[i+1], got, bash)
+			}
+			if denied := containsSeq(args, []string{"--disallowedTools", "Bash"}); denied == bash {
+				t.Errorf("args %q: --disallowedTools Bash %v, want %v", args, denied, !bash)
 			}
 		})
 	}

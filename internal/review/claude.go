@@ -28,7 +28,7 @@ func claudeArgs(req Request, bash bool) []string {
 	if req.Model != "" {
 		argv = append(argv, "--model", string(req.Model))
 	}
-	return append(argv,
+	argv = append(argv,
 		"--output-format", "json",
 		"--json-schema", Schema(),
 		"--permission-mode", "dontAsk",
@@ -37,6 +37,11 @@ func claudeArgs(req Request, bash bool) []string {
 		"--setting-sources", "user",
 		"--settings", `{"disableAllHooks":true}`,
 	)
+	if !bash {
+		// Not even offered: dontAsk would deny it, but the model would try.
+		argv = append(argv, "--disallowedTools", "Bash")
+	}
+	return argv
 }
 
 // reviewerTools is the reviewer's allow list: the configured tools (by
