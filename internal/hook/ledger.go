@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/taskie-dev/taskie/internal/domain"
-	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/ledger"
 	"github.com/taskie-dev/taskie/internal/ledger/ledgerlog"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -16,42 +15,6 @@ import (
 // is read once per stop, and only when a review is due or a message needs
 // the findings.
 
-// ledgerLog folds the plan's event log, once per stop. A log that cannot
-// be read gives an empty ledger: the verdict alone decides, and the budget
-// counts nothing, rather than trapping the user.
-func (h *stopper) ledgerLog() *ledgerlog.Reader {
-	if h.lr != nil {
-		return h.lr
-	}
-	r, err := ledgerlog.Read(func(fn func(events.Event), warn func(string)) error { return h.p.Store.Scan(h.p.ID, fn, warn) },
-		func(w string) { h.log.info("reading the review ledger", "warning", w) })
-	if err != nil {
-		h.log.info("reading the review ledger", "error", err.Error())
-	}
-	h.lr = r
-	return r
-}
-
-// budget says whether the plan's review budgets are spent: what its
-// reviews cost, and how long the last one ran.
-func (h *stopper) budget() *ledger.BudgetOverrun {
-	s := h.cfg.Ledger()
-	if s.BudgetUSD <= 0 && s.ReviewBudget <= 0 {
-		return nil
-	}
-	r := h.ledgerLog()
-	return ledger.CheckBudget(s, r.SpentUSD, r.LastTook)
-}
-
-// cycleLedger returns the ledger a review of iteration it of series s
-// starts from: empty for the first review of a cycle.
-func (h *stopper) cycleLedger(s ledgerlog.Series, it int) ledger.Ledger {
-	if it <= 1 {
-		return ledger.Ledger{}
-	}
-	return h.ledgerLog().Ledger(s)
-}
-
 // ledgerView is what a message needs of the current cycle's ledger.
 type ledgerView struct {
 	series   ledgerlog.Series
@@ -61,7 +24,7 @@ type ledgerView struct {
 
 // currentLedger returns the ledger of the cycle state s is in.
 func (h *stopper) currentLedger(s *state.State) ledgerView {
-	sr, l, _ := h.ledgerLog().Current(s)
+	sr, l, _ := h.runner().Ledger().Current(s)
 	return ledgerView{series: sr, l: l, settings: h.cfg.Ledger()}
 }
 

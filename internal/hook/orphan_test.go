@@ -1,16 +1,10 @@
 package hook
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
-	"github.com/taskie-dev/taskie/internal/project"
-	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
 func TestOrphaned(t *testing.T) {
@@ -42,44 +36,5 @@ func TestOrphaned(t *testing.T) {
 	code := []events.Event{ev(events.ReviewStarted, "code-review", "3", 2)}
 	if !Orphaned(code, domain.CodeReview, 3, 2) || Orphaned(code, domain.CodeReview, 4, 2) {
 		t.Error("a code review's orphan is matched by its task")
-	}
-}
-
-// setAside moves a file that is no review of this cycle into the log
-// directory, headed by why, so no later stop or `taskie continue` adopts it.
-func TestSetAsideMovesTheFileToTheLogs(t *testing.T) {
-	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
-		".taskie/plans/p/plan.md":          "# p\n",
-		".taskie/plans/p/plan-review-1.md": "orphan review\n",
-	})
-	fs := openStore(t, root)
-	p, err := project.With(fs, "p")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &stopper{p: p, now: time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)}
-	d := workflow.StopDecision{Review: domain.PlanReview, Iteration: 1}
-	got := h.setAside(d, "plan-review-1.md", "left by a reviewer whose hook was killed")
-	if want := filepath.Join(".taskie", "logs", "p-plan-review-1-20261126T100000Z.log"); got != want {
-		t.Errorf("setAside = %q, want %q", got, want)
-	}
-	if _, err := os.Stat(filepath.Join(root, ".taskie/plans/p/plan-review-1.md")); !os.IsNotExist(err) {
-		t.Errorf("the review file is still in the plan: %v", err)
-	}
-	data, err := os.ReadFile(filepath.Join(root, got))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "--- plan-review-1.md: left by a reviewer whose hook was killed ---\norphan review\n"; string(data) != want {
-		t.Errorf("kept log = %q, want %q", data, want)
-	}
-	// A second orphan of the same review in the same second gets its own log.
-	writeFiles(t, root, map[string]string{".taskie/plans/p/plan-review-1.md": "second\n"})
-	if again := h.setAside(d, "plan-review-1.md", "again"); again == got || !strings.HasSuffix(again, "-1.log") {
-		t.Errorf("second setAside = %q, want a new log next to %q", again, got)
-	}
-	if got := h.setAside(d, "plan-review-1.md", "nothing there"); got != "(nothing to keep)" {
-		t.Errorf("setAside of a missing file = %q", got)
 	}
 }

@@ -1,0 +1,323 @@
+// Package reviewrun is the one review runner: the Stop hook and `taskie
+// review` both run a review through it (docs/architecture.md). It takes the
+// plan's review lock, runs the reviewer, keeps a failed run's output in
+// .taskie/logs/, and judges the answer with the cycle's review ledger
+// (docs/ledger.md). The caller decides what the review does to state.json
+// and commits the events it returns.
+package reviewrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/taskie-dev/taskie/internal/config"
+	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/fsafe"
+	"github.com/taskie-dev/taskie/internal/ledger"
+	"github.com/taskie-dev/taskie/internal/ledger/ledgerlog"
+	"github.com/taskie-dev/taskie/internal/plan"
+	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/review"
+	"github.com/taskie-dev/taskie/internal/store"
+)
+
+// Job is one review to run.
+type Job struct {
+	Kind      domain.Phase
+	Task      domain.TaskID
+	Iteration int
+	Model     domain.Model // the rotation entry, as the events record it
+	Pick      review.Pick  // the reviewer, model and effort it resolves to
+	Actor     string       // "hook" or "cli"
+	// Standalone marks the events of `taskie review`.
+	Standalone bool
+}
+
+// Name is the job's review file, relative to the plan directory.
+func (j Job) Name() string { return plan.ReviewFile(string(j.Kind), int(j.Task), j.Iteration) }
+
+// meta is the events' common part.
+func (j Job) meta(kv ...any) map[string]any {
+	m := map[string]any{"review": string(j.Kind), "iteration": j.Iteration, "model": string(j.Model)}
+	if j.Standalone {
+		m["standalone"] = true
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i].(string)] = kv[i+1]
+	}
+	return m
+}
+
+// Runner runs reviews of one plan.
+type Runner struct {
+	Plan *project.Plan
+	Cfg  config.Config
+	Now  time.Time // names the kept logs; judges an orphaned review's deadline
+	// Info writes a warning to the caller's log; nil drops it.
+	Info func(msg string, attrs ...any)
+
+	lr *ledgerlog.Reader
+}
+
+func (r *Runner) info(msg string, attrs ...any) {
+	if r.Info != nil {
+		r.Info(msg, attrs...)
+	}
+}
+
+// Ledger folds the plan's event log for the review ledger, once. A log
+// that cannot be read gives an empty ledger: the verdict alone decides,
+// and the budget counts nothing, rather than trapping the user.
+func (r *Runner) Ledger() *ledgerlog.Reader {
+	if r.lr != nil {
+		return r.lr
+	}
+	p := r.Plan
+	lr, err := ledgerlog.Read(func(fn func(events.Event), warn func(string)) error { return p.Store.Scan(p.ID, fn, warn) },
+		func(w string) { r.info("reading the review ledger", "warning", w) })
+	if err != nil {
+		r.info("reading the review ledger", "error", err.Error())
+	}
+	r.lr = lr
+	return lr
+}
+
+// Budget says whether the plan's review budgets are spent: what its
+// reviews cost (budget_usd), and how long the last one ran (review_budget).
+func (r *Runner) Budget() *ledger.BudgetOverrun {
+	s := r.Cfg.Ledger()
+	if s.BudgetUSD <= 0 && s.ReviewBudget <= 0 {
+		return nil
+	}
+	lr := r.Ledger()
+	return ledger.CheckBudget(s, lr.SpentUSD, lr.LastTook)
+}
+
+// orphanLockWait bounds the wait for the review lock after the group of
+// an orphaned review was killed: its processes close the lock as they die.
+const orphanLockWait = 3 * time.Second
+
+// Lock takes the plan's review lock. When another holds it, the review may
+// be an orphan: its runner is gone (kill -9, the OOM killer) and what the
+// reviewer started still holds the lock with nobody to enforce its
+// timeout. Once its deadline passed, its process group is ended
+// (review.EndOrphan) and the lock taken, so this run reviews again. The
+// lock's content, the last holder's lease, is cleared at once. Release the
+// lock by closing it: a reviewer that inherited it keeps it while it lives.
+func (r *Runner) Lock() (*fsafe.Lock, bool, error) {
+	root, rel := r.Plan.Store.Root(), store.Rel(r.Plan.ID, store.ReviewLockName)
+	l, ok, err := root.TryLock(rel)
+	if err != nil || !ok {
+		if err != nil {
+			return nil, false, err
+		}
+		o := review.EndOrphan(root, rel, r.Now)
+		if !o.Ended {
+			return nil, false, nil
+		}
+		r.info("review", "why", "orphaned review: "+o.Why)
+		if l, err = root.Lock(rel, orphanLockWait); err != nil {
+			r.info("review", "why", "orphaned review: the lock is still held: "+err.Error())
+			return nil, false, nil
+		}
+	}
+	if err := review.ClearLease(root, rel); err != nil {
+		r.info("review", "why", "clearing the review lease: "+err.Error())
+	}
+	return l, true, nil
+}
+
+// Done is a review that ran: what the caller commits and reports.
+type Done struct {
+	Result review.Result
+	Took   time.Duration
+	Series ledgerlog.Series
+	// Found are the ledger events of the review's findings; After the
+	// cycle's ledger with them, Assessment the ledger's judgement.
+	Found      []ledger.Event
+	After      ledger.Ledger
+	Assessment ledger.Assessment
+	// Finished is the meta of its REVIEW_FINISHED event.
+	Finished map[string]any
+	job      Job
+}
+
+// Events are the review's REVIEW_FINISHED and FINDING_* events, to commit
+// with what the review does to state.json.
+func (d *Done) Events() []events.Event {
+	fin := events.Event{Task: d.job.Task.String(), Event: events.ReviewFinished, Actor: d.job.Actor, Meta: d.Finished}
+	return append([]events.Event{fin}, ledgerlog.ToLog(d.Series, d.Found)...)
+}
+
+// Failed is a review that did not finish; REVIEW_FAILED is logged.
+type Failed struct {
+	Kind string // a review.Fail* kind, or "error"
+	Err  error
+	Log  string // the kept output, relative to the project root
+	// OutOfBudget: the reviewer's timeout was the review_budget, which
+	// the timeout used up.
+	OutOfBudget bool
+}
+
+func (f *Failed) Error() string { return f.Err.Error() }
+
+// Review runs job under lock (held by the caller, handed to the reviewer):
+// REVIEW_STARTED is logged, the reviewer runs with the cycle's findings to
+// re-check, and its answer is judged by the ledger. A failed run is a
+// *Failed. ctx nil: the review ends when this process is interrupted.
+func (r *Runner) Review(ctx context.Context, job Job, lock *fsafe.Lock, taskFiles []string) (*Done, error) {
+	rv, err := review.New(job.Pick.Reviewer)
+	if err != nil {
+		return nil, err
+	}
+	p, name := r.Plan, job.Name()
+	series := ledgerlog.SeriesOf(job.Kind, job.Task)
+	before := ledger.Ledger{} // the first review of a cycle starts afresh
+	if job.Iteration > 1 {
+		before = r.Ledger().Ledger(series)
+	}
+	settings := r.Cfg.Ledger()
+	req := review.Request{
+		Kind: job.Kind, PlanID: p.ID, Task: job.Task, Iteration: job.Iteration, Model: job.Pick.Model,
+		Root: p.Repo.Root, PlanDir: p.Dir, ReviewFile: p.Path(name),
+		TaskFiles: taskFiles, Timeout: ledger.ReviewTimeout(settings, r.Cfg.ReviewerTimeout.D()), Tools: r.Cfg.AllowedTools,
+		Command: job.Pick.Program(r.Cfg.Reviewer, r.Cfg.ReviewerCommand), Effort: job.Pick.Effort, HoldLock: lock.File(),
+		Lease: r.recordLease, Findings: ledger.ForReviewer(before),
+	}
+	r.Event(events.Event{Task: job.Task.String(), Event: events.ReviewStarted, Actor: job.Actor, Meta: job.meta("reviewer", job.Pick.Reviewer)})
+	if ctx == nil {
+		// The agent's hook timeout or Ctrl-C kills this process: take the
+		// reviewer's process group down with it. Registered only here, as
+		// signal handling costs start-up time on every other stop.
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		defer stop()
+	}
+	_, statErr := p.Store.Root().Lstat(store.Rel(p.ID, name))
+	existed := statErr == nil
+	start := time.Now()
+	res, err := rv.Review(ctx, req)
+	took := time.Since(start)
+	if err != nil {
+		return nil, r.failed(job, !existed, err, took, settings.ReviewBudget > 0 && req.Timeout == settings.ReviewBudget)
+	}
+	d := &Done{Result: res, Took: took, Series: series, job: job}
+	d.Found = ledger.Record(before, job.Iteration, res.Answer())
+	d.After = before
+	for _, e := range d.Found {
+		d.After = ledger.Fold(d.After, e)
+	}
+	d.Assessment = ledger.Assess(d.After, job.Iteration, res.Verdict, settings, r.Ledger().SpentUSD+res.CostUSD)
+	d.Finished = job.meta("verdict", string(res.Verdict), "cost_usd", res.CostUSD, "duration_ms", res.DurationMS,
+		"took_ms", took.Milliseconds(), "reviewer_session", res.SessionID, "review_file", name, "wrote_file", res.WroteFile,
+		"clean", d.Assessment.Clean)
+	if d.Assessment.Tracked {
+		d.Finished["rule"] = string(d.Assessment.Reason)
+	}
+	return d, nil
+}
+
+// recordLease writes the running reviewer's lease into the lock file, for
+// a later run to end it if this process dies.
+func (r *Runner) recordLease(l review.Lease) {
+	if err := review.WriteLease(r.Plan.Store.Root(), store.Rel(r.Plan.ID, store.ReviewLockName), l); err != nil {
+		r.info("review", "why", "recording the review lease: "+err.Error())
+	}
+}
+
+// partialReviewLimit bounds the review file a failed reviewer left, which
+// goes into the failure's log.
+const partialReviewLimit = 4 << 20
+
+// failed keeps the reviewer's output in a log and logs REVIEW_FAILED. A
+// review file the failed run left behind (ours) goes into the log too, so
+// the next run retries the review instead of taking a partial file for one.
+func (r *Runner) failed(job Job, ours bool, err error, took time.Duration, outOfBudget bool) *Failed {
+	var f *review.Failure
+	raw := []byte(err.Error())
+	kind := "error"
+	if errors.As(err, &f) {
+		raw, kind = append([]byte(f.Msg+"\n\n"), f.Raw...), f.Kind
+	}
+	if ours {
+		root, rel := r.Plan.Store.Root(), store.Rel(r.Plan.ID, job.Name())
+		switch partial, rerr := root.ReadFileLimit(rel, partialReviewLimit); {
+		case rerr == nil:
+			raw = append(append(raw, "\n\n--- review file left by the failed run ("+job.Name()+") ---\n"...), partial...)
+		case errors.Is(rerr, fsafe.ErrTooLarge):
+			raw = append(raw, "\n\n--- review file left by the failed run ("+job.Name()+"): not kept, "+rerr.Error()+" ---\n"...)
+		default:
+			ours = false
+		}
+		if ours && root.Remove(rel) != nil {
+			raw = append(raw, "\n(could not remove it)\n"...)
+		}
+	}
+	log := r.Keep(job, raw)
+	r.Event(events.Event{Task: job.Task.String(), Event: events.ReviewFailed, Actor: job.Actor,
+		Meta: job.meta("failure", kind, "log", log, "took_ms", took.Milliseconds())})
+	return &Failed{Kind: kind, Err: err, Log: log, OutOfBudget: kind == review.FailTimeout && outOfBudget}
+}
+
+// SetAside moves a review file that is no review of this cycle (an
+// orphaned reviewer's, one whose cycle moved on) into the log directory,
+// headed by why; it returns where it went, relative to the project root.
+func (r *Runner) SetAside(job Job, why string) string {
+	rel := store.Rel(r.Plan.ID, job.Name())
+	data, err := r.Plan.Store.Root().ReadFile(rel)
+	if err != nil {
+		return "(nothing to keep)"
+	}
+	log := r.Keep(job, append([]byte("--- "+job.Name()+": "+why+" ---\n"), data...))
+	if !strings.HasPrefix(log, "(") {
+		_ = r.Plan.Store.Root().Remove(rel)
+	}
+	return log
+}
+
+// Keep writes a reviewer's raw output to a new log file (never
+// overwritten) and returns its path relative to the project root, or why
+// there is none in parentheses.
+func (r *Runner) Keep(job Job, raw []byte) string {
+	name := fmt.Sprintf("%s-%s-%d-%s", r.Plan.ID, job.Kind, job.Iteration, r.Now.UTC().Format("20060102T150405Z"))
+	if job.Task != 0 {
+		name = fmt.Sprintf("%s-%s-task%s-%d-%s", r.Plan.ID, job.Kind, job.Task, job.Iteration, r.Now.UTC().Format("20060102T150405Z"))
+	}
+	root := r.Plan.Store.Root()
+	if err := root.MkdirAll(filepath.Join(".taskie", "logs"), 0o755); err != nil {
+		return "(could not write a log: " + err.Error() + ")"
+	}
+	for i := range 1000 {
+		rel := filepath.Join(".taskie", "logs", name+".log")
+		if i > 0 {
+			rel = filepath.Join(".taskie", "logs", fmt.Sprintf("%s-%d.log", name, i))
+		}
+		f, err := root.CreateExclusive(rel, 0o644)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "(could not write a log: " + err.Error() + ")"
+		}
+		_, _ = f.Write(raw)
+		f.Close()
+		return rel
+	}
+	return "(could not write a log: too many logs of this review)"
+}
+
+// Event appends events under the plan lock; a failure only goes to the
+// log.
+func (r *Runner) Event(evs ...events.Event) {
+	if err := r.Plan.Store.Append(r.Plan.ID, evs...); err != nil {
+		r.info("appending events", "error", err.Error())
+	}
+}
