@@ -1,13 +1,9 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/signal"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,10 +11,10 @@ import (
 	"github.com/taskie-dev/taskie/internal/config"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
-	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/review"
+	"github.com/taskie-dev/taskie/internal/reviewrun"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/workflow"
@@ -81,12 +77,9 @@ type reviewResultView struct {
 type reviewJob struct {
 	p     *project.Plan
 	cfg   config.Config
-	kind  domain.Phase
-	task  domain.TaskID
-	n     int
-	model domain.Model
-	pick  review.Pick
-	name  string // the review file, relative to the plan
+	run   *reviewrun.Runner // the hook's runner: lock, reviewer, ledger
+	job   reviewrun.Job
+	files []string // the task files named in tasks.md
 }
 
 func runReview(o *reviewOpts) error {
@@ -94,32 +87,39 @@ func runReview(o *reviewOpts) error {
 	if err != nil {
 		return err
 	}
-	job, err := planReview(p, o)
+	j, err := planReview(p, o)
 	if err != nil {
 		return err
 	}
-	lock, ok, err := p.Store.Root().TryLock(store.Rel(p.ID, store.ReviewLockName))
+	lock, ok, err := j.run.Lock()
 	if err != nil {
 		return err
 	}
 	if !ok {
 		return usageErr(fmt.Errorf("a review of plan %s is running", p.ID), "wait for it to finish (`taskie status --watch` shows it), then run taskie review again")
 	}
+	// Closed, not unlocked: a reviewer that inherited the lock keeps it.
 	defer lock.Release()
-	_ = review.ClearLease(p.Store.Root(), store.Rel(p.ID, store.ReviewLockName))
-	res, err := job.run(lock.File())
+	done, err := j.run.Review(j.job, lock, j.files)
+	if f := (*reviewrun.Failed)(nil); errors.As(err, &f) {
+		hint := fmt.Sprintf("its output is in %s; `taskie doctor` checks the reviewer", f.Log)
+		if f.OutOfBudget {
+			hint = fmt.Sprintf("it used up its review_budget (%s); its output is in %s; raise \"review_budget\" in .taskie/config.json to review again", j.cfg.ReviewBudget.D(), f.Log)
+		}
+		return usageErr(fmt.Errorf("the %s reviewer failed (%s): %v", j.job.Kind, f.Kind, firstLineOf(f.Error())), hint)
+	}
+	if err != nil {
+		return usageErr(err, "`taskie help config` lists the reviewers")
+	}
+	st, moved, err := j.record(done)
 	if err != nil {
 		return err
 	}
-	st, moved, err := job.record(res)
-	if err != nil {
-		return err
-	}
-	return printReview(o, job, res, st, moved)
+	return printReview(o, j, done.Result, st, moved)
 }
 
 // planReview checks that a standalone review can run and decides its kind,
-// task, iteration and model.
+// task, iteration and model; the plan's review budgets must allow it.
 func planReview(p *project.Plan, o *reviewOpts) (*reviewJob, error) {
 	snap, err := p.Snapshot()
 	if err != nil {
@@ -140,8 +140,8 @@ func planReview(p *project.Plan, o *reviewOpts) (*reviewJob, error) {
 	if msg := cfg.TrustMessage(); msg != "" {
 		return nil, usageErr(errors.New(msg), "read .taskie/config.json, then run `taskie trust`")
 	}
-	j := &reviewJob{p: p, cfg: cfg}
-	if j.kind, err = reviewKind(o.kind, st); err != nil {
+	j := &reviewJob{p: p, cfg: cfg, files: snap.TaskFiles(), job: reviewrun.Job{Actor: "cli", Standalone: true}}
+	if j.job.Kind, err = reviewKind(o.kind, st); err != nil {
 		return nil, err
 	}
 	if err := j.pickTask(snap, o.task); err != nil {
@@ -150,19 +150,26 @@ func planReview(p *project.Plan, o *reviewOpts) (*reviewJob, error) {
 	if err := j.checkFiles(snap); err != nil {
 		return nil, err
 	}
-	j.n = snap.Latest(j.kind, j.task) + 1
-	if prev := j.n - 1; prev > 0 && !snap.PostExists(j.kind, j.task, prev) {
-		post := plan.PostReviewFile(string(j.kind), int(j.task), prev)
-		return nil, usageErr(fmt.Errorf("%s has no post-review yet", plan.ReviewFile(string(j.kind), int(j.task), prev)),
+	kind, task := j.job.Kind, j.job.Task
+	n := snap.Latest(kind, task) + 1
+	if prev := n - 1; prev > 0 && !snap.PostExists(kind, task, prev) {
+		post := plan.PostReviewFile(string(kind), int(task), prev)
+		return nil, usageErr(fmt.Errorf("%s has no post-review yet", plan.ReviewFile(string(kind), int(task), prev)),
 			fmt.Sprintf("write %s (what you changed for each finding, or that nothing needed changing) first", p.Path(post)))
 	}
 	models := cfg.Models
 	if len(models) == 0 {
 		models = domain.DefaultModels()
 	}
-	j.model = models[(j.n-1)%len(models)]
-	j.pick = review.Resolve(cfg.Reviewer, models, (j.n-1)%len(models))
-	j.name = plan.ReviewFile(string(j.kind), int(j.task), j.n)
+	j.job.Iteration, j.job.Model = n, models[(n-1)%len(models)]
+	j.job.Pick = review.Resolve(cfg.Reviewer, models, (n-1)%len(models))
+	j.run = &reviewrun.Runner{Plan: p, Cfg: cfg, Now: clock(), Info: func(msg string, attrs ...any) {
+		fmt.Fprintln(o.s.Err, append([]any{"taskie: warning: " + msg + ":"}, attrs...)...)
+	}}
+	if b := j.run.Budget(); b != nil {
+		return nil, usageErr(fmt.Errorf("plan %s: %s, so %s %d does not run", p.ID, b, kind, n),
+			`raise "budget_usd" or "review_budget" in .taskie/config.json to review again`)
+	}
 	return j, nil
 }
 
@@ -197,9 +204,9 @@ func reviewKind(kind string, st *state.State) (domain.Phase, error) {
 
 // pickTask sets the task of a code review: --task, else current_task.
 func (j *reviewJob) pickTask(snap *store.Snapshot, arg string) error {
-	if j.kind != domain.CodeReview {
+	if j.job.Kind != domain.CodeReview {
 		if arg != "" {
-			return usageErr(fmt.Errorf("--task is for code reviews; a %s is about the whole plan", j.kind), "drop --task, or use --kind code")
+			return usageErr(fmt.Errorf("--task is for code reviews; a %s is about the whole plan", j.job.Kind), "drop --task, or use --kind code")
 		}
 		return nil
 	}
@@ -208,11 +215,11 @@ func (j *reviewJob) pickTask(snap *store.Snapshot, arg string) error {
 		if err != nil {
 			return usageErr(err, "")
 		}
-		j.task = id
+		j.job.Task = id
 		return nil
 	}
 	if snap.State != nil && snap.State.Task() != 0 {
-		j.task = snap.State.Task()
+		j.job.Task = snap.State.Task()
 		return nil
 	}
 	return usageErr(errors.New("a code review needs a task, and the plan has no current task"), "name it: taskie review --kind code --task <T>")
@@ -221,98 +228,28 @@ func (j *reviewJob) pickTask(snap *store.Snapshot, arg string) error {
 // checkFiles refuses a review of a file that does not exist.
 func (j *reviewJob) checkFiles(snap *store.Snapshot) error {
 	need := map[domain.Phase]string{domain.PlanReview: "plan.md", domain.TasksReview: "tasks.md",
-		domain.CodeReview: plan.TaskFile(int(j.task)), domain.AllCodeReview: "tasks.md"}[j.kind]
+		domain.CodeReview: plan.TaskFile(int(j.job.Task)), domain.AllCodeReview: "tasks.md"}[j.job.Kind]
 	if !snap.Exists(need) {
-		return usageErr(fmt.Errorf("%s: %s is missing: nothing to review", j.kind, j.p.Path(need)), "write it first")
+		return usageErr(fmt.Errorf("%s: %s is missing: nothing to review", j.job.Kind, j.p.Path(need)), "write it first")
 	}
-	if (j.kind == domain.TasksReview || j.kind == domain.AllCodeReview) && !snap.HasTaskFile() {
-		return usageErr(fmt.Errorf("%s needs a task file (task-T.md) of a task listed in tasks.md", j.kind), "write the task files first")
+	if (j.job.Kind == domain.TasksReview || j.job.Kind == domain.AllCodeReview) && !snap.HasTaskFile() {
+		return usageErr(fmt.Errorf("%s needs a task file (task-T.md) of a task listed in tasks.md", j.job.Kind), "write the task files first")
 	}
 	return nil
 }
 
-// run runs the reviewer; a failure is logged like the hook logs it.
-func (j *reviewJob) run(hold *os.File) (review.Result, error) {
-	rv, err := review.New(j.pick.Reviewer)
-	if err != nil {
-		return review.Result{}, usageErr(err, "`taskie help config` lists the reviewers")
-	}
-	req := review.Request{Kind: j.kind, PlanID: j.p.ID, Task: j.task, Iteration: j.n, Model: j.pick.Model,
-		Root: j.p.Repo.Root, PlanDir: j.p.Dir, ReviewFile: j.p.Path(j.name), Timeout: j.cfg.ReviewerTimeout.D(),
-		Tools: j.cfg.AllowedTools, Command: j.pick.Program(j.cfg.Reviewer, j.cfg.ReviewerCommand), Effort: j.pick.Effort, HoldLock: hold,
-		Lease: func(l review.Lease) {
-			_ = review.WriteLease(j.p.Store.Root(), store.Rel(j.p.ID, store.ReviewLockName), l)
-		}}
-	if snap, err := j.p.Snapshot(); err == nil {
-		req.TaskFiles = snap.TaskFiles()
-	}
-	meta := map[string]any{"review": string(j.kind), "iteration": j.n, "model": string(j.model), "reviewer": j.pick.Reviewer, "standalone": true}
-	_ = j.p.Store.Append(j.p.ID, events.Event{Task: j.task.String(), Event: events.ReviewStarted, Actor: "cli", Meta: meta})
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
-	defer stop()
-	res, err := rv.Review(ctx, req)
-	if err == nil {
-		return res, nil
-	}
-	kind, raw := "error", []byte(err.Error())
-	var f *review.Failure
-	if errors.As(err, &f) {
-		kind, raw = f.Kind, append([]byte(f.Msg+"\n\n"), f.Raw...)
-	}
-	root, rel := j.p.Store.Root(), store.Rel(j.p.ID, j.name)
-	switch partial, rerr := root.ReadFileLimit(rel, partialReviewLimit); {
-	case rerr == nil:
-		raw = append(append(raw, "\n\n--- review file left by the failed run ---\n"...), partial...)
-		_ = root.Remove(rel)
-	case errors.Is(rerr, fsafe.ErrTooLarge):
-		raw = append(raw, "\n\n--- review file left by the failed run: not kept, "+rerr.Error()+" ---\n"...)
-		_ = root.Remove(rel)
-	}
-	log := j.keep(raw)
-	_ = j.p.Store.Append(j.p.ID, events.Event{Task: j.task.String(), Event: events.ReviewFailed, Actor: "cli",
-		Meta: map[string]any{"review": string(j.kind), "iteration": j.n, "model": string(j.model), "failure": kind, "log": log, "standalone": true}})
-	return res, usageErr(fmt.Errorf("the %s reviewer failed (%s): %v", j.kind, kind, firstLineOf(err.Error())),
-		fmt.Sprintf("its output is in %s; `taskie doctor` checks the reviewer", log))
-}
-
-// partialReviewLimit bounds the review file a failed reviewer left, which
-// goes into the failure's log.
-const partialReviewLimit = 4 << 20
-
-// keep writes a failed reviewer's output to .taskie/logs/ and returns its
-// path relative to the project.
-func (j *reviewJob) keep(raw []byte) string {
-	rel := filepath.Join(".taskie", "logs", fmt.Sprintf("%s-%s-%d-%s.log", j.p.ID, j.kind, j.n, time.Now().UTC().Format("20060102T150405Z")))
-	if j.task != 0 {
-		rel = filepath.Join(".taskie", "logs", fmt.Sprintf("%s-%s-task%s-%d-%s.log", j.p.ID, j.kind, j.task, j.n, time.Now().UTC().Format("20060102T150405Z")))
-	}
-	root := j.p.Store.Root()
-	if err := root.MkdirAll(filepath.Join(".taskie", "logs"), 0o755); err != nil {
-		return "(no log: " + err.Error() + ")"
-	}
-	f, err := root.CreateExclusive(rel, 0o644)
-	if err != nil {
-		return "(no log: " + err.Error() + ")"
-	}
-	_, _ = f.Write(raw)
-	f.Close()
-	return filepath.ToSlash(rel)
-}
-
-// record commits REVIEW_FINISHED and, when the phase may move to the
-// review, the review's place in state.json; next_phase stays null.
-func (j *reviewJob) record(res review.Result) (*state.State, bool, error) {
-	fin := map[string]any{"review": string(j.kind), "iteration": j.n, "model": string(j.model), "verdict": string(res.Verdict),
-		"cost_usd": res.CostUSD, "duration_ms": res.DurationMS, "reviewer_session": res.SessionID,
-		"review_file": j.name, "wrote_file": res.WroteFile, "standalone": true}
+// record commits the review's events (REVIEW_FINISHED, its findings in
+// the ledger) and, when the phase may move to the review, the review's
+// place in state.json; next_phase stays null.
+func (j *reviewJob) record(done *reviewrun.Done) (*state.State, bool, error) {
 	var st *state.State
 	moved := false
 	err := j.p.Update(func(s *store.Snapshot) (store.Change, error) {
-		c := store.Change{Actor: "cli", Reason: fmt.Sprintf("review: %s %d %s (standalone)", j.kind, j.n, res.Verdict), DuringReview: true,
-			Events: []events.Event{{Task: j.task.String(), Event: events.ReviewFinished, Actor: "cli", Meta: fin}}}
+		c := store.Change{Actor: "cli", Reason: fmt.Sprintf("review: %s %d %s (standalone)", j.job.Kind, j.job.Iteration, done.Result.Verdict),
+			DuringReview: true, Events: done.Events()}
 		st, moved = s.State, false
-		if s.State != nil && s.State.Next() == "" && workflow.Legal(s.State.Phase, j.kind) {
-			st, moved = j.advance(s.State, res.Verdict), true
+		if s.State != nil && s.State.Next() == "" && workflow.Legal(s.State.Phase, j.job.Kind) {
+			st, moved = j.advance(s.State, done.Assessment.Clean), true
 			c.State = st
 		}
 		return c, nil
@@ -324,33 +261,35 @@ func (j *reviewJob) record(res review.Result) (*state.State, bool, error) {
 }
 
 // advance puts the state in the review: phase, task, iteration, clean
-// count and the next model; next_phase stays null.
-func (j *reviewJob) advance(cur *state.State, v domain.Verdict) *state.State {
+// count (the ledger's clean rule, as in the hook) and the next model;
+// next_phase stays null.
+func (j *reviewJob) advance(cur *state.State, clean bool) *state.State {
 	n := cur.Clone()
-	sameCycle := (cur.Phase == j.kind || cur.Phase == workflow.PostReview(j.kind)) && cur.Task() == j.task
-	n.Phase, n.NextPhase, n.PhaseIteration = j.kind, nil, state.Int(j.n)
-	if j.kind == domain.CodeReview {
-		n.CurrentTask = state.Opt(j.task)
+	kind, task := j.job.Kind, j.job.Task
+	sameCycle := (cur.Phase == kind || cur.Phase == workflow.PostReview(kind)) && cur.Task() == task
+	n.Phase, n.NextPhase, n.PhaseIteration = kind, nil, state.Int(j.job.Iteration)
+	if kind == domain.CodeReview {
+		n.CurrentTask = state.Opt(task)
 	}
 	switch {
-	case v != domain.Pass:
+	case !clean:
 		n.ConsecutiveClean = 0
 	case sameCycle:
 		n.ConsecutiveClean = cur.ConsecutiveClean + 1
 	default:
 		n.ConsecutiveClean = 1
 	}
-	n.ReviewModel = workflow.NextModel(j.cfg.Models, j.model)
+	n.ReviewModel = workflow.NextModel(j.cfg.Models, j.job.Model)
 	return n
 }
 
 func printReview(o *reviewOpts, j *reviewJob, res review.Result, st *state.State, moved bool) error {
-	rel := filepath.ToSlash(filepath.Join(".taskie", "plans", j.p.ID, j.name))
+	rel := filepath.ToSlash(filepath.Join(".taskie", "plans", j.p.ID, j.job.Name()))
 	if o.asJSON {
-		v := reviewResultView{changedView: changed(j.p.ID, st), Review: j.kind, Iteration: j.n, Reviewer: j.pick.Reviewer,
-			Model: j.model, Verdict: res.Verdict, ReviewFile: rel, CostUSD: res.CostUSD, DurationMS: res.DurationMS, Recorded: moved}
-		if j.task != 0 {
-			v.Task = j.task.String()
+		v := reviewResultView{changedView: changed(j.p.ID, st), Review: j.job.Kind, Iteration: j.job.Iteration, Reviewer: j.job.Pick.Reviewer,
+			Model: j.job.Model, Verdict: res.Verdict, ReviewFile: rel, CostUSD: res.CostUSD, DurationMS: res.DurationMS, Recorded: moved}
+		if j.job.Task != 0 {
+			v.Task = j.job.Task.String()
 		}
 		if err := writeJSON(o.s.Out, v); err != nil {
 			return err
@@ -361,19 +300,19 @@ func printReview(o *reviewOpts, j *reviewJob, res review.Result, st *state.State
 		if res.Verdict != domain.Pass {
 			verdict = c.Red(string(res.Verdict))
 		}
-		what := fmt.Sprintf("%s %d", j.kind, j.n)
-		if j.task != 0 {
-			what += " of task " + j.task.String()
+		what := fmt.Sprintf("%s %d", j.job.Kind, j.job.Iteration)
+		if j.job.Task != 0 {
+			what += " of task " + j.job.Task.String()
 		}
-		fmt.Fprintf(o.s.Out, "%s: %s (%s %s, %s%s)\n", what, verdict, j.pick.Reviewer, j.model,
+		fmt.Fprintf(o.s.Out, "%s: %s (%s %s, %s%s)\n", what, verdict, j.job.Pick.Reviewer, j.job.Model,
 			(time.Duration(res.DurationMS) * time.Millisecond).Round(time.Second), costText(res.CostUSD))
 		fmt.Fprintf(o.s.Out, "review: %s\n", rel)
-		post := plan.PostReviewFile(string(j.kind), int(j.task), j.n)
+		post := plan.PostReviewFile(string(j.job.Kind), int(j.job.Task), j.job.Iteration)
 		if moved {
 			fmt.Fprintf(o.s.Err, "next: write %s (what you changed for each finding), then `taskie done %s`; clean reviews in a row: %d/%d\n",
-				post, workflow.PostReview(j.kind), st.ConsecutiveClean, domain.CleanToPass)
+				post, workflow.PostReview(j.job.Kind), st.ConsecutiveClean, domain.CleanToPass)
 		} else {
-			fmt.Fprintf(o.s.Err, "next: write %s before the next review (the phase stays %s: %s is no legal move from it)\n", post, phaseOf(st), j.kind)
+			fmt.Fprintf(o.s.Err, "next: write %s before the next review (the phase stays %s: %s is no legal move from it)\n", post, phaseOf(st), j.job.Kind)
 		}
 	}
 	if res.Verdict != domain.Pass {

@@ -193,7 +193,7 @@ func (h *stopper) review(snap *store.Snapshot, d workflow.StopDecision, orphan b
 		h.runner().SetAside(job, "left by a reviewer whose hook was killed")
 	}
 	s := snap.State
-	done, err := h.runner().Review(h.e.Ctx, job, h.lock, snap.TaskFiles())
+	done, err := h.runner().Review(job, h.lock, snap.TaskFiles())
 	var f *reviewrun.Failed
 	if errors.As(err, &f) {
 		return h.failed(d, f)
@@ -244,7 +244,7 @@ func (h *stopper) review(snap *store.Snapshot, d workflow.StopDecision, orphan b
 // ledger, the budget and the review.
 func (h *stopper) runner() *reviewrun.Runner {
 	if h.rr == nil {
-		h.rr = &reviewrun.Runner{Plan: h.p, Cfg: h.cfg, Now: h.now, Info: h.log.info}
+		h.rr = &reviewrun.Runner{Plan: h.p, Cfg: h.cfg, Now: h.now, Info: h.log.info, Ctx: h.e.Ctx}
 	}
 	return h.rr
 }

@@ -63,6 +63,9 @@ type Runner struct {
 	Now  time.Time // names the kept logs; judges an orphaned review's deadline
 	// Info writes a warning to the caller's log; nil drops it.
 	Info func(msg string, attrs ...any)
+	// Ctx, when set, bounds the review (tests); otherwise the review ends
+	// when this process is interrupted.
+	Ctx context.Context
 
 	lr *ledgerlog.Reader
 }
@@ -172,8 +175,8 @@ func (f *Failed) Error() string { return f.Err.Error() }
 // Review runs job under lock (held by the caller, handed to the reviewer):
 // REVIEW_STARTED is logged, the reviewer runs with the cycle's findings to
 // re-check, and its answer is judged by the ledger. A failed run is a
-// *Failed. ctx nil: the review ends when this process is interrupted.
-func (r *Runner) Review(ctx context.Context, job Job, lock *fsafe.Lock, taskFiles []string) (*Done, error) {
+// *Failed.
+func (r *Runner) Review(job Job, lock *fsafe.Lock, taskFiles []string) (*Done, error) {
 	rv, err := review.New(job.Pick.Reviewer)
 	if err != nil {
 		return nil, err
@@ -193,6 +196,7 @@ func (r *Runner) Review(ctx context.Context, job Job, lock *fsafe.Lock, taskFile
 		Lease: r.recordLease, Findings: ledger.ForReviewer(before),
 	}
 	r.Event(events.Event{Task: job.Task.String(), Event: events.ReviewStarted, Actor: job.Actor, Meta: job.meta("reviewer", job.Pick.Reviewer)})
+	ctx := r.Ctx
 	if ctx == nil {
 		// The agent's hook timeout or Ctrl-C kills this process: take the
 		// reviewer's process group down with it. Registered only here, as
