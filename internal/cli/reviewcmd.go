@@ -43,6 +43,8 @@ is a legal move, with the iteration and the clean count, but next_phase stays
 null: nothing runs at the agent's stops. Address the review in its
 post-review file, record it with taskie done post-<kind>-review, and run
 taskie review again; two PASS in a row are what the hook would call passed.
+It runs through the hook's review runner: findings go to the review ledger
+(taskie findings), and it refuses once budget_usd or review_budget is spent.
 
 The kind defaults to the review that fits the plan's phase; code reviews are
 of --task, else the current task. An automated plan (next_phase set) is
