@@ -124,6 +124,8 @@ type Tasks struct {
 	lines       []string    // original lines without "\n"; edited rows replaced
 	rows        []row       // rows[i] is the raw row of Tasks[i]
 	headerCells []string    // raw header cells, to detect aligned tables
+	headerLine  int         // index in lines of the header
+	lastLine    int         // index in lines of the table's last line
 	byID        map[int]int // id → index of its first row in Tasks
 	idCol       int         // -1 when absent
 	statusCol   int         // -1 when absent

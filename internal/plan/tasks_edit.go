@@ -104,3 +104,129 @@ func (ts *Tasks) unknownTask(id int) error {
 	}
 	return fmt.Errorf("unknown task %d (known ids: %s)", id, strings.Join(known, ", "))
 }
+
+// NextID is the id a new task gets: one more than the highest.
+func (ts *Tasks) NextID() int {
+	n := 0
+	for _, t := range ts.Tasks {
+		n = max(n, t.ID)
+	}
+	return n + 1
+}
+
+// Column returns the header name of the first of names (case-insensitive)
+// that is a column of the table, and false when none is.
+func (ts *Tasks) Column(names ...string) (string, bool) {
+	for _, n := range names {
+		if i := columnIndex(ts.Header, n); i >= 0 {
+			return ts.Header[i], true
+		}
+	}
+	return "", false
+}
+
+// DependsColumn is the name of the table's dependency column, "" when it
+// has none.
+func (ts *Tasks) DependsColumn() string {
+	if ts.depCol < 0 {
+		return ""
+	}
+	return ts.Header[ts.depCol]
+}
+
+// AppendRow adds a task row after the last row of the table, with cells
+// by column name (the columns not named stay empty); every other line of
+// the file, prose above the table included, is kept byte for byte. The
+// id must be new and the status known.
+func (ts *Tasks) AppendRow(id int, cells map[string]string) error {
+	if ts.idCol < 0 || ts.statusCol < 0 {
+		return fmt.Errorf("tasks.md has no Id or no Status column")
+	}
+	if id <= 0 {
+		return fmt.Errorf("task id %d is not a positive integer", id)
+	}
+	if _, dup := ts.byID[id]; dup {
+		return fmt.Errorf("task %d already exists", id)
+	}
+	values := make([]string, len(ts.Header))
+	values[ts.idCol] = strconv.Itoa(id)
+	for name, v := range cells {
+		col := ts.column(name)
+		if col < 0 {
+			return fmt.Errorf("tasks.md has no %q column (columns: %s)", name, strings.Join(ts.Header, ", "))
+		}
+		if col == ts.idCol {
+			continue
+		}
+		if strings.ContainsAny(v, "\r\n") {
+			return fmt.Errorf("value for column %q of task %d contains a line break", name, id)
+		}
+		values[col] = strings.TrimSpace(v)
+	}
+	if !KnownStatus(values[ts.statusCol]) {
+		return fmt.Errorf("unknown status %q (known: %s)", values[ts.statusCol], strings.Join(statuses, ", "))
+	}
+	hr, _ := splitRow(strings.TrimSuffix(ts.lines[ts.headerLine], "\r"))
+	r := row{lead: hr.lead, cells: make([]string, len(values))}
+	if hr.trail != "" {
+		r.trail = "|" // not the header's trailing spaces
+	}
+	aligned := ts.aligned()
+	for c, v := range values {
+		r.cells[c] = newCell(ts.headerCells[c], v, aligned)
+	}
+	if n := len(r.cells); r.trail == "" && !aligned {
+		r.cells[n-1] = strings.TrimRight(r.cells[n-1], " ")
+	}
+	at := ts.lastLine + 1 // after the last table line: a row or the separator
+	cr := ""
+	if strings.HasSuffix(ts.lines[ts.headerLine], "\r") {
+		cr = "\r"
+	}
+	lines := make([]string, 0, len(ts.lines)+1)
+	lines = append(lines, ts.lines[:at]...)
+	if at == len(ts.lines) {
+		// No newline at the end of the file: the row before gets one.
+		lines[at-1] += cr
+		lines = append(lines, r.render())
+	} else {
+		lines = append(lines, r.render()+cr)
+		lines = append(lines, ts.lines[at:]...)
+	}
+	n, _ := ParseTasks([]byte(strings.Join(lines, "\n")))
+	*ts = *n
+	return nil
+}
+
+// aligned reports whether the table is padded for alignment: its last row
+// (or, without rows, its separator) has every cell as wide as the header's.
+func (ts *Tasks) aligned() bool {
+	ref, ok := splitRow(strings.TrimSuffix(ts.lines[ts.lastLine], "\r"))
+	if !ok || ts.lastLine == ts.headerLine || len(ref.cells) != len(ts.headerCells) {
+		return false
+	}
+	for i, c := range ref.cells {
+		if utf8.RuneCountInString(c) != utf8.RuneCountInString(ts.headerCells[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// newCell renders value as a new cell under the raw header cell h: its
+// leading padding, the value escaped, then padded to h's width when the
+// table is aligned, or one space when h ends with one.
+func newCell(h, value string, aligned bool) string {
+	lead := h[:len(h)-len(strings.TrimLeft(h, " \t"))]
+	text := lead + escapeCell(value)
+	if n, w := utf8.RuneCountInString(text), utf8.RuneCountInString(h); aligned && n < w {
+		return text + strings.Repeat(" ", w-n)
+	}
+	if value == "" && lead != "" {
+		return text
+	}
+	if strings.HasSuffix(h, " ") || strings.HasSuffix(h, "\t") || strings.HasSuffix(text, `\`) {
+		text += " "
+	}
+	return text
+}

@@ -101,12 +101,15 @@ func (p *taskParser) walk() {
 			last = i
 		}
 	}
+	p.ts.lastLine = last
 	for i, li := range p.info {
 		switch {
 		case li.blank:
 			if i > p.header && i < last {
 				p.problem(i, "blank line inside the table")
 			}
+		case i < p.header && p.prose(i):
+			// A heading and prose above the table are kept as written.
 		case !li.isRow || i < p.header:
 			p.problem(i, "text outside the table: %q", clip(li.text))
 		case i == p.header:
@@ -125,6 +128,21 @@ func (p *taskParser) walk() {
 	if p.dataRows == 0 {
 		p.problem(p.header, "table has no task rows")
 	}
+}
+
+// prose reports whether line i, above the header, is prose: any line but
+// a table line that runs into the table (no blank line between), which
+// would be read as a row of it.
+func (p *taskParser) prose(i int) bool {
+	if !p.info[i].isRow {
+		return true
+	}
+	for j := i + 1; j < p.header; j++ {
+		if p.info[j].blank || !p.info[j].isRow {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *taskParser) reportNoTable() {
@@ -146,6 +164,7 @@ func (p *taskParser) reportNoTable() {
 func (p *taskParser) readHeader(i int) {
 	ts := p.ts
 	ts.Header = p.info[i].row.values()
+	ts.headerLine = i
 	ts.headerCells = p.info[i].row.cells
 	if !p.hasSep {
 		p.problem(i+1, "missing separator line (like |---|---|) after the header")

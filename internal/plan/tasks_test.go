@@ -82,10 +82,36 @@ func TestParseTasksProblems(t *testing.T) {
 				"Some note", "| 2 | pending |", "", "| 3 | blocked |", "", "Trailing prose"),
 			tasks: []brief{{1, "done", 5}, {2, "pending", 7}, {3, "blocked", 9}},
 			problems: []Problem{
-				{1, `text outside the table: "# Tasks"`},
 				{6, `text outside the table: "Some note"`},
 				{8, "blank line inside the table"},
 				{11, `text outside the table: "Trailing prose"`},
+			},
+		},
+		{
+			name: "heading and prose above the table",
+			in: lines("# Tasks", "", "The work of the plan, in order.", "Read `a | b` as one step.", "",
+				"| Id | Status |", "|---|---|", "| 1 | done |"),
+			tasks: []brief{{1, "done", 8}},
+		},
+		{
+			name:  "heading right above the table",
+			in:    lines("# Tasks", "| Id | Status |", "|---|---|", "| 1 | done |"),
+			tasks: []brief{{1, "done", 4}},
+		},
+		{
+			name:  "a table line running into the header",
+			in:    lines("# Tasks", "| x | y |", "| Id | Status |", "|---|---|", "| 1 | done |"),
+			tasks: []brief{{1, "done", 5}},
+			problems: []Problem{
+				{2, `text outside the table: "| x | y |"`},
+			},
+		},
+		{
+			name:  "prose above and below",
+			in:    lines("# Tasks", "", "| Id | Status |", "|---|---|", "| 1 | done |", "", "Notes below"),
+			tasks: []brief{{1, "done", 5}},
+			problems: []Problem{
+				{7, `text outside the table: "Notes below"`},
 			},
 		},
 		{
@@ -318,5 +344,107 @@ func TestTasksEditErrors(t *testing.T) {
 	empty, _ := ParseTasks(nil)
 	if err := empty.SetCell(1, "Status", "done"); err == nil || err.Error() != "unknown task 1: tasks.md has no tasks" {
 		t.Errorf("empty table error = %v", err)
+	}
+}
+
+func TestTasksHeadingProseRoundTrip(t *testing.T) {
+	head := lines("# Tasks", "", "Prose  with  odd   spacing, a | pipe and trailing space ", "")
+	in := head + lines("| Id | Status | Title |", "|----|--------|-------|", "| 1 | pending | a |", "| 2 | pending | b |")
+	ts, problems := ParseTasks([]byte(in))
+	if problems != nil {
+		t.Fatalf("problems: %v", problems)
+	}
+	if err := ts.SetStatus(2, StatusDone); err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.AppendRow(3, map[string]string{"Status": "pending", "Title": "c"}); err != nil {
+		t.Fatal(err)
+	}
+	want := head + lines("| Id | Status | Title |", "|----|--------|-------|", "| 1 | pending | a |", "| 2 | done | b |", "| 3 | pending | c |")
+	if d := cmp.Diff(want, string(ts.Bytes())); d != "" {
+		t.Errorf("Bytes (-want +got):\n%s", d)
+	}
+	if _, problems := ParseTasks(ts.Bytes()); problems != nil {
+		t.Errorf("problems after the rewrite: %v", problems)
+	}
+}
+
+func TestTasksAppendRow(t *testing.T) {
+	tests := []struct {
+		name  string
+		in    string
+		id    int
+		cells map[string]string
+		want  string
+	}{
+		{
+			name:  "escapes pipes, keeps other columns empty",
+			in:    lines("| Id | Status | Title | Depends on | Files |", "|---|---|---|---|---|", "| 1 | done | a | - | a.go |"),
+			id:    2,
+			cells: map[string]string{"status": "pending", "Title": "x | y", "Depends on": "1"},
+			want:  lines("| Id | Status | Title | Depends on | Files |", "|---|---|---|---|---|", "| 1 | done | a | - | a.go |", "| 2 | pending | x \\| y | 1 | |"),
+		},
+		{
+			name:  "aligned table stays aligned",
+			in:    lines("| Id | Status  | Title |", "|----|---------|-------|", "| 1  | done    | a     |"),
+			id:    2,
+			cells: map[string]string{"Status": "pending", "Title": "b"},
+			want:  lines("| Id | Status  | Title |", "|----|---------|-------|", "| 1  | done    | a     |", "| 2  | pending | b     |"),
+		},
+		{
+			name:  "no outer pipes, CRLF, no final newline",
+			in:    "Id | Status\r\n---|---\r\n1 | done",
+			id:    2,
+			cells: map[string]string{"Status": "pending"},
+			want:  "Id | Status\r\n---|---\r\n1 | done\r\n2 | pending",
+		},
+		{
+			name:  "into an empty table, before prose below",
+			in:    lines("# T", "| Id | Status |", "|---|---|", "", "later"),
+			id:    1,
+			cells: map[string]string{"Status": "pending"},
+			want:  lines("# T", "| Id | Status |", "|---|---|", "| 1 | pending |", "", "later"),
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ts, _ := ParseTasks([]byte(tc.in))
+			if err := ts.AppendRow(tc.id, tc.cells); err != nil {
+				t.Fatal(err)
+			}
+			if d := cmp.Diff(tc.want, string(ts.Bytes())); d != "" {
+				t.Errorf("Bytes (-want +got):\n%s", d)
+			}
+			if _, ok := ts.Find(tc.id); !ok {
+				t.Errorf("task %d not found after AppendRow", tc.id)
+			}
+		})
+	}
+}
+
+func TestTasksAppendRowErrors(t *testing.T) {
+	in := lines("| Id | Status |", "|---|---|", "| 1 | done |")
+	tests := []struct {
+		name  string
+		id    int
+		cells map[string]string
+		want  string
+	}{
+		{"duplicate id", 1, map[string]string{"Status": "pending"}, "task 1 already exists"},
+		{"unknown column", 2, map[string]string{"Status": "pending", "Owner": "x"}, `tasks.md has no "Owner" column (columns: Id, Status)`},
+		{"unknown status", 2, map[string]string{"Status": "wip"}, `unknown status "wip"`},
+		{"line break", 2, map[string]string{"Status": "pending\nx"}, "contains a line break"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ts, _ := ParseTasks([]byte(in))
+			err := ts.AppendRow(tc.id, tc.cells)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want %q", err, tc.want)
+			}
+			if string(ts.Bytes()) != in {
+				t.Errorf("the table changed: %q", ts.Bytes())
+			}
+		})
 	}
 }

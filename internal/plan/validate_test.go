@@ -151,7 +151,7 @@ func TestValidateRules(t *testing.T) {
 
 func TestValidateManyAtOnce(t *testing.T) {
 	dir := writePlan(t, map[string]string{
-		"tasks.md":           "Intro\n| Id | Status |\n|---|---|\n| 1 | wip |\n| x | done |\n",
+		"tasks.md":           "Intro\n| Id | Status |\n|---|---|\n| 1 | wip |\n| x | done |\nOutro\n",
 		"task-1.md":          "x",
 		"task-2-review-1.md": "x",
 		"notes.md":           "x",
@@ -168,9 +168,9 @@ func TestValidateManyAtOnce(t *testing.T) {
 		{Rule: 8, File: "state.json", Severity: SeverityWarning, Msg: "bad json"},
 		{Rule: 3, File: "sub/x.md", Severity: e, Msg: "sub/x.md is in a subdirectory; .md files must be directly in the plan directory"},
 		{Rule: 4, File: "task-2-review-1.md", Severity: e, Msg: "task-2-review-1.md reviews task-2.md, which is missing"},
-		{Rule: 7, File: "tasks.md", Line: 1, Severity: e, Msg: `text outside the table: "Intro"`},
 		{Rule: 7, File: "tasks.md", Line: 4, Severity: e, Msg: `task 1 has unknown status "wip" (known: pending, in-progress, done, cancelled, postponed, blocked)`},
 		{Rule: 7, File: "tasks.md", Line: 5, Severity: e, Msg: `task id "x" is not a positive integer`},
+		{Rule: 7, File: "tasks.md", Line: 6, Severity: e, Msg: `text outside the table: "Outro"`},
 	}
 	if d := cmp.Diff(want, got); d != "" {
 		t.Errorf("violations (-want +got):\n%s", d)
