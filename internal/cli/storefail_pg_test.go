@@ -13,13 +13,20 @@ import (
 )
 
 // pgPlan is a repository with one plan of two tasks, its claims in the
-// database at url.
+// database at url. Its config names the project, which counts only once
+// the user trusts it.
 func pgPlan(t *testing.T) string {
-	return writeTree(t, map[string]string{
+	dir := writeTree(t, map[string]string{
 		".taskie/plans/p/plan.md":  "# Plan\n",
 		".taskie/plans/p/tasks.md": "| Id | Status | Title |\n|----|--------|-------|\n| 1 | pending | one |\n| 2 | pending | two |\n",
 		".taskie/config.json":      `{"project": "example.com/team/app"}`,
 	})
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	var out, errb bytes.Buffer
+	if code := Run([]string{"-C", dir, "trust"}, Streams{In: strings.NewReader(""), Out: &out, Err: &errb}); code != 0 {
+		t.Fatalf("taskie trust: exit %d\n%s", code, errb.String())
+	}
+	return dir
 }
 
 // A connection lost in the middle of a command is the database's failure,
