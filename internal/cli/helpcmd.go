@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskie-dev/taskie"
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
@@ -211,6 +212,14 @@ func walk(c *cobra.Command, fn func(*cobra.Command)) {
 	}
 }
 
+// commandsByUse lists the commands a user types most, most used first: of
+// two names a typo is equally near, the one used more is suggested.
+var commandsByUse = []string{
+	"status", "continue", "claim", "ready", "done", "start", "review", "history",
+	"log", "heartbeat", "release", "config", "plan", "validate", "doctor",
+	"query", "findings", "finding", "context", "task", "use", "list", "new",
+}
+
 // unknownSubcommand is the run function of a command that only groups
 // others: without arguments it prints its help; with one it does not know,
 // it fails with the nearest command name.
@@ -228,9 +237,10 @@ func unknownSubcommand(c *cobra.Command, args []string) error {
 	if len(names) > 8 {
 		hint = fmt.Sprintf("`%s --help` lists the commands", c.CommandPath())
 	}
-	if sug := c.SuggestionsFor(args[0]); len(sug) > 0 {
-		hint = fmt.Sprintf("did you mean `%s %s`?", c.CommandPath(), sug[0])
-	} else if s := workflow.Nearest(args[0], names); s != "" {
+	// Not cobra's SuggestionsFor: it offers the first name in alphabetical
+	// order within two edits (`stauts` → start); this ranks by distance,
+	// then by how often a command is used.
+	if s := domain.NearestByUse(args[0], names, commandsByUse); s != "" {
 		hint = fmt.Sprintf("did you mean `%s %s`?", c.CommandPath(), s)
 	}
 	return usageErr(fmt.Errorf("unknown command %q for %q", args[0], c.CommandPath()), hint)

@@ -1,25 +1,51 @@
 package domain
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Nearest returns the candidate nearest to s when it is near enough to be
 // a likely typo (a third of its letters at most, case ignored), else "".
 // Phases, fields, config keys, commands and topics use it for "did you mean".
 func Nearest(s string, candidates []string) string {
-	best, bestD := "", 0
+	return NearestByUse(s, candidates, nil)
+}
+
+// NearestByUse is Nearest with ties broken by use: byUse lists candidates
+// most used first, and of two candidates at the same distance the one used
+// more wins (candidates it does not list rank after it, in their order).
+// With byUse given (command names), a candidate that s is a prefix of (two
+// letters or more) counts as distance 1, so "sta" finds status, the most
+// used of start and status.
+func NearestByUse(s string, candidates []string, byUse []string) string {
+	rank := func(c string) int {
+		if i := slices.Index(byUse, c); i >= 0 {
+			return i
+		}
+		return len(byUse)
+	}
+	low := strings.ToLower(s)
+	best, bestD, bestR := "", 0, 0
 	for _, c := range candidates {
 		if c == s {
 			return ""
 		}
-		d := distance(strings.ToLower(s), strings.ToLower(c))
+		lc := strings.ToLower(c)
+		d := distance(low, lc)
+		if byUse != nil && len([]rune(s)) >= 2 && strings.HasPrefix(lc, low) {
+			d = min(d, 1)
+		}
 		limit := max(1, len([]rune(c))/3)
-		if d <= limit && (best == "" || d < bestD) {
-			best, bestD = c, d
+		if d > limit {
+			continue
+		}
+		if r := rank(c); best == "" || d < bestD || d == bestD && r < bestR {
+			best, bestD, bestR = c, d, r
 		}
 	}
 	return best
 }
-
 // distance is the optimal string alignment distance between a and b:
 // insertions, deletions, substitutions and swaps of two neighbours.
 func distance(a, b string) int {

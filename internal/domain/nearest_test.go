@@ -33,3 +33,32 @@ func TestNearest(t *testing.T) {
 		}
 	}
 }
+
+func TestNearestByUse(t *testing.T) {
+	commands := []string{"claim", "config", "continue", "history", "review", "start", "stats-of-nothing", "status", "store", "trust"}
+	byUse := []string{"status", "continue", "claim", "review", "history", "start", "config"}
+	for _, tc := range []struct{ s, want string }{
+		{"stauts", "status"},
+		{"staus", "status"},
+		{"stats", "status"},
+		{"stat", "status"},
+		{"sta", "status"},
+		{"statr", "start"},
+		{"strat", "start"},
+		{"contineu", "continue"},
+		{"cotninue", "continue"},
+		{"hsitory", "history"},
+		{"reviw", "review"},
+		{"claime", "claim"},
+		{"confgi", "config"},
+		{"stroe", "store"},
+		{"status", ""},
+		{"xyzzy", ""},
+	} {
+		t.Run(tc.s, func(t *testing.T) {
+			if got := NearestByUse(tc.s, commands, byUse); got != tc.want {
+				t.Errorf("NearestByUse(%q) = %q, want %q", tc.s, got, tc.want)
+			}
+		})
+	}
+}
