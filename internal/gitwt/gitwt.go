@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -30,18 +31,71 @@ var ErrNotRepo = errors.New("not in a git repository")
 // Timeout bounds one git command; adding a worktree checks out files.
 var Timeout = 2 * time.Minute
 
-// scrubbed are the variables that would point git somewhere else than the
-// directory given (a git hook sets them).
-var scrubbed = []string{"GIT_DIR=", "GIT_WORK_TREE=", "GIT_COMMON_DIR=", "GIT_INDEX_FILE=", "GIT_PREFIX=", "GIT_OBJECT_DIRECTORY="}
+// scrubbed are the variables that point git at another repository, object
+// store, index or configuration than the directory given: the ones git
+// itself clears before it runs a command in another repository (`git
+// rev-parse --local-env-vars`). A git hook that runs taskie inherits them,
+// and `git -c` passes its settings on in GIT_CONFIG_PARAMETERS. The user's
+// own configuration files (GIT_CONFIG_GLOBAL, GIT_CONFIG_SYSTEM,
+// GIT_CONFIG_NOSYSTEM) and HOME are kept.
+var scrubbed = []string{
+	"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT",
+	"GIT_OBJECT_DIRECTORY", "GIT_DIR", "GIT_WORK_TREE", "GIT_IMPLICIT_WORK_TREE", "GIT_GRAFT_FILE",
+	"GIT_INDEX_FILE", "GIT_NO_REPLACE_OBJECTS", "GIT_REPLACE_REF_BASE", "GIT_PREFIX",
+	"GIT_INTERNAL_SUPER_PREFIX", "GIT_SHALLOW_FILE", "GIT_COMMON_DIR",
+	"GIT_TERMINAL_PROMPT", // set to 0 below: git never waits for a password
+}
 
-// run runs git with args in dir and returns its trimmed stdout. A failure
-// names the command and git's last line of stderr.
+// ExitError is a git command that ran and failed. One that failed because
+// its directory is in no repository wraps ErrNotRepo.
+type ExitError struct {
+	Dir     string
+	Args    string // the arguments, joined by spaces
+	Msg     string // git's last line of stderr, or the exit status
+	Code    int    // git's exit status
+	notRepo bool
+}
+
+func (e *ExitError) Error() string {
+	if e.notRepo {
+		return e.Dir + ": " + ErrNotRepo.Error()
+	}
+	return "git " + e.Args + ": " + e.Msg
+}
+
+func (e *ExitError) Unwrap() error {
+	if e.notRepo {
+		return ErrNotRepo
+	}
+	return nil
+}
+
+// ExitCode returns the exit status of the git command that failed with
+// err, or -1 when git did not run to an exit status.
+func ExitCode(err error) int {
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	return -1
+}
+
+// run runs git with args in dir under Timeout.
 func run(dir string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
 	defer cancel()
+	return Run(ctx, dir, args...)
+}
+
+// Run runs git with args in dir, with the environment Env returns, and
+// returns its trimmed stdout: every git process taskie starts goes through
+// it. A failure names the command and git's last line of stderr (an
+// *ExitError); outside a repository, or when git cannot run, the error
+// wraps ErrNotRepo.
+func Run(ctx context.Context, dir string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
-	cmd.Env = env()
+	cmd.Env = Env(os.Environ())
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -53,28 +107,24 @@ func run(dir string, args ...string) (string, error) {
 	if !errors.As(err, &ee) {
 		return "", fmt.Errorf("git %s: %w (%v)", args[0], ErrNotRepo, err)
 	}
-	if strings.Contains(msg, "not a git repository") {
-		return "", fmt.Errorf("%s: %w", dir, ErrNotRepo)
-	}
 	if msg == "" {
 		msg = err.Error()
 	}
-	return "", fmt.Errorf("git %s: %s", strings.Join(args, " "), msg)
+	return "", &ExitError{Dir: dir, Args: strings.Join(args, " "), Msg: msg, Code: ee.ExitCode(),
+		notRepo: strings.Contains(msg, "not a git repository")}
 }
 
-func env() []string {
+// Env returns environ without the scrubbed variables (and the
+// GIT_CONFIG_KEY_n/GIT_CONFIG_VALUE_n pairs GIT_CONFIG_COUNT names), with
+// GIT_TERMINAL_PROMPT=0.
+func Env(environ []string) []string {
 	var out []string
-	for _, kv := range os.Environ() {
-		keep := true
-		for _, p := range scrubbed {
-			if strings.HasPrefix(kv, p) {
-				keep = false
-				break
-			}
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if slices.Contains(scrubbed, k) || strings.HasPrefix(k, "GIT_CONFIG_KEY_") || strings.HasPrefix(k, "GIT_CONFIG_VALUE_") {
+			continue
 		}
-		if keep {
-			out = append(out, kv)
-		}
+		out = append(out, kv)
 	}
 	return append(out, "GIT_TERMINAL_PROMPT=0")
 }

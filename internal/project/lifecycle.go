@@ -3,7 +3,6 @@ package project
 import (
 	"bytes"
 	"context"
-	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -243,7 +242,7 @@ func (p *Plan) head() *gitHead {
 	if err != nil {
 		return g // no commit yet
 	}
-	sha, ct, ok := strings.Cut(strings.TrimSpace(string(out)), " ")
+	sha, ct, ok := strings.Cut(out, " ")
 	sec, err := strconv.ParseInt(ct, 10, 64)
 	if !ok || err != nil {
 		return g
@@ -256,18 +255,14 @@ func (p *Plan) head() *gitHead {
 // not know (history rewritten since) counts: HEAD moved on.
 func (g *gitHead) descends(c string) bool {
 	_, err := git(g.root, "merge-base", "--is-ancestor", c, "HEAD")
-	var ee *exec.ExitError
-	if errors.As(err, &ee) && ee.ExitCode() == 1 {
-		return false
-	}
-	return true
+	return gitwt.ExitCode(err) != 1
 }
 
 // git runs git in root with a deadline.
-func git(root string, args ...string) ([]byte, error) {
+func git(root string, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	return exec.CommandContext(ctx, "git", append([]string{"-C", root}, args...)...).Output()
+	return gitwt.Run(ctx, root, args...)
 }
 
 // inGit reports whether dir or a directory above it holds .git.

@@ -1,19 +1,17 @@
 package store
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
-	"os/exec"
 	"path"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/gitwt"
 	"github.com/taskie-dev/taskie/internal/parallel"
 )
 
@@ -161,33 +159,14 @@ func ProjectID(repoRoot, configured string) (string, error) {
 func originURL(dir string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "git", "config", "--get", "remote.origin.url")
-	cmd.Dir = dir
-	cmd.Env = gitEnv()
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if origin := strings.TrimSpace(out.String()); err == nil && origin != "" {
+	origin, err := gitwt.Run(ctx, dir, "config", "--get", "remote.origin.url")
+	if err == nil && origin != "" {
 		return origin, nil
 	}
-	var ee *exec.ExitError
-	if err != nil && !errors.As(err, &ee) {
+	if err != nil && gitwt.ExitCode(err) < 0 {
 		return "", fmt.Errorf("%s: cannot run git to find the origin remote (%v); set \"project\" in .taskie/config.json", dir, err)
 	}
 	return "", fmt.Errorf("%s: no origin remote to name the project by; add one (git remote add origin URL) or set \"project\" in .taskie/config.json, the same in every clone", dir)
-}
-
-// gitEnv is the environment without the variables a git hook sets, which
-// would point git at another repository.
-func gitEnv() []string {
-	var out []string
-	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); k == "GIT_DIR" || k == "GIT_WORK_TREE" || k == "GIT_COMMON_DIR" || k == "GIT_CONFIG" {
-			continue
-		}
-		out = append(out, kv)
-	}
-	return out
 }
 
 // NormalizeRemote turns a git remote URL into a repository identity: the
