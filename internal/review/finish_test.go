@@ -38,7 +38,7 @@ func TestFinish(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			req := Request{ReviewFile: filepath.Join(dir, "task-1-review-1.md")}
+			req := Request{Root: dir, ReviewFile: filepath.Join(dir, "task-1-review-1.md")}
 			if tc.file != missing {
 				writeFile(t, req.ReviewFile, tc.file)
 			}
@@ -72,7 +72,8 @@ func TestFinish(t *testing.T) {
 // TestFinishKeepsNonRegularFile keeps the rule that anything but a regular
 // file at the review path counts as the reviewer's (a FIFO is never read).
 func TestFinishKeepsNonRegularFile(t *testing.T) {
-	req := Request{ReviewFile: filepath.Join(t.TempDir(), "task-1-review-1.md")}
+	dir := t.TempDir()
+	req := Request{Root: dir, ReviewFile: filepath.Join(dir, "task-1-review-1.md")}
 	if err := os.Mkdir(req.ReviewFile, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -119,5 +120,25 @@ func TestReviewBlankReviews(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestFinishNeverWritesOutside: taskie writes the review text itself through
+// the safe file layer, so a plan directory that links out of the project
+// gets nothing written through it.
+func TestFinishNeverWritesOutside(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, ".taskie", "plans"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, ".taskie", "plans", "p")); err != nil {
+		t.Fatal(err)
+	}
+	req := Request{Root: dir, ReviewFile: filepath.Join(dir, ".taskie", "plans", "p", "plan-review-1.md")}
+	if _, err := finish(req, Result{Verdict: domain.Pass, Text: "review"}); err == nil {
+		t.Error("finish wrote the review through a link out of the project")
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("files written outside the project: %v", entries)
 	}
 }

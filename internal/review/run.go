@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/taskie-dev/taskie/internal/fsafe"
 )
 
 // waitDelay bounds how long Wait waits for pipes after the kill, in case
@@ -175,7 +177,7 @@ func lastLineWhere(b []byte, ok func(string) bool) string {
 // in the text is a failure.
 func finish(req Request, res Result) (Result, error) {
 	noText := strings.TrimSpace(res.Text) == ""
-	blank, err := blankFile(req.ReviewFile)
+	blank, err := blankFile(req.Root, req.ReviewFile)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && noText:
 		return res, failf(FailNoReview, res.Raw, "%s: the reviewer returned an empty review: it wrote no review file and returned no review text", req.ReviewFile)
@@ -192,8 +194,8 @@ func finish(req Request, res Result) (Result, error) {
 }
 
 // writeReview writes res.Text to the review file with write.
-func writeReview(req Request, res Result, write func(path, text string) (bool, error)) (Result, error) {
-	wrote, err := write(req.ReviewFile, res.Text)
+func writeReview(req Request, res Result, write func(dir, path, text string) (bool, error)) (Result, error) {
+	wrote, err := write(req.Root, req.ReviewFile, res.Text)
 	if err != nil {
 		return res, failf(FailNoReview, res.Raw, "%s: cannot write the review: %v", req.ReviewFile, err)
 	}
@@ -205,19 +207,38 @@ func writeReview(req Request, res Result, write func(path, text string) (bool, e
 	return res, nil
 }
 
+// reviewRoot opens the project root and names the review file inside it:
+// the file is a repository path, so it goes through the safe file layer.
+func reviewRoot(dir, path string) (*fsafe.Root, string, error) {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil || !filepath.IsLocal(rel) {
+		return nil, "", fmt.Errorf("%s: not inside the project %s", path, dir)
+	}
+	root, err := fsafe.Open(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	return root, filepath.ToSlash(rel), nil
+}
+
 // blankFile reports whether the review file at path is empty or holds only
 // white space. Only a regular file is read (a FIFO would block); anything
 // else at path counts as not blank, as it did before blank files were
 // checked.
-func blankFile(path string) (bool, error) {
-	fi, err := os.Lstat(path)
+func blankFile(dir, path string) (bool, error) {
+	root, rel, err := reviewRoot(dir, path)
+	if err != nil {
+		return false, err
+	}
+	defer root.Close()
+	fi, err := root.Lstat(rel)
 	if err != nil || !fi.Mode().IsRegular() {
 		return false, err
 	}
 	if fi.Size() == 0 {
 		return true, nil
 	}
-	b, err := os.ReadFile(path)
+	b, err := root.ReadFile(rel)
 	if err != nil {
 		return false, err
 	}
@@ -226,8 +247,13 @@ func blankFile(path string) (bool, error) {
 
 // writeNew creates path exclusively; wrote is false when the file appeared
 // meanwhile (review files are never overwritten).
-func writeNew(path, text string) (wrote bool, err error) {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+func writeNew(dir, path, text string) (wrote bool, err error) {
+	root, rel, err := reviewRoot(dir, path)
+	if err != nil {
+		return false, err
+	}
+	defer root.Close()
+	f, err := root.CreateExclusive(rel, 0o644)
 	if errors.Is(err, fs.ErrExist) {
 		return false, nil
 	}
@@ -236,32 +262,24 @@ func writeNew(path, text string) (wrote bool, err error) {
 	}
 	if err := writeSynced(f, text); err != nil {
 		// No half-written review file: a later run must be able to retry.
-		os.Remove(path)
+		_ = root.Remove(rel)
 		return false, err
 	}
 	return true, nil
 }
 
-// replaceBlank replaces the blank file at path with text, atomically: a
-// temporary file in the same directory renamed over it. A blank file holds
-// no review, so replacing it overwrites nothing.
-func replaceBlank(path, text string) (wrote bool, err error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+// replaceBlank replaces the blank file at path with text, atomically. A
+// blank file holds no review, so replacing it overwrites nothing.
+func replaceBlank(dir, path, text string) (wrote bool, err error) {
+	root, rel, err := reviewRoot(dir, path)
 	if err != nil {
 		return false, err
 	}
-	tmp := f.Name()
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return false, err
+	defer root.Close()
+	if !strings.HasSuffix(text, "\n") {
+		text += "\n"
 	}
-	if err := writeSynced(f, text); err != nil {
-		os.Remove(tmp)
-		return false, err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	if err := root.WriteFile(rel, []byte(text), true); err != nil {
 		return false, err
 	}
 	return true, nil
