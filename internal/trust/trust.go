@@ -12,7 +12,6 @@
 package trust
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -24,7 +23,7 @@ import (
 	"sort"
 	"time"
 
-	"github.com/gofrs/flock"
+	"github.com/taskie-dev/taskie/internal/fsafe"
 )
 
 // FileName is the store's name in the user's taskie state directory.
@@ -221,15 +220,14 @@ func (s *Store) change(edit func(*document) bool) error {
 // lock takes the store's sidecar lock: the store itself is replaced by a
 // rename, so a lock on it would protect nothing.
 func (s *Store) lock() (func(), error) {
-	l := flock.New(s.path+".lock", flock.SetPermissions(0o600))
-	ctx, cancel := context.WithTimeout(context.Background(), lockTimeout)
-	defer cancel()
-	ok, err := l.TryLockContext(ctx, 20*time.Millisecond)
-	if err == nil && !ok {
-		err = context.DeadlineExceeded
-	}
+	root, err := fsafe.Open(filepath.Dir(s.path))
 	if err != nil {
-		return nil, fmt.Errorf("%s: not locked: %w", l.Path(), err)
+		return nil, fmt.Errorf("trust store: %w", err)
+	}
+	defer root.Close() // the lock keeps its own descriptor
+	l, err := root.Lock(filepath.Base(s.path)+".lock", lockTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("trust store: %w; try again when the other taskie is done", err)
 	}
 	return func() { _ = l.Unlock() }, nil
 }
