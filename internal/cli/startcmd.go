@@ -2,10 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
@@ -32,7 +34,11 @@ func newStartCmdWith(s *Streams, g *globals, run func(*startOpts) error) *cobra.
 current_task set, the task marked in-progress in tasks.md. With --auto (or when
 automation is waiting for the next task) the Stop hook reviews the code at the
 agent's next stop, starting a fresh review cycle. A plan that is already
-automated stays automated; use ` + "`taskie set next_phase null`" + ` to go standalone.`,
+automated stays automated; use ` + "`taskie set next_phase null`" + ` to go standalone.
+
+A finished task is refused: done in tasks.md (reopen it first with
+` + "`taskie task status <task> pending`" + `), or completed or abandoned in its
+lifecycle. Dependencies that are not done yet draw a warning naming them.`,
 		Args: exactArgs(1, "a task id"),
 		RunE: func(_ *cobra.Command, args []string) error {
 			o.task = args[0]
@@ -54,7 +60,12 @@ func runStart(o *startOpts) error {
 		return usageErr(err, "")
 	}
 	models := p.Models()
-	_, st, err := changeWith(p, "task "+task.String()+" started", true, func(_ *store.Snapshot, cur *state.State) (store.Change, error) {
+	var unmet []domain.TaskID
+	_, st, err := changeWith(p, "task "+task.String()+" started", true, func(snap *store.Snapshot, cur *state.State) (store.Change, error) {
+		if err := startable(snap, cur, task); err != nil {
+			return store.Change{}, err
+		}
+		unmet = unmetDeps(snap, task)
 		// An automated plan stays automated: starting a task never
 		// silently switches the review loop off.
 		n, err := workflow.Start(cur, task, o.auto || cur.Next() != "", models)
@@ -66,9 +77,58 @@ func runStart(o *startOpts) error {
 	if err != nil {
 		return err
 	}
+	if len(unmet) > 0 {
+		fmt.Fprintf(o.s.Err, "taskie: warning: task %s depends on %s, not done yet\n", task, joinIDs(unmet))
+	}
 	if o.asJSON {
 		return writeJSON(o.s.Out, changed(p.ID, st))
 	}
 	fmt.Fprintf(o.s.Err, "task %s started: %s\n", task, describeState(st))
 	return nil
+}
+
+// finishedStates are the lifecycle states a task is never started from.
+var finishedStates = []lifecycle.State{lifecycle.Completed, lifecycle.Abandoned, "skipped"}
+
+// startable refuses to start a task that is finished: done in tasks.md, or
+// completed, abandoned or skipped in its lifecycle. Starting it would
+// silently reopen finished work.
+func startable(snap *store.Snapshot, cur *state.State, task domain.TaskID) error {
+	if snap.Tasks != nil {
+		if t, ok := snap.Tasks.Find(int(task)); ok && t.StatusNorm() == plan.StatusDone {
+			return &exitError{code: ExitProblems, err: fmt.Errorf("task %s is done: starting it would reopen finished work", task),
+				hint: fmt.Sprintf("to work on it again, reopen it first: `taskie task status %s pending`, then `taskie start %s`", task, task)}
+		}
+	}
+	if cur == nil || len(cur.Lifecycle) == 0 {
+		return nil
+	}
+	recs, err := lifecycle.Decode(cur.Lifecycle)
+	if err != nil {
+		return nil // for `taskie validate` to report; the start itself is fine
+	}
+	if r, ok := recs[task]; ok && slices.Contains(finishedStates, r.State) {
+		return &exitError{code: ExitProblems, err: fmt.Errorf("task %s is %s in its lifecycle: a finished task does not start again", task, r.State),
+			hint: "`taskie task show " + task.String() + "` shows its record; for more work on it, add a task with `taskie task add --title …`"}
+	}
+	return nil
+}
+
+// unmetDeps lists the dependencies of task that tasks.md marks neither done
+// nor cancelled: the task may start (the user knows best), with a warning.
+func unmetDeps(snap *store.Snapshot, task domain.TaskID) []domain.TaskID {
+	if snap.Tasks == nil {
+		return nil
+	}
+	t, ok := snap.Tasks.Find(int(task))
+	if !ok {
+		return nil
+	}
+	var out []domain.TaskID
+	for _, d := range t.DependsOn {
+		if dt, ok := snap.Tasks.Find(d); !ok || (dt.StatusNorm() != plan.StatusDone && dt.StatusNorm() != plan.StatusCancelled) {
+			out = append(out, domain.TaskID(d))
+		}
+	}
+	return out
 }
