@@ -1,0 +1,133 @@
+package taskie
+
+// The architecture test: the import rules and the one file layer that
+// docs/architecture.md describes, checked on the source itself so that a
+// change that breaks them fails the build instead of a review.
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/taskie-dev/taskie/"
+
+// goPackage is one directory's production (non-test) Go files, parsed.
+type goPackage struct {
+	dir   string // slash path from the repository root, e.g. internal/store
+	files map[string]*ast.File
+}
+
+func (p goPackage) imports() map[string][]string {
+	out := map[string][]string{}
+	for name, f := range p.files {
+		for _, im := range f.Imports {
+			path, _ := strconv.Unquote(im.Path.Value)
+			out[path] = append(out[path], name)
+		}
+	}
+	return out
+}
+
+func loadPackages(t *testing.T) map[string]goPackage {
+	t.Helper()
+	pkgs := map[string]goPackage{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); path != "." && (strings.HasPrefix(name, ".") || name == "testdata" || name == "node_modules") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly|parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		if f.Name.Name == "main" && filepath.Dir(path) == "." {
+			return nil
+		}
+		full, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			return err
+		}
+		dir := filepath.ToSlash(filepath.Dir(path))
+		p, ok := pkgs[dir]
+		if !ok {
+			p = goPackage{dir: dir, files: map[string]*ast.File{}}
+			pkgs[dir] = p
+		}
+		p.files[filepath.ToSlash(path)] = full
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkgs
+}
+
+// deciders are the pure packages: values in, a decision out.
+var deciders = []string{"internal/workflow", "internal/lifecycle", "internal/ledger", "internal/parallel", "internal/planchoice", "internal/needs"}
+
+// forbiddenInDeciders are the imports that would let a decider do I/O of its own.
+var forbiddenInDeciders = []string{module + "internal/store", module + "internal/fsafe", module + "internal/project", "os/exec", "net", "net/http", "net/url"}
+
+func TestDecidersArePure(t *testing.T) {
+	pkgs := loadPackages(t)
+	for _, dir := range deciders {
+		p, ok := pkgs[dir]
+		if !ok {
+			continue
+		}
+		for path, files := range p.imports() {
+			if slices.Contains(forbiddenInDeciders, path) {
+				t.Errorf("%s imports %s (%s): a decider takes values and does no I/O; gather the value in the shell and pass it in", dir, path, strings.Join(files, ", "))
+			}
+		}
+		for name, f := range p.files {
+			ast.Inspect(f, func(n ast.Node) bool {
+				if sel, ok := n.(*ast.SelectorExpr); ok {
+					if id, ok := sel.X.(*ast.Ident); ok && id.Name == "time" && sel.Sel.Name == "Now" {
+						t.Errorf("%s: calls time.Now: a decider takes now as a value", name)
+					}
+				}
+				return true
+			})
+		}
+	}
+}
+
+// TestStoreDecidesNothing: the store writes what it is handed and imports no
+// decider; the folds of the log (history) read events, not the store.
+func TestStoreDecidesNothing(t *testing.T) {
+	pkgs := loadPackages(t)
+	check := func(dir string, banned []string, why string) {
+		p, ok := pkgs[dir]
+		if !ok {
+			t.Fatalf("package %s not found", dir)
+		}
+		for path, files := range p.imports() {
+			for _, b := range banned {
+				if path == module+b {
+					t.Errorf("%s imports %s (%s): %s", dir, b, strings.Join(files, ", "), why)
+				}
+			}
+		}
+	}
+	for _, dir := range []string{"internal/store", "internal/store/postgres"} {
+		check(dir, deciders, "the store writes what it is handed and decides nothing")
+	}
+	check("internal/history", []string{"internal/store", "internal/project"}, "the folds read the log, not the store")
+}
