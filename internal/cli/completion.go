@@ -168,7 +168,7 @@ func completePhases(g *globals, _ []string) []cobra.Completion {
 	}
 	seen := map[domain.Phase]bool{}
 	var out []cobra.Completion
-	for _, ph := range append(first, workflow.Phases...) {
+	for _, ph := range append(first, domain.Phases...) {
 		if !seen[ph] {
 			seen[ph] = true
 			out = append(out, cobra.CompletionWithDesc(string(ph), workflow.Stage(ph)))
@@ -187,7 +187,7 @@ func completeFieldValue(g *globals, args []string) []cobra.Completion {
 		return completePhases(g, args)
 	case "next_phase":
 		out := []cobra.Completion{"null"}
-		for _, ph := range append(append([]domain.Phase{}, workflow.Phases...), domain.CompleteTask, domain.CompleteTaskTDD) {
+		for _, ph := range append(append([]domain.Phase{}, domain.Phases...), domain.CompleteTask, domain.CompleteTaskTDD) {
 			out = append(out, string(ph))
 		}
 		return out

@@ -32,7 +32,7 @@ type continueView struct {
 // postReviewFiles names the files of the post-review a route asks for,
 // relative to the project root.
 func postReviewFiles(p *project.Plan, v *continueView) {
-	review := workflow.ReviewOf(domain.Phase(v.Action))
+	review := domain.ReviewOf(domain.Phase(v.Action))
 	if review == "" {
 		return
 	}

@@ -50,7 +50,7 @@ func mermaid() string {
 	id := func(p domain.Phase) string { return strings.ReplaceAll(string(p), "-", "_") }
 	var b strings.Builder
 	b.WriteString("stateDiagram-v2\n")
-	for _, p := range workflow.Phases {
+	for _, p := range domain.Phases {
 		fmt.Fprintf(&b, "    state \"%s\" as %s\n", p, id(p))
 	}
 	fmt.Fprintf(&b, "    [*] --> %s\n", id(domain.NewPlan))

@@ -94,7 +94,7 @@ func legalHint(*state.State) string {
 // postReviewWritten refuses to record a post-review whose file is missing:
 // the next review would otherwise lose what the agent changed.
 func postReviewWritten(p *project.Plan, s *state.State, phase domain.Phase) error {
-	review := workflow.ReviewOf(phase)
+	review := domain.ReviewOf(phase)
 	if review == "" || s.Iteration() == 0 {
 		return nil
 	}

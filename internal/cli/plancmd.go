@@ -184,7 +184,7 @@ func describeState(st *state.State) string {
 		text += ", the plan is complete"
 	case next == "":
 		text += ", standalone (nothing runs at the agent's stops; `taskie review` runs a review now)"
-	case workflow.IsReview(next):
+	case domain.IsReview(next):
 		text += ", next " + string(next) + " (the hook runs it at the agent's next stop)"
 	default:
 		text += ", next " + string(next)

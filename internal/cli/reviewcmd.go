@@ -268,7 +268,7 @@ func (j *reviewJob) record(done *reviewrun.Done) (*state.State, bool, error) {
 func (j *reviewJob) advance(cur *state.State, clean bool) *state.State {
 	n := cur.Clone()
 	kind, task := j.job.Kind, j.job.Task
-	sameCycle := (cur.Phase == kind || cur.Phase == workflow.PostReview(kind)) && cur.Task() == task
+	sameCycle := (cur.Phase == kind || cur.Phase == domain.PostReview(kind)) && cur.Task() == task
 	n.Phase, n.NextPhase, n.PhaseIteration = kind, nil, state.Int(j.job.Iteration)
 	if kind == domain.CodeReview {
 		n.CurrentTask = state.Opt(task)
@@ -312,7 +312,7 @@ func printReview(o *reviewOpts, j *reviewJob, res review.Result, st *state.State
 		post := plan.PostReviewFile(string(j.job.Kind), int(j.job.Task), j.job.Iteration)
 		if moved {
 			fmt.Fprintf(o.s.Err, "next: write %s (what you changed for each finding), then `taskie done %s`; clean reviews in a row: %d/%d\n",
-				post, workflow.PostReview(j.job.Kind), st.ConsecutiveClean, domain.CleanToPass)
+				post, domain.PostReview(j.job.Kind), st.ConsecutiveClean, domain.CleanToPass)
 		} else {
 			fmt.Fprintf(o.s.Err, "next: write %s before the next review (the phase stays %s: %s is no legal move from it)\n", post, phaseOf(st), j.job.Kind)
 		}

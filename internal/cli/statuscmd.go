@@ -181,10 +181,10 @@ func buildStatus(p *project.Plan) (*statusView, error) {
 // cycleReview names the review cycle a state is in, "" when none.
 func cycleReview(st *state.State) domain.Phase {
 	for _, p := range []domain.Phase{st.Next(), st.Phase} {
-		if workflow.IsReview(p) {
+		if domain.IsReview(p) {
 			return p
 		}
-		if r := workflow.ReviewOf(p); r != "" {
+		if r := domain.ReviewOf(p); r != "" {
 			return r
 		}
 	}

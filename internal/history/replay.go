@@ -166,7 +166,7 @@ func (r *Replayer) commit(e events.Event) bool {
 
 func (r *Replayer) phaseChange(e events.Event) bool {
 	to := domain.Phase(e.To)
-	if !workflow.IsPhase(to) {
+	if !domain.IsPhase(to) {
 		r.note(e, "unknown phase %q: event ignored", e.To)
 		return false
 	}
@@ -185,7 +185,7 @@ func (r *Replayer) phaseChange(e events.Event) bool {
 		switch {
 		case v == nil || (isStr && s == ""):
 			next, hasNext = nil, true
-		case isStr && workflow.IsNextPhase(domain.Phase(s)):
+		case isStr && domain.IsNextPhase(domain.Phase(s)):
 			next, hasNext = state.Opt(domain.Phase(s)), true
 		default:
 			r.note(e, "unknown next_phase %v: event ignored", v)

@@ -8,7 +8,6 @@ import (
 	"text/template"
 
 	"github.com/taskie-dev/taskie/internal/domain"
-	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
 //go:embed messages/*.tmpl
@@ -67,7 +66,7 @@ func BlockMessage(d BlockData) string {
 	var b bytes.Buffer
 	if err := messages().ExecuteTemplate(&b, string(d.Review)+".tmpl", d); err != nil {
 		return fmt.Sprintf("taskie: %s %d: %s. Read %s, address it, write %s, run `taskie done %s`.",
-			d.Review, d.Iteration, d.Outcome(), d.ReviewFile, d.PostFile, workflow.PostReview(d.Review))
+			d.Review, d.Iteration, d.Outcome(), d.ReviewFile, d.PostFile, domain.PostReview(d.Review))
 	}
 	return b.String()
 }

@@ -78,7 +78,7 @@ func render(d workflow.StopDecision, v view) Result {
 			d.Review, s.Phase, s.Phase, quoteList(workflow.LegalFrom(s.Phase))))
 	case workflow.RNoProgress:
 		return Allow(fmt.Sprintf("taskie: the %s feedback was not addressed (no post-review recorded since the last block), so no new review ran. Do the %s and record it with `taskie done %s`, or run `taskie pause` to stop automation.",
-			d.Review, workflow.PostReview(d.Review), workflow.PostReview(d.Review)))
+			d.Review, domain.PostReview(d.Review), domain.PostReview(d.Review)))
 	case workflow.RBlockCap:
 		return Allow(fmt.Sprintf("taskie: %d blocks in a row in this session (cap %d), so no review ran. Stop here; the next stop after a new prompt reviews again (raise \"block_cap\" in .taskie/config.json to allow longer chains).", v.blocksInRow, v.blockCap))
 	case workflow.RReviewsOff:
@@ -101,7 +101,7 @@ func render(d workflow.StopDecision, v view) Result {
 // pendingMessage reminds the agent of an action automation is waiting for.
 func pendingMessage(s *state.State, a Agent) string {
 	switch n := s.Next(); {
-	case workflow.IsAdvanceTarget(n), n == domain.CreateTasks:
+	case domain.IsAdvanceTarget(n), n == domain.CreateTasks:
 		return fmt.Sprintf("taskie: %s is next. %s.", n, RunAction(a, "continue-plan"))
 	case n == domain.Complete:
 		return "taskie: the plan is complete. Run `taskie continue` to record it."

@@ -135,7 +135,7 @@ func (h *stopper) facts(snap *store.Snapshot) workflow.StopFacts {
 	if task > 0 {
 		f.TaskFileExists = snap.Exists(plan.TaskFile(int(task)))
 	}
-	if workflow.IsReview(s.Phase) {
+	if domain.IsReview(s.Phase) {
 		f.PostReviewExists = snap.PostExists(s.Phase, task, s.Iteration())
 	}
 	f.ReviewAhead = func(review domain.Phase, n int) bool { return snap.ReviewExists(review, task, n) }

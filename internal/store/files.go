@@ -22,7 +22,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
-	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
 // Lock files beside state.json (git-ignored, allowed by validation). The
@@ -281,10 +280,10 @@ func (s *Snapshot) decodeState(raw []byte) {
 // never rewritten. (A current_task that is no task id is refused by
 // state.Decode already.)
 func checkPhases(p string, s *state.State) error {
-	if !workflow.IsPhase(s.Phase) {
-		return &state.FieldError{Path: p, Field: "phase", Msg: fmt.Sprintf("unknown phase %q; phases are %s", s.Phase, joinPhases(workflow.Phases))}
+	if !domain.IsPhase(s.Phase) {
+		return &state.FieldError{Path: p, Field: "phase", Msg: fmt.Sprintf("unknown phase %q; phases are %s", s.Phase, joinPhases(domain.Phases))}
 	}
-	if n := s.Next(); n != "" && !workflow.IsNextPhase(n) {
+	if n := s.Next(); n != "" && !domain.IsNextPhase(n) {
 		return &state.FieldError{Path: p, Field: "next_phase", Msg: fmt.Sprintf("unknown next_phase %q", n)}
 	}
 	return nil
@@ -943,7 +942,7 @@ func redoStatuses(ts *plan.Tasks, statuses map[string]string) bool {
 // next at iteration 0, and the review, the task or the iteration moved.
 func startsCycle(old, cur *state.State) bool {
 	r := cur.Next()
-	if !workflow.IsReview(r) || cur.Iteration() != 0 {
+	if !domain.IsReview(r) || cur.Iteration() != 0 {
 		return false
 	}
 	if old == nil {

@@ -36,18 +36,18 @@ func TestPhaseClassification(t *testing.T) {
 	}
 	for p, want := range tests {
 		got := class{
-			Phase: IsPhase(p), Next: IsNextPhase(p), Advance: IsAdvanceTarget(p), Review: IsReview(p),
-			Post: IsPostReview(p), Implementing: IsImplementing(p), Stage: Stage(p),
-			PostReview: PostReview(p), ReviewOf: ReviewOf(p),
+			Phase: domain.IsPhase(p), Next: domain.IsNextPhase(p), Advance: domain.IsAdvanceTarget(p), Review: domain.IsReview(p),
+			Post: domain.IsPostReview(p), Implementing: domain.IsImplementing(p), Stage: Stage(p),
+			PostReview: domain.PostReview(p), ReviewOf: domain.ReviewOf(p),
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("%q (-want +got):\n%s", p, diff)
 		}
 	}
-	if len(Phases) != 14 {
-		t.Errorf("len(Phases) = %d, want the 14 phases of SPEC §4", len(Phases))
+	if len(domain.Phases) != 14 {
+		t.Errorf("len(domain.Phases) = %d, want the 14 phases of SPEC §4", len(domain.Phases))
 	}
-	if diff := cmp.Diff([]domain.Phase{domain.PlanReview, domain.TasksReview, domain.CodeReview, domain.AllCodeReview}, Reviews); diff != "" {
+	if diff := cmp.Diff([]domain.Phase{domain.PlanReview, domain.TasksReview, domain.CodeReview, domain.AllCodeReview}, domain.Reviews); diff != "" {
 		t.Errorf("Reviews (-want +got):\n%s", diff)
 	}
 }

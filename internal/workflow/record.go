@@ -22,7 +22,7 @@ func Record(s *state.State, p domain.Phase, auto bool, models []domain.Model) (*
 	if err := CheckMove(s.Phase, p); err != nil {
 		return nil, err
 	}
-	if IsImplementing(p) && n.Task() == 0 {
+	if domain.IsImplementing(p) && n.Task() == 0 {
 		return nil, fmt.Errorf("no current task: run `taskie start <task>` first")
 	}
 	automated := auto || s.Next() != ""
@@ -69,12 +69,12 @@ func Set(s *state.State, field, value string) (*state.State, error) {
 		}
 		n.Phase = domain.Phase(value)
 	case "next_phase":
-		if !null && !IsNextPhase(domain.Phase(value)) {
-			next := append(slices.Clone(Phases), domain.CompleteTask, domain.CompleteTaskTDD)
+		if !null && !domain.IsNextPhase(domain.Phase(value)) {
+			next := append(slices.Clone(domain.Phases), domain.CompleteTask, domain.CompleteTaskTDD)
 			if s := Nearest(value, phaseNames(next)); s != "" {
 				return nil, fmt.Errorf("unknown next_phase %q; did you mean %q?", value, s)
 			}
-			return nil, fmt.Errorf("unknown next_phase %q; use null or one of %s", value, quoteList(append(slices.Clone(Phases), domain.CompleteTask, domain.CompleteTaskTDD)))
+			return nil, fmt.Errorf("unknown next_phase %q; use null or one of %s", value, quoteList(append(slices.Clone(domain.Phases), domain.CompleteTask, domain.CompleteTaskTDD)))
 		}
 		n.NextPhase = nil
 		if !null {
@@ -144,8 +144,8 @@ func Set(s *state.State, field, value string) (*state.State, error) {
 // code-review, the task. review is "" outside every review cycle.
 func CycleOf(s *state.State) (review domain.Phase, task domain.TaskID) {
 	review = s.Next()
-	if !IsReview(review) {
-		review = ReviewOf(review)
+	if !domain.IsReview(review) {
+		review = domain.ReviewOf(review)
 	}
 	switch review {
 	case "":
@@ -191,10 +191,10 @@ func nonNegative(field, v string) (int, error) {
 // current_task needs no check: Decode refuses one that is no task id.
 func Check(s *state.State) []string {
 	var out []string
-	if !IsPhase(s.Phase) {
+	if !domain.IsPhase(s.Phase) {
 		out = append(out, fmt.Sprintf("unknown phase %q", s.Phase))
 	}
-	if n := s.Next(); n != "" && !IsNextPhase(n) {
+	if n := s.Next(); n != "" && !domain.IsNextPhase(n) {
 		out = append(out, fmt.Sprintf("unknown next_phase %q", n))
 	}
 	if s.PhaseIteration != nil && *s.PhaseIteration < 0 {

@@ -123,7 +123,7 @@ func (r Route) Text() string {
 	if r.PostFile != "" {
 		fmt.Fprintf(&b, "post-review file: %s\n", r.PostFile)
 	}
-	if a := domain.Phase(r.Action); len(r.Options) <= 1 && (IsPhase(a) || IsAdvanceTarget(a) || r.Action == AddTask) {
+	if a := domain.Phase(r.Action); len(r.Options) <= 1 && (domain.IsPhase(a) || domain.IsAdvanceTarget(a) || r.Action == AddTask) {
 		fmt.Fprintf(&b, "action: %s\n", r.Agent.Ref(r.Action))
 	}
 	return b.String()
@@ -152,16 +152,16 @@ func route(f RouteFacts, models []domain.Model) Route {
 		return Route{Action: Nothing, Repair: n, Why: "the all-code review passed: the plan is complete (recorded)"}
 	case s.Phase == domain.Complete && s.Next() == "":
 		return Route{Action: Nothing, Why: "the plan is complete; add a task with " + f.Agent.Ref(AddTask) + " to go on"}
-	case IsReview(s.Next()) && s.MaxReviews == 0:
+	case domain.IsReview(s.Next()) && s.MaxReviews == 0:
 		return Route{Action: EndTurn, Task: s.Task(),
 			Why: fmt.Sprintf("%s is due but max_reviews is 0 (reviews off): end your turn and the Stop hook skips it", s.Next())}
-	case (IsReview(s.Next()) || IsPostReview(s.Next())) && !IterationInRange(s):
+	case (domain.IsReview(s.Next()) || domain.IsPostReview(s.Next())) && !IterationInRange(s):
 		return iterationOutOfRange(f, s)
-	case IsPostReview(s.Next()):
+	case domain.IsPostReview(s.Next()):
 		return postReviewDue(f, s)
-	case IsReview(s.Next()):
+	case domain.IsReview(s.Next()):
 		return reviewDue(f, s, models)
-	case IsAdvanceTarget(s.Next()):
+	case domain.IsAdvanceTarget(s.Next()):
 		return nextTask(f, s)
 	case s.Next() != "":
 		return Route{Action: string(s.Next()), Task: s.Task(), Why: fmt.Sprintf("next_phase is %s", s.Next())}
@@ -171,7 +171,7 @@ func route(f RouteFacts, models []domain.Model) Route {
 
 // postReviewDue: the hook blocked and the agent owes a post-review.
 func postReviewDue(f RouteFacts, s *state.State) Route {
-	post, review, n := s.Next(), ReviewOf(s.Next()), s.Iteration()
+	post, review, n := s.Next(), domain.ReviewOf(s.Next()), s.Iteration()
 	if f.PostExists(review, s.Task(), n) {
 		r := s.Clone()
 		r.Phase, r.NextPhase = post, state.Opt(review)
@@ -194,8 +194,8 @@ func IterationInRange(s *state.State) bool {
 // highest iteration of the cycle's review on disk.
 func iterationOutOfRange(f RouteFacts, s *state.State) Route {
 	review := s.Next()
-	if !IsReview(review) {
-		review = ReviewOf(review)
+	if !domain.IsReview(review) {
+		review = domain.ReviewOf(review)
 	}
 	n := 0
 	if f.Latest != nil {
@@ -219,15 +219,15 @@ func reviewDue(f RouteFacts, s *state.State, models []domain.Model) Route {
 		r := s.Clone()
 		r.PhaseIteration, r.ConsecutiveClean, r.ReviewModel = state.Int(n), 0, NextModel(models, s.ReviewModel)
 		if f.PostExists(review, t, n) {
-			r.Phase, r.NextPhase = PostReview(review), state.Opt(review)
+			r.Phase, r.NextPhase = domain.PostReview(review), state.Opt(review)
 			return Route{Action: EndTurn, Task: s.Task(), Repair: r,
 				Why: fmt.Sprintf("%s iteration %d and its post-review exist but state.json was not updated (taskie continue records it; the verdict is lost); end your turn and the Stop hook runs iteration %d", review, n, n+1)}
 		}
-		r.Phase, r.NextPhase = review, state.Opt(PostReview(review))
-		return Route{Action: string(PostReview(review)), Task: s.Task(), Repair: r, Command: "taskie done " + string(PostReview(review)),
+		r.Phase, r.NextPhase = review, state.Opt(domain.PostReview(review))
+		return Route{Action: string(domain.PostReview(review)), Task: s.Task(), Repair: r, Command: "taskie done " + string(domain.PostReview(review)),
 			Why: fmt.Sprintf("%s iteration %d was written but state.json was not updated (taskie continue records it; the verdict is lost); do the post-review", review, n)}
 	}
-	if IsImplementing(s.Phase) && unfinished(f.Subtasks) {
+	if domain.IsImplementing(s.Phase) && unfinished(f.Subtasks) {
 		return Route{Action: string(domain.ContinueTask), Task: s.Task(), Command: "taskie done " + string(s.Phase),
 			Why: fmt.Sprintf("task %s has unfinished subtasks; finish them, then run the command and end your turn for the code review", s.Task())}
 	}
@@ -266,12 +266,12 @@ func nextTask(f RouteFacts, s *state.State) Route {
 // standalone: next_phase is null, so only the phase and files say what's next.
 func standalone(f RouteFacts, s *state.State) Route {
 	p := s.Phase
-	if IsImplementing(p) && unfinished(f.Subtasks) {
+	if domain.IsImplementing(p) && unfinished(f.Subtasks) {
 		return Route{Action: string(domain.ContinueTask), Task: s.Task(), Why: fmt.Sprintf("task %s has unfinished subtasks", s.Task())}
 	}
-	if IsReview(p) {
+	if domain.IsReview(p) {
 		if n := f.Latest(p, s.Task()); n > 0 && !f.PostExists(p, s.Task(), n) {
-			return Route{Action: string(PostReview(p)), Task: s.Task(), Why: fmt.Sprintf("%s iteration %d has no post-review yet", p, n)}
+			return Route{Action: string(domain.PostReview(p)), Task: s.Task(), Why: fmt.Sprintf("%s iteration %d has no post-review yet", p, n)}
 		}
 	}
 	opts := optionsAfter(p, s.TDD)

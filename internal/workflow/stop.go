@@ -177,19 +177,19 @@ func Decide(f StopFacts) StopDecision {
 		return StopDecision{Reason: RStateUnreadable}
 	}
 	n := s.Next()
-	if !IsReview(n) && !IsPostReview(n) {
+	if !domain.IsReview(n) && !domain.IsPostReview(n) {
 		return StopDecision{Reason: RNotReview, Review: n}
 	}
 	if s.NeedsHuman {
 		// The review ledger found the cycle going round (SPEC §19): no
 		// review, no reminder, until a human decides (taskie resume).
 		review := n
-		if !IsReview(n) {
-			review = ReviewOf(n)
+		if !domain.IsReview(n) {
+			review = domain.ReviewOf(n)
 		}
 		return StopDecision{Reason: RNeedsHuman, Review: review, Task: s.Task(), Iteration: s.Iteration()}
 	}
-	if f.Untrusted != "" && IsReview(n) {
+	if f.Untrusted != "" && domain.IsReview(n) {
 		return StopDecision{Reason: RUntrusted}
 	}
 	// One review per plan at a time: another stop must not review, recover
@@ -202,10 +202,10 @@ func Decide(f StopFacts) StopDecision {
 	}
 	var save *state.State
 	why := ""
-	if review := s.Phase; IsReview(review) && n == PostReview(review) && f.PostReviewExists {
+	if review := s.Phase; domain.IsReview(review) && n == domain.PostReview(review) && f.PostReviewExists {
 		// The agent wrote the post-review without recording it.
 		save = s.Clone()
-		save.Phase, save.NextPhase = PostReview(review), state.Opt(review)
+		save.Phase, save.NextPhase = domain.PostReview(review), state.Opt(review)
 		s, why = save, "post-review file found: recorded"
 	}
 	if StaleCycle(s) {
@@ -232,7 +232,7 @@ func Decide(f StopFacts) StopDecision {
 func recoverAhead(f StopFacts, s *state.State) (StopDecision, bool) {
 	review := s.Next()
 	n := s.Iteration() + 1
-	if !IsReview(review) || !Legal(s.Phase, review) || !IterationInRange(s) || s.Iteration() >= s.MaxReviews || f.ReviewAhead == nil || !f.ReviewAhead(review, n) {
+	if !domain.IsReview(review) || !Legal(s.Phase, review) || !IterationInRange(s) || s.Iteration() >= s.MaxReviews || f.ReviewAhead == nil || !f.ReviewAhead(review, n) {
 		return StopDecision{}, false
 	}
 	if f.OrphanAhead != nil && f.OrphanAhead(review, n) {
@@ -245,7 +245,7 @@ func recoverAhead(f StopFacts, s *state.State) (StopDecision, bool) {
 	if route.Repair == nil {
 		return StopDecision{}, false
 	}
-	if route.Repair.Next() != PostReview(review) {
+	if route.Repair.Next() != domain.PostReview(review) {
 		// Post-review also done: go on to the next review.
 		return StopDecision{Save: route.Repair, SaveReason: "recovered: " + route.Why}, false
 	}
@@ -261,24 +261,24 @@ func recoverAhead(f StopFacts, s *state.State) (StopDecision, bool) {
 // (`taskie done continue-task` mid-cycle keeps it).
 func StaleCycle(s *state.State) bool {
 	r, p := s.Next(), s.Phase
-	if !IsReview(r) || p == r || p == PostReview(r) || (s.Iteration() == 0 && s.ConsecutiveClean == 0) {
+	if !domain.IsReview(r) || p == r || p == domain.PostReview(r) || (s.Iteration() == 0 && s.ConsecutiveClean == 0) {
 		return false
 	}
-	return IsReview(p) || IsPostReview(p) || p == domain.Complete
+	return domain.IsReview(p) || domain.IsPostReview(p) || p == domain.Complete
 }
 
 func decide(f StopFacts, s *state.State) StopDecision {
 	review := s.Next()
-	if (IsReview(review) || IsPostReview(review)) && s.MaxReviews != 0 && !IterationInRange(s) {
+	if (domain.IsReview(review) || domain.IsPostReview(review)) && s.MaxReviews != 0 && !IterationInRange(s) {
 		// Illegal: no file number (review or post-review) may come from it.
 		// (With reviews off no number is used: the review is skipped.)
 		r := review
-		if !IsReview(r) {
-			r = ReviewOf(r)
+		if !domain.IsReview(r) {
+			r = domain.ReviewOf(r)
 		}
 		return StopDecision{Reason: RIterationRange, Review: r, Iteration: s.Iteration()}
 	}
-	if r := ReviewOf(review); r != "" && r == s.Phase {
+	if r := domain.ReviewOf(review); r != "" && r == s.Phase {
 		// Re-sent only at the first stop of a turn: within a chain of
 		// blocks (or if the session memory cannot be kept) it must not loop.
 		if !f.Active && (f.LastReviewBlock == nil || *f.LastReviewBlock != MarkOf(s)) {
@@ -287,7 +287,7 @@ func decide(f StopFacts, s *state.State) StopDecision {
 		}
 		return StopDecision{Reason: RPostOwed, Review: review, Iteration: s.Iteration()}
 	}
-	if !IsReview(review) {
+	if !domain.IsReview(review) {
 		return StopDecision{Reason: RNotReview, Review: review}
 	}
 	if !Legal(s.Phase, review) {
@@ -392,7 +392,7 @@ func apply(s *state.State, d StopDecision, isClean bool, pendingOther bool, mode
 	n.ConsecutiveClean = clean
 	n.ReviewModel = NextModel(models, d.Model)
 	if clean < domain.CleanToPass {
-		n.NextPhase = state.Opt(PostReview(d.Review))
+		n.NextPhase = state.Opt(domain.PostReview(d.Review))
 		return n, Outcome{Clean: clean}
 	}
 	target := AdvanceTarget(d.Review, s.TDD, pendingOther)

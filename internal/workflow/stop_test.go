@@ -688,8 +688,8 @@ func TestDecideReadsTheBudgetOnlyForAReview(t *testing.T) {
 // Every decision that runs no reviewer has a reason code, and only the
 // decisions that block or run something have an action other than Allow.
 func TestDecideAlwaysGivesAReason(t *testing.T) {
-	for _, p := range Phases {
-		for _, n := range append(append([]domain.Phase{""}, Phases...), domain.CompleteTask, domain.CompleteTaskTDD) {
+	for _, p := range domain.Phases {
+		for _, n := range append(append([]domain.Phase{""}, domain.Phases...), domain.CompleteTask, domain.CompleteTaskTDD) {
 			for _, lock := range []LockState{LockUnknown, LockHeld, LockBusy} {
 				s := mkState(p, n, 1, 1, "opus", 0)
 				d := Decide(factsWith(s, func(f *StopFacts) { f.Lock = lock }))
@@ -912,8 +912,8 @@ func TestDecideMaxReviewsZeroLastTaskStartsFreshCycle(t *testing.T) {
 // not make the hook record an illegal phase move.
 func TestHookNeverRecordsAnIllegalMove(t *testing.T) {
 	var bad []string
-	for _, p := range Phases {
-		for _, review := range Reviews {
+	for _, p := range domain.Phases {
+		for _, review := range domain.Reviews {
 			s := mkState(p, review, 1, 1, "opus", 0)
 			d := Decide(okFacts(s))
 			if d.Save != nil && !Legal(p, d.Save.Phase) {

@@ -66,7 +66,7 @@ var Table = []Move{
 
 // Legal reports whether phase may change from → to.
 func Legal(from, to domain.Phase) bool {
-	if from == to && IsPhase(to) {
+	if from == to && domain.IsPhase(to) {
 		return true
 	}
 	return slices.ContainsFunc(Table, func(m Move) bool { return m.From == from && m.To == to })
@@ -91,29 +91,29 @@ func AutoNext(p domain.Phase) domain.Phase {
 		return domain.PlanReview
 	case p == domain.CreateTasks:
 		return domain.TasksReview
-	case IsImplementing(p):
+	case domain.IsImplementing(p):
 		return domain.CodeReview
-	case IsReview(p):
-		return PostReview(p)
-	case IsPostReview(p):
-		return ReviewOf(p)
+	case domain.IsReview(p):
+		return domain.PostReview(p)
+	case domain.IsPostReview(p):
+		return domain.ReviewOf(p)
 	}
 	return ""
 }
 
 // CheckMove returns an error listing the legal moves when from → to is not.
 func CheckMove(from, to domain.Phase) error {
-	if !IsPhase(to) {
-		if s := Nearest(string(to), phaseNames(Phases)); s != "" {
+	if !domain.IsPhase(to) {
+		if s := Nearest(string(to), phaseNames(domain.Phases)); s != "" {
 			return fmt.Errorf("unknown phase %q; did you mean %q?", to, s)
 		}
-		return fmt.Errorf("unknown phase %q; phases are %s", to, quoteList(Phases))
+		return fmt.Errorf("unknown phase %q; phases are %s", to, quoteList(domain.Phases))
 	}
 	if from == "" || Legal(from, to) {
 		return nil
 	}
-	if !IsPhase(from) {
-		return fmt.Errorf("current phase %q is unknown; set a known phase first (phases are %s)", from, quoteList(Phases))
+	if !domain.IsPhase(from) {
+		return fmt.Errorf("current phase %q is unknown; set a known phase first (phases are %s)", from, quoteList(domain.Phases))
 	}
 	legal := LegalFrom(from)
 	if !slices.Contains(legal, from) {

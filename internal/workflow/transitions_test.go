@@ -38,7 +38,7 @@ func TestTableRowsAreLegalAndReversesAreNot(t *testing.T) {
 func TestTableUsesOnlyPhasesAndHasNoDuplicates(t *testing.T) {
 	seen := map[[2]domain.Phase]bool{}
 	for _, m := range Table {
-		if !IsPhase(m.From) || !IsPhase(m.To) {
+		if !domain.IsPhase(m.From) || !domain.IsPhase(m.To) {
 			t.Errorf("row %q -> %q names something that is not a phase", m.From, m.To)
 		}
 		k := [2]domain.Phase{m.From, m.To}
@@ -52,7 +52,7 @@ func TestTableUsesOnlyPhasesAndHasNoDuplicates(t *testing.T) {
 // Every phase but complete can be left and every phase but new-plan can be
 // reached; complete can be left only to add a task.
 func TestTableConnectsEveryPhase(t *testing.T) {
-	for _, p := range Phases {
+	for _, p := range domain.Phases {
 		out, in := 0, 0
 		for _, m := range Table {
 			if m.From == p && m.To != p {
@@ -76,8 +76,8 @@ func TestTableConnectsEveryPhase(t *testing.T) {
 
 // Every pair of phases: Legal agrees with the table (plus staying put).
 func TestLegalMatchesTableForEveryPair(t *testing.T) {
-	for _, from := range Phases {
-		for _, to := range Phases {
+	for _, from := range domain.Phases {
+		for _, to := range domain.Phases {
 			want := from == to || inTable(from, to)
 			if got := Legal(from, to); got != want {
 				t.Errorf("Legal(%q, %q) = %v, want %v", from, to, got, want)
@@ -147,14 +147,14 @@ func TestCheckMoveUnknownTarget(t *testing.T) {
 		if !strings.HasPrefix(msg, "unknown phase "+strconv.Quote(string(to))+"; phases are ") {
 			t.Errorf("CheckMove(new-plan, %q) = %q", to, msg)
 		}
-		for _, p := range Phases {
+		for _, p := range domain.Phases {
 			if !strings.Contains(msg, strconv.Quote(string(p))) {
 				t.Errorf("message %q does not list phase %q", msg, p)
 			}
 		}
 	}
 	// An empty current phase (no state yet) allows any phase.
-	for _, to := range Phases {
+	for _, to := range domain.Phases {
 		if err := CheckMove("", to); err != nil {
 			t.Errorf("CheckMove(\"\", %q) = %v", to, err)
 		}
@@ -182,14 +182,14 @@ func legalList(t *testing.T, msg string) []domain.Phase {
 
 // For every illegal move the error lists exactly the moves that are legal.
 func TestCheckMoveListsExactlyTheLegalMoves(t *testing.T) {
-	for _, from := range Phases {
+	for _, from := range domain.Phases {
 		var want []domain.Phase
-		for _, to := range Phases {
+		for _, to := range domain.Phases {
 			if Legal(from, to) {
 				want = append(want, to)
 			}
 		}
-		for _, to := range Phases {
+		for _, to := range domain.Phases {
 			err := CheckMove(from, to)
 			if Legal(from, to) {
 				if err != nil {
@@ -250,8 +250,8 @@ func TestAutoNextEveryPhase(t *testing.T) {
 		"":                       "",
 		"bogus":                  "",
 	}
-	if len(tests) != len(Phases)+4 {
-		t.Fatalf("test table misses a phase: %d rows for %d phases", len(tests), len(Phases))
+	if len(tests) != len(domain.Phases)+4 {
+		t.Fatalf("test table misses a phase: %d rows for %d phases", len(tests), len(domain.Phases))
 	}
 	for p, want := range tests {
 		if got := AutoNext(p); got != want {
@@ -263,7 +263,7 @@ func TestAutoNextEveryPhase(t *testing.T) {
 // The automated next phase of recording p must itself be legal from p, so
 // the hook can make that move.
 func TestAutoNextIsALegalMove(t *testing.T) {
-	for _, p := range Phases {
+	for _, p := range domain.Phases {
 		if n := AutoNext(p); n != "" && !Legal(p, n) {
 			t.Errorf("AutoNext(%q) = %q, which is not a legal move", p, n)
 		}

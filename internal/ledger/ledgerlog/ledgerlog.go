@@ -23,7 +23,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/ledger"
 	"github.com/taskie-dev/taskie/internal/state"
-	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
 // NeedsHuman is the event the hook appends when a cycle stops to ask for a
@@ -62,13 +61,13 @@ func Current(s *state.State) (Series, bool) {
 		return Series{}, false
 	}
 	next, phase := s.Next(), s.Phase
-	if workflow.IsReview(next) && phase != next && workflow.ReviewOf(phase) != next {
+	if domain.IsReview(next) && phase != next && domain.ReviewOf(phase) != next {
 		return SeriesOf(next, s.Task()), true
 	}
-	if workflow.IsReview(phase) {
+	if domain.IsReview(phase) {
 		return SeriesOf(phase, s.Task()), true
 	}
-	if r := workflow.ReviewOf(phase); r != "" {
+	if r := domain.ReviewOf(phase); r != "" {
 		return SeriesOf(r, s.Task()), true
 	}
 	return Series{}, false
@@ -155,7 +154,7 @@ func FromLog(e events.Event) (Series, ledger.Event, bool) {
 		From      domain.Severity `json:"from"`
 	}
 	b, err := json.Marshal(e.Meta)
-	if err != nil || json.Unmarshal(b, &m) != nil || !workflow.IsReview(m.Review) {
+	if err != nil || json.Unmarshal(b, &m) != nil || !domain.IsReview(m.Review) {
 		return Series{}, ledger.Event{}, false
 	}
 	it, _ := m.Iteration.Int64()
@@ -212,7 +211,7 @@ func (r *Reader) reviewFinished(e events.Event) {
 	r.LastTook = took(e.Meta)
 	review, _ := e.Meta["review"].(string)
 	it, _ := e.Meta["iteration"].(float64)
-	if rec, ok := e.Meta["recorded"].(bool); (ok && !rec) || it != 1 || !workflow.IsReview(domain.Phase(review)) {
+	if rec, ok := e.Meta["recorded"].(bool); (ok && !rec) || it != 1 || !domain.IsReview(domain.Phase(review)) {
 		return
 	}
 	task, _ := domain.ParseTaskID(e.Task)
