@@ -111,11 +111,11 @@ func (h *stopper) facts(snap *store.Snapshot) workflow.StopFacts {
 		Budget:          h.runner().Budget,
 	}
 	f.Route = func(s *state.State) workflow.Route {
-		rf := snap.RouteFacts(s)
+		rf := project.RouteFacts(snap, s)
 		rf.Orphan, rf.Agent = h.orphan, h.in.Agent
 		return workflow.Continue(rf, h.cfg.Models)
 	}
-	for _, v := range snap.Validate() {
+	for _, v := range snap.Validate(workflow.Lint) {
 		if v.Severity == plan.SeverityError {
 			f.Violations = append(f.Violations, v.String())
 		}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -184,7 +185,7 @@ func (p *Plan) Validate() []plan.Violation {
 	if err != nil {
 		return []plan.Violation{{Rule: 1, File: "plan.md", Severity: plan.SeverityError, Msg: err.Error()}}
 	}
-	return s.Validate()
+	return s.Validate(workflow.Lint)
 }
 
 // RouteFacts gathers what `taskie continue` needs; s may be nil.
@@ -193,7 +194,30 @@ func (p *Plan) RouteFacts(st *state.State) workflow.RouteFacts {
 	if err != nil {
 		return workflow.RouteFacts{State: st}
 	}
-	return s.RouteFacts(st)
+	return RouteFacts(s, st)
+}
+
+// RouteFacts gathers from a snapshot what `taskie continue` needs; st may
+// be nil. The shell gathers it: the store only reads.
+func RouteFacts(s *store.Snapshot, st *state.State) workflow.RouteFacts {
+	f := workflow.RouteFacts{
+		State:        st,
+		HasPlan:      s.Exists("plan.md"),
+		HasTasks:     s.Tasks != nil,
+		ReviewExists: s.ReviewExists,
+		PostExists:   s.PostExists,
+		Latest:       s.Latest,
+	}
+	if s.Tasks != nil {
+		f.Tasks = make([]workflow.TaskFact, len(s.Tasks.Tasks))
+		for i, t := range s.Tasks.Tasks {
+			f.Tasks[i] = workflow.TaskFact{ID: domain.TaskID(t.ID), Status: t.StatusNorm()}
+		}
+	}
+	if st != nil {
+		f.Subtasks = s.Subtasks(st.Task())
+	}
+	return f
 }
 
 // Update commits the change fn makes on a snapshot read under the plan
@@ -205,7 +229,7 @@ func (p *Plan) Update(fn func(*store.Snapshot) (store.Change, error)) error {
 		if err != nil {
 			return c, err
 		}
-		return p.follow(snap, c), nil
+		return p.imply(snap, p.follow(snap, c)), nil
 	})
 	if err != nil {
 		return err
@@ -218,7 +242,15 @@ func (p *Plan) Update(fn func(*store.Snapshot) (store.Change, error)) error {
 // (store.ErrMoved): compare-and-swap, so slow work such as a review never
 // overwrites a newer update. The lifecycle follows the phases as in Update.
 func (p *Plan) Commit(s *store.Snapshot, c store.Change) error {
-	n, err := p.Store.Commit(p.ID, s.Version, p.follow(s, c))
+	c = p.follow(s, c)
+	n, err := p.Store.Update(p.ID, func(cur *store.Snapshot) (store.Change, error) {
+		if cur.Version != s.Version {
+			return store.Change{}, store.ErrMoved
+		}
+		// What the change implies is worked out on the plan as the lock
+		// finds it: review files may have come since s was read.
+		return p.imply(cur, c), nil
+	})
 	if err != nil {
 		return err
 	}
@@ -243,4 +275,30 @@ func (p *Plan) Change(actor, reason string, create bool, fn func(*state.State) (
 		return store.Change{Actor: actor, Reason: reason, State: cur, Create: create, Events: extra}, nil
 	})
 	return old, cur, err
+}
+
+// imply adds to a change, on the snapshot read under the plan lock, what
+// it implies beyond what its command wrote: the review cycle it opens and
+// the earlier cycle's files that move aside, and the OWNER_CHANGED event
+// when another session takes the plan. The workflow decides both; the
+// store writes them.
+func (p *Plan) imply(s *store.Snapshot, c store.Change) store.Change {
+	if c.State == nil {
+		return c
+	}
+	old := s.State
+	if c.Replace {
+		old = nil
+	}
+	next := c.State
+	if workflow.StartsCycle(old, next) {
+		c.NewCycle = true
+		c.Archive = workflow.CycleArchive(p.ID, next, s.SeriesFiles(next.Next(), next.Task()), p.Store.Now())
+	}
+	if c.Kind != events.OwnerChanged {
+		if e := workflow.OwnerChange(old, next, c.Actor); e != nil {
+			c.Events = append(slices.Clone(c.Events), *e)
+		}
+	}
+	return c
 }

@@ -12,7 +12,6 @@ import (
 	"path"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -439,19 +438,16 @@ func (f *Files) apply(s *Snapshot, c Change) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	var arch *events.Archive
-	if next != nil && startsCycle(old, next) {
-		if !c.DuringReview && f.root.Probe(Rel(s.Plan, ReviewLockName)) {
-			return nil, fmt.Errorf("a review of plan %s is running: starting a new review cycle now would move its files; try again when it finishes (%w)", s.Plan, ErrReviewRunning)
-		}
-		arch = s.archiveFor(next, now)
+	// Whether the change opens a review cycle, and what it archives, the
+	// shell worked out (workflow.StartsCycle, workflow.CycleArchive); the
+	// store only keeps a running review's files where the review expects
+	// them.
+	arch := c.Archive
+	if c.NewCycle && !c.DuringReview && f.root.Probe(Rel(s.Plan, ReviewLockName)) {
+		return nil, fmt.Errorf("a review of plan %s is running: starting a new review cycle now would move its files; try again when it finishes (%w)", s.Plan, ErrReviewRunning)
 	}
-	evs := make([]events.Event, 0, len(c.Events)+3)
+	evs := make([]events.Event, 0, len(c.Events)+2)
 	evs = append(evs, c.Events...)
-	if owner := ownerChange(old, next); owner != nil && c.Kind != events.OwnerChanged {
-		owner.Actor, owner.Task = c.Actor, next.Task().String()
-		evs = append(evs, *owner)
-	}
 	changed := !delta.Empty() || statuses != nil || arch != nil
 	if changed {
 		last, _ := f.lastCommit(s.Plan)
@@ -938,44 +934,6 @@ func redoStatuses(ts *plan.Tasks, statuses map[string]string) bool {
 	return true
 }
 
-// startsCycle reports whether cur opens a fresh review cycle: a review is
-// next at iteration 0, and the review, the task or the iteration moved.
-func startsCycle(old, cur *state.State) bool {
-	r := cur.Next()
-	if !domain.IsReview(r) || cur.Iteration() != 0 {
-		return false
-	}
-	if old == nil {
-		return true
-	}
-	return old.Next() != r || old.Task() != cur.Task() || old.Iteration() != 0
-}
-
-// archiveFor lists the review and post-review files of an earlier cycle of
-// the series the new state starts, and the directory they move to, so the
-// new cycle numbers its files from 1 without overwriting or misreading
-// them. Nothing is deleted. nil when there is nothing to move.
-func (s *Snapshot) archiveFor(cur *state.State, now time.Time) *events.Archive {
-	review := cur.Next()
-	task := seriesTask(review, cur.Task())
-	var names []string
-	for _, e := range s.Entries {
-		fn := plan.ParseFileName(e.Name)
-		if e.Regular() && (fn.Kind == plan.KindReview || fn.Kind == plan.KindPostReview) && fn.Base == BaseOf(review) && fn.Task == task {
-			names = append(names, e.Name)
-		}
-	}
-	if len(names) == 0 {
-		return nil
-	}
-	series := string(review)
-	if task > 0 {
-		series = "task-" + strconv.Itoa(task) + "-" + series
-	}
-	dir := path.Join(".taskie", "archive", s.Plan, series+"-"+now.UTC().Format("20060102T150405.000000000Z"))
-	return &events.Archive{Dir: dir, Files: names}
-}
-
 // moveArchive moves the files still in the plan directory; files already
 // moved are skipped, so it can be repeated after a crash. u, when not
 // nil, gets how to move each back.
@@ -1038,21 +996,4 @@ func sortedKeys(m map[string][]byte) []string {
 // checkpoint, a recovery.
 func Replaces(e *events.Event) bool {
 	return e.Prev == "" || e.Event == events.Checkpoint || e.Event == events.Recovered
-}
-
-// ownerChange is the OWNER_CHANGED event of a change that gives the plan
-// to another agent session (SPEC §5.2), nil when the owner stays.
-func ownerChange(old, next *state.State) *events.Event {
-	if next == nil {
-		return nil
-	}
-	prev := ""
-	if old != nil {
-		prev = old.SessionID
-	}
-	if prev == next.SessionID {
-		return nil
-	}
-	return &events.Event{Event: events.OwnerChanged, From: prev, To: next.SessionID,
-		Reason: "session " + next.SessionID + " drives the plan", Meta: map[string]any{"previous": prev}}
 }

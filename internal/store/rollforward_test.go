@@ -132,9 +132,9 @@ func TestFailedWriteTakesTheChangeBack(t *testing.T) {
 				}
 				return nil
 			})
-			_, err := st.Commit(id, s.Version, store.Change{Actor: "cli", State: startTask2(s.State), Statuses: map[domain.TaskID]string{2: "in-progress"},
+			_, err := st.Commit(id, s.Version, newCycle(s, store.Change{Actor: "cli", State: startTask2(s.State), Statuses: map[domain.TaskID]string{2: "in-progress"},
 				Files: map[string][]byte{"task-2.md": []byte("# Task 2\n\nnew\n")}, Outside: map[string][]byte{".taskie/archive/p/notes.md": []byte("new notes\n")},
-				Events: []events.Event{{Event: events.Progress, Task: "2"}}})
+				Events: []events.Event{{Event: events.Progress, Task: "2"}}}))
 			store.SetFailWrite(st, nil)
 			if !errors.Is(err, enospc) || !strings.Contains(err.Error(), "nothing was changed") {
 				t.Fatalf("Commit = %v, want no space left … nothing was changed", err)

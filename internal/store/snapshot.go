@@ -12,7 +12,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
-	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
 // Snapshot is one plan as read at one moment.
@@ -134,6 +133,21 @@ func seriesTask(review domain.Phase, task domain.TaskID) int {
 	return int(task)
 }
 
+// SeriesFiles lists the review and post-review files of a review series
+// (the review, and its task for a code review) in the plan directory,
+// sorted by name.
+func (s *Snapshot) SeriesFiles(review domain.Phase, task domain.TaskID) []string {
+	t := seriesTask(review, task)
+	var names []string
+	for _, e := range s.Entries {
+		fn := plan.ParseFileName(e.Name)
+		if e.Regular() && (fn.Kind == plan.KindReview || fn.Kind == plan.KindPostReview) && fn.Base == BaseOf(review) && fn.Task == t {
+			names = append(names, e.Name)
+		}
+	}
+	return names
+}
+
 // BaseOf maps a review phase to the file base plan.ParseFileName reports.
 func BaseOf(review domain.Phase) string {
 	if review == domain.CodeReview {
@@ -168,18 +182,6 @@ func (s *Snapshot) HasTaskFile() bool {
 		}
 	}
 	return false
-}
-
-// TaskFacts converts tasks.md rows for the workflow.
-func (s *Snapshot) TaskFacts() []workflow.TaskFact {
-	if s.Tasks == nil {
-		return nil
-	}
-	out := make([]workflow.TaskFact, len(s.Tasks.Tasks))
-	for i, t := range s.Tasks.Tasks {
-		out[i] = workflow.TaskFact{ID: domain.TaskID(t.ID), Status: t.StatusNorm()}
-	}
-	return out
 }
 
 // PendingOther reports whether a pending task other than current remains.
@@ -229,41 +231,29 @@ func (s *Snapshot) TaskID(arg string) (domain.TaskID, error) {
 	return id, nil
 }
 
-// RouteFacts gathers what `taskie continue` needs; st may be nil.
-func (s *Snapshot) RouteFacts(st *state.State) workflow.RouteFacts {
-	f := workflow.RouteFacts{
-		State:        st,
-		HasPlan:      s.Exists("plan.md"),
-		HasTasks:     s.Tasks != nil,
-		Tasks:        s.TaskFacts(),
-		ReviewExists: s.ReviewExists,
-		PostExists:   s.PostExists,
-		Latest:       s.Latest,
-	}
-	if st != nil {
-		f.Subtasks = s.Subtasks(st.Task())
-	}
-	return f
-}
-
-// Validate runs every validation rule on the snapshot.
-func (s *Snapshot) Validate() []plan.Violation {
+// Validate runs every validation rule on the snapshot; lint is rule 8's
+// check of a decoded state's values (workflow.Lint), handed in by the
+// caller: what is legal is the workflow's to say, not the store's.
+func (s *Snapshot) Validate(lint func(*state.State) []string) []plan.Violation {
 	in := plan.Listing{Dir: s.Dir, Tasks: s.TasksRaw, HasTasks: s.TasksRaw != nil || s.TasksErr != nil && !errors.Is(s.TasksErr, fs.ErrNotExist),
 		State: s.StateRaw, HasState: s.StateRaw != nil || unread(s.StateRaw, s.StateErr), TaskProblems: s.TaskProblems, TasksParsed: s.TasksRaw != nil, Table: s.Tasks}
 	for _, e := range s.Entries {
 		in.Entries = append(in.Entries, plan.ListEntry{Name: e.Name, Mode: e.Mode})
 	}
 	// Rule 8 from the state decoded once, not from the bytes again.
-	return plan.ValidateListing(in, func([]byte) []string { return s.stateProblems() })
+	return plan.ValidateListing(in, func([]byte) []string { return s.stateProblems(lint) })
 }
 
 // stateProblems is validation rule 8 on the snapshot's decoded state.
-func (s *Snapshot) stateProblems() []string {
+func (s *Snapshot) stateProblems(lint func(*state.State) []string) []string {
 	var se *state.SyntaxError
 	var fe *state.FieldError
 	switch err := s.StateErr; {
 	case err == nil && s.State != nil:
-		return workflow.Lint(s.State)
+		if lint == nil {
+			return nil
+		}
+		return lint(s.State)
 	case errors.As(err, &se):
 		return []string{fmt.Sprintf("malformed JSON at line %d, column %d: %s", se.Line, se.Col, se.Msg)}
 	case errors.As(err, &fe):
@@ -272,22 +262,6 @@ func (s *Snapshot) stateProblems() []string {
 		return []string{err.Error()}
 	}
 	return nil
-}
-
-// CheckState is validation rule 8: state.json parses and its values are legal.
-func CheckState(data []byte) []string {
-	s, err := state.Decode(state.FileName, data)
-	var se *state.SyntaxError
-	var fe *state.FieldError
-	switch {
-	case errors.As(err, &se):
-		return []string{fmt.Sprintf("malformed JSON at line %d, column %d: %s", se.Line, se.Col, se.Msg)}
-	case errors.As(err, &fe):
-		return []string{fmt.Sprintf("field %q: %s", fe.Field, fe.Msg)}
-	case err != nil:
-		return []string{err.Error()}
-	}
-	return workflow.Lint(s)
 }
 
 func listOrNone(xs []string) string {

@@ -80,6 +80,13 @@ type Change struct {
 	// DuringReview is set by the hook while it holds the review lock: its
 	// own change may start a new cycle.
 	DuringReview bool
+	// NewCycle says the change opens a fresh review cycle
+	// (workflow.StartsCycle): refused while a review holds the review lock,
+	// unless DuringReview. Archive lists the earlier cycle's files to move
+	// aside first (workflow.CycleArchive); the store moves what it is
+	// handed and records it in the commit event.
+	NewCycle bool
+	Archive  *events.Archive
 }
 
 // Empty reports whether the change writes nothing.

@@ -135,6 +135,17 @@ func startTask2(s *state.State) *state.State {
 	})
 }
 
+// newCycle hands a change the review cycle task 2's code review opens, as
+// the shell works it out (workflow.StartsCycle, workflow.CycleArchive):
+// the earlier cycle's files of the series, moved under the archive.
+func newCycle(s *store.Snapshot, c store.Change) store.Change {
+	c.NewCycle = true
+	if names := s.SeriesFiles(domain.CodeReview, 2); len(names) > 0 {
+		c.Archive = &events.Archive{Dir: ".taskie/archive/p/task-2-code-review-20260101T000000.000000000Z", Files: names}
+	}
+	return c
+}
+
 func TestLoadSnapshot(t *testing.T) {
 	type want struct {
 		state     string // state.json as re-encoded; "" = no state
@@ -517,7 +528,7 @@ func TestStatusesAndStateInOneCommit(t *testing.T) {
 	st, root := repo(t, map[string]string{"plan.md": "# p\n", "tasks.md": tasks3, "task-1.md": "# 1\n", "task-2.md": "# 2\n",
 		"task-2-review-1.md": "old cycle", "state.json": reviewSt})
 	s := load(t, st)
-	start := store.Change{Actor: "cli", Reason: "start 2", State: startTask2(s.State), Statuses: map[domain.TaskID]string{1: "done", 2: "in-progress"}}
+	start := newCycle(s, store.Change{Actor: "cli", Reason: "start 2", State: startTask2(s.State), Statuses: map[domain.TaskID]string{1: "done", 2: "in-progress"}})
 
 	l, ok, err := st.Root().TryLock(store.Rel(id, store.ReviewLockName))
 	if err != nil || !ok {
@@ -540,6 +551,7 @@ func TestStatusesAndStateInOneCommit(t *testing.T) {
 	// The hook's own change, made under the review lock, may start a cycle.
 	s = load(t, st)
 	start.State = startTask2(s.State)
+	start = newCycle(s, start)
 	start.DuringReview = true
 	if _, err := st.Commit(id, s.Version, start); err != nil {
 		t.Fatalf("the reviewing hook's own new cycle: %v", err)
@@ -939,13 +951,13 @@ func TestDirectoryInPlaceOfAFile(t *testing.T) {
 		t.Errorf("a directory named task-1.md counts as a task file: %v", s.TaskFiles())
 	}
 	found := false
-	for _, v := range s.Validate() {
+	for _, v := range s.Validate(nil) {
 		if v.File == "task-1.md" && v.Severity == plan.SeverityError && strings.Contains(v.Msg, "directory") {
 			found = true
 		}
 	}
 	if !found {
-		t.Errorf("Validate does not report the directory task-1.md: %v", s.Validate())
+		t.Errorf("Validate does not report the directory task-1.md: %v", s.Validate(nil))
 	}
 	if _, err := s.ReadFile("task-1.md"); err == nil || !strings.Contains(err.Error(), planPath(root, "task-1.md")) {
 		t.Errorf("ReadFile of a directory = %v, want an error naming it", err)
