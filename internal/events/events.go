@@ -94,6 +94,13 @@ type Archive struct {
 // IsCommit reports whether e is the state event that ends a commit.
 func (e *Event) IsCommit() bool { return e.SHA != "" || e.TSHA != "" }
 
+// Replaces reports whether a commit event holds the whole of state.json
+// rather than a change to the state before it: a plan's first state, a
+// checkpoint, a recovery.
+func (e *Event) Replaces() bool {
+	return e.Prev == "" || e.Event == Checkpoint || e.Event == Recovered
+}
+
 // Now is the clock; tests replace it.
 var Now = func() time.Time { return time.Now().UTC().Truncate(time.Second) }
 

@@ -16,7 +16,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/state"
-	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
@@ -150,7 +149,7 @@ func (r *Replayer) commit(e events.Event) bool {
 		return len(e.Tasks) > 0 || e.Archive != nil
 	}
 	base := r.st
-	if store.Replaces(&e) {
+	if e.Replaces() {
 		base = nil
 	}
 	// Lifecycle holds the records the commit changed; a log written

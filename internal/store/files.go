@@ -882,7 +882,7 @@ func (f *Files) redoOf(s *Snapshot) redo {
 	}
 	if stateBehind(s, last) && f.sameFile(s.Plan, state.FileName, last.PrevFile) {
 		base := s.State
-		if Replaces(last) {
+		if last.Replaces() {
 			base = nil
 		}
 		next, err := state.Apply(base, state.Delta{Set: last.Set, Unset: last.Unset, Lifecycle: last.Lifecycle})
@@ -989,11 +989,4 @@ func sortedKeys(m map[string][]byte) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// Replaces reports whether a commit event holds the whole of state.json
-// rather than a change to the state before it: a plan's first state, a
-// checkpoint, a recovery.
-func Replaces(e *events.Event) bool {
-	return e.Prev == "" || e.Event == events.Checkpoint || e.Event == events.Recovered
 }

@@ -732,7 +732,7 @@ func TestHandEditCheckpointed(t *testing.T) {
 		t.Fatalf("events after the hand edit = %v, want %v", kinds(evs), want)
 	}
 	cp := evs[0]
-	if cp.SHA != store.Hash([]byte(hand)) || !store.Replaces(&cp) {
+	if cp.SHA != store.Hash([]byte(hand)) || !cp.Replaces() {
 		t.Errorf("checkpoint sha %q, want the hand-edited file's %q", cp.SHA, store.Hash([]byte(hand)))
 	}
 	got, err := state.Apply(nil, state.Delta{Set: cp.Set})
