@@ -14,6 +14,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/hook"
+	"github.com/taskie-dev/taskie/internal/parallel"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -223,7 +224,11 @@ var inHook atomic.Bool
 // Every plan store the command opens shares its plans' events through the
 // repository's coordination store, when that is a database: the events of
 // every commit are appended there too, after the log of the clone.
+//
+// The coordination stores apply the claims policy of package parallel: the
+// store imports no decider, so the shell hands it over.
 func init() {
+	store.SetClaimRules(store.ClaimRules{Claim: parallel.DecideClaim, Heartbeat: parallel.DecideHeartbeat, Release: parallel.DecideRelease})
 	store.SetMirror(func(r *plan.Repo) store.Mirror {
 		return &store.SharedMirror{
 			Root:     r.Root,

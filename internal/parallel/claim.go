@@ -8,63 +8,25 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 )
 
-// Claim is an agent's lease on a task. It is live while now is before
-// Expires; Heartbeat is the last time it was granted or renewed.
-type Claim struct {
-	Task      domain.TaskID
-	Agent     string
-	Acquired  time.Time
-	Expires   time.Time
-	Heartbeat time.Time
-}
-
-// Never is the expiry of a lease that never expires: a store row set to
-// infinity reads as it. Only `taskie release --force` ends such a lease.
-var Never = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
-
-// Endless reports whether the lease never expires.
-func (c Claim) Endless() bool { return !c.Expires.Before(Never) }
-
-// Live reports whether the lease still holds at now.
-func (c Claim) Live(now time.Time) bool { return now.Before(c.Expires) }
-
-// Outcome is what a claim, heartbeat or release decision says to do.
-type Outcome int
+// The claims data are the domain's (the coordination store writes them
+// without this package); the names here keep the policy's callers short.
+type (
+	Claim         = domain.Claim
+	Outcome       = domain.ClaimOutcome
+	ClaimDecision = domain.ClaimDecision
+)
 
 // Outcomes.
 const (
-	Granted  Outcome = iota + 1 // the task was free: store Claim
-	Renewed                     // the agent already held it: store Claim (new expiry)
-	Takeover                    // another agent's lease had expired: store Claim, record Previous
-	Refused                     // nothing changes; Err says why
-	Released                    // the holder let go: delete the claim
+	Granted  = domain.ClaimGranted
+	Renewed  = domain.ClaimRenewed
+	Takeover = domain.ClaimTakeover
+	Refused  = domain.ClaimRefused
+	Released = domain.ClaimReleased
 )
 
-var outcomeNames = [...]string{"", "granted", "renewed", "takeover", "refused", "released"}
-
-func (o Outcome) String() string {
-	if o <= 0 || int(o) >= len(outcomeNames) {
-		return fmt.Sprintf("outcome(%d)", int(o))
-	}
-	return outcomeNames[o]
-}
-
-// ClaimDecision is the result of DecideClaim, DecideHeartbeat and
-// DecideRelease.
-type ClaimDecision struct {
-	Outcome Outcome
-	// Claim is the lease to store after Granted, Renewed or Takeover; after
-	// Released, the lease that was let go.
-	Claim Claim
-	// Previous is the lease replaced by a Takeover, for its event, or the
-	// lease that caused a refusal.
-	Previous *Claim
-	// Revived is set when a Renewed lease had expired but nobody had taken
-	// the task over.
-	Revived bool
-	// Err is set exactly when Outcome is Refused.
-	Err error
-}
+// Never is domain.Never: the expiry of a lease that never expires.
+var Never = domain.Never
 
 // Errors carried by refusals. A refusal over another agent's lease is a
 // *HeldError.

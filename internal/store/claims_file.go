@@ -17,7 +17,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/gitwt"
-	"github.com/taskie-dev/taskie/internal/parallel"
 	"github.com/taskie-dev/taskie/internal/plan"
 )
 
@@ -188,14 +187,14 @@ type claimsDoc struct {
 
 // readClaims reads a plan's claims; a missing file holds none. A file that
 // does not parse is an error naming it and is never overwritten.
-func (c *FileCoord) readClaims(p PlanKey) (map[domain.TaskID]parallel.Claim, error) {
+func (c *FileCoord) readClaims(p PlanKey) (map[domain.TaskID]domain.Claim, error) {
 	rel, err := c.rel(p, ClaimsName)
 	if err != nil {
 		return nil, err
 	}
 	data, err := c.root.ReadFileLimit(rel, 16<<20)
 	if errors.Is(err, fs.ErrNotExist) {
-		return map[domain.TaskID]parallel.Claim{}, nil
+		return map[domain.TaskID]domain.Claim{}, nil
 	}
 	if err != nil {
 		return nil, err
@@ -203,8 +202,8 @@ func (c *FileCoord) readClaims(p PlanKey) (map[domain.TaskID]parallel.Claim, err
 	return decodeClaims(c.root.Path(rel), data)
 }
 
-func decodeClaims(name string, data []byte) (map[domain.TaskID]parallel.Claim, error) {
-	out := map[domain.TaskID]parallel.Claim{}
+func decodeClaims(name string, data []byte) (map[domain.TaskID]domain.Claim, error) {
+	out := map[domain.TaskID]domain.Claim{}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return out, nil
 	}
@@ -217,7 +216,7 @@ func decodeClaims(name string, data []byte) (map[domain.TaskID]parallel.Claim, e
 		if err != nil || cj.Agent == "" {
 			return nil, fmt.Errorf("%s: malformed claim %+v; remove the file to drop every claim of the plan", name, cj)
 		}
-		cl := parallel.Claim{Task: id, Agent: cj.Agent, Acquired: cj.Acquired, Expires: cj.Expires, Heartbeat: cj.Heartbeat}
+		cl := domain.Claim{Task: id, Agent: cj.Agent, Acquired: cj.Acquired, Expires: cj.Expires, Heartbeat: cj.Heartbeat}
 		if old, dup := out[id]; !dup || cl.Expires.After(old.Expires) {
 			out[id] = cl
 		}
@@ -226,7 +225,7 @@ func decodeClaims(name string, data []byte) (map[domain.TaskID]parallel.Claim, e
 }
 
 // writeClaims replaces claims.json atomically.
-func (c *FileCoord) writeClaims(p PlanKey, claims map[domain.TaskID]parallel.Claim) error {
+func (c *FileCoord) writeClaims(p PlanKey, claims map[domain.TaskID]domain.Claim) error {
 	rel, err := c.rel(p, ClaimsName)
 	if err != nil {
 		return err
@@ -243,19 +242,19 @@ func (c *FileCoord) writeClaims(p PlanKey, claims map[domain.TaskID]parallel.Cla
 	return c.root.WriteFile(rel, append(data, '\n'), c.Durable)
 }
 
-func sortedClaims(m map[domain.TaskID]parallel.Claim) []parallel.Claim {
-	out := make([]parallel.Claim, 0, len(m))
+func sortedClaims(m map[domain.TaskID]domain.Claim) []domain.Claim {
+	out := make([]domain.Claim, 0, len(m))
 	for _, cl := range m {
 		out = append(out, cl)
 	}
-	slices.SortFunc(out, func(a, b parallel.Claim) int { return int(a.Task) - int(b.Task) })
+	slices.SortFunc(out, func(a, b domain.Claim) int { return int(a.Task) - int(b.Task) })
 	return out
 }
 
 // apply stores what a decision says and logs its event: the event first,
 // as the plan store does, so that a crash leaves at most an event whose
 // change did not happen.
-func (c *FileCoord) apply(p PlanKey, claims map[domain.TaskID]parallel.Claim, d parallel.ClaimDecision, ttl time.Duration, now time.Time) error {
+func (c *FileCoord) apply(p PlanKey, claims map[domain.TaskID]domain.Claim, d domain.ClaimDecision, ttl time.Duration, now time.Time) error {
 	ev, changed := claimEvent(p, d, ttl, now)
 	if ev != nil {
 		if err := c.appendLocked(p, *ev); err != nil {
@@ -266,7 +265,7 @@ func (c *FileCoord) apply(p PlanKey, claims map[domain.TaskID]parallel.Claim, d 
 		return nil
 	}
 	switch d.Outcome {
-	case parallel.Released:
+	case domain.ClaimReleased:
 		delete(claims, d.Claim.Task)
 	default:
 		claims[d.Claim.Task] = d.Claim
@@ -276,23 +275,23 @@ func (c *FileCoord) apply(p PlanKey, claims map[domain.TaskID]parallel.Claim, d 
 
 // claimEvent is the event a decision logs, if any, and whether it changes
 // the stored claims.
-func claimEvent(p PlanKey, d parallel.ClaimDecision, ttl time.Duration, now time.Time) (*events.Event, bool) {
+func claimEvent(p PlanKey, d domain.ClaimDecision, ttl time.Duration, now time.Time) (*events.Event, bool) {
 	cl := d.Claim
 	ev := events.Event{TS: now, Plan: p.Plan, Task: cl.Task.String(), Actor: cl.Agent}
 	switch d.Outcome {
-	case parallel.Granted:
+	case domain.ClaimGranted:
 		ev.Event = EventClaim
 		ev.Meta = map[string]any{"expires": cl.Expires.Format(time.RFC3339), "ttl": ttlText(ttl)}
-	case parallel.Takeover:
+	case domain.ClaimTakeover:
 		ev.Event, ev.To = EventClaimTakeover, cl.Agent
 		ev.Meta = map[string]any{"expires": cl.Expires.Format(time.RFC3339), "ttl": ttlText(ttl)}
 		if d.Previous != nil {
 			ev.From = d.Previous.Agent
 			ev.Reason = fmt.Sprintf("lease of %s expired at %s", d.Previous.Agent, d.Previous.Expires.Format(time.RFC3339))
 		}
-	case parallel.Released:
+	case domain.ClaimReleased:
 		ev.Event = EventRelease
-	case parallel.Renewed:
+	case domain.ClaimRenewed:
 		return nil, true
 	default:
 		return nil, false
@@ -308,13 +307,13 @@ func ttlText(ttl time.Duration) string {
 }
 
 // Claim gives task to agent unless another agent holds a live lease.
-func (c *FileCoord) Claim(ctx context.Context, p PlanKey, task domain.TaskID, agent string, ttl time.Duration) (d parallel.ClaimDecision, err error) {
+func (c *FileCoord) Claim(ctx context.Context, p PlanKey, task domain.TaskID, agent string, ttl time.Duration) (d domain.ClaimDecision, err error) {
 	err = c.locked(ctx, p, func(now time.Time) error {
 		claims, err := c.readClaims(p)
 		if err != nil {
 			return err
 		}
-		d = parallel.DecideClaim(task, current(claims, task), agent, now, ttl)
+		d = Rules().Claim(task, current(claims, task), agent, now, ttl)
 		return c.apply(p, claims, d, ttl, now)
 	})
 	return d, err
@@ -322,7 +321,7 @@ func (c *FileCoord) Claim(ctx context.Context, p PlanKey, task domain.TaskID, ag
 
 // ClaimNext claims the first task of ready that no other agent holds live:
 // free, held by agent itself (renewed), or expired (taken over).
-func (c *FileCoord) ClaimNext(ctx context.Context, p PlanKey, ready []domain.TaskID, agent string, ttl time.Duration) (d parallel.ClaimDecision, ok bool, err error) {
+func (c *FileCoord) ClaimNext(ctx context.Context, p PlanKey, ready []domain.TaskID, agent string, ttl time.Duration) (d domain.ClaimDecision, ok bool, err error) {
 	err = c.locked(ctx, p, func(now time.Time) error {
 		claims, err := c.readClaims(p)
 		if err != nil {
@@ -333,7 +332,7 @@ func (c *FileCoord) ClaimNext(ctx context.Context, p PlanKey, ready []domain.Tas
 			if cur != nil && cur.Agent != agent && cur.Live(now) {
 				continue
 			}
-			d, ok = parallel.DecideClaim(task, cur, agent, now, ttl), true
+			d, ok = Rules().Claim(task, cur, agent, now, ttl), true
 			return c.apply(p, claims, d, ttl, now)
 		}
 		return nil
@@ -342,32 +341,32 @@ func (c *FileCoord) ClaimNext(ctx context.Context, p PlanKey, ready []domain.Tas
 }
 
 // Heartbeat renews agent's lease on task.
-func (c *FileCoord) Heartbeat(ctx context.Context, p PlanKey, task domain.TaskID, agent string, ttl time.Duration) (d parallel.ClaimDecision, err error) {
+func (c *FileCoord) Heartbeat(ctx context.Context, p PlanKey, task domain.TaskID, agent string, ttl time.Duration) (d domain.ClaimDecision, err error) {
 	err = c.locked(ctx, p, func(now time.Time) error {
 		claims, err := c.readClaims(p)
 		if err != nil {
 			return err
 		}
-		d = parallel.DecideHeartbeat(task, current(claims, task), agent, now, ttl)
+		d = Rules().Heartbeat(task, current(claims, task), agent, now, ttl)
 		return c.apply(p, claims, d, ttl, now)
 	})
 	return d, err
 }
 
 // Release lets agent's claim on task go.
-func (c *FileCoord) Release(ctx context.Context, p PlanKey, task domain.TaskID, agent string) (d parallel.ClaimDecision, err error) {
+func (c *FileCoord) Release(ctx context.Context, p PlanKey, task domain.TaskID, agent string) (d domain.ClaimDecision, err error) {
 	err = c.locked(ctx, p, func(now time.Time) error {
 		claims, err := c.readClaims(p)
 		if err != nil {
 			return err
 		}
-		d = parallel.DecideRelease(task, current(claims, task), agent, now)
+		d = Rules().Release(task, current(claims, task), agent, now)
 		return c.apply(p, claims, d, 0, now)
 	})
 	return d, err
 }
 
-func current(claims map[domain.TaskID]parallel.Claim, task domain.TaskID) *parallel.Claim {
+func current(claims map[domain.TaskID]domain.Claim, task domain.TaskID) *domain.Claim {
 	if cl, ok := claims[task]; ok {
 		return &cl
 	}
@@ -376,7 +375,7 @@ func current(claims map[domain.TaskID]parallel.Claim, task domain.TaskID) *paral
 
 // Claims lists the plan's claims, live and expired, by task. It reads
 // without the lock: claims.json is replaced atomically.
-func (c *FileCoord) Claims(_ context.Context, p PlanKey) ([]parallel.Claim, error) {
+func (c *FileCoord) Claims(_ context.Context, p PlanKey) ([]domain.Claim, error) {
 	claims, err := c.readClaims(p)
 	if err != nil {
 		return nil, err

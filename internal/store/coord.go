@@ -2,11 +2,11 @@ package store
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
-	"github.com/taskie-dev/taskie/internal/parallel"
 )
 
 // Coordination is the data the agents working on one plan share live:
@@ -14,21 +14,21 @@ import (
 // tasks.md, task files, reviews) travels through git; this does not. The
 // file implementation keeps it where every worktree of a clone sees it
 // (the git common directory); a PostgreSQL one shares it across clones and
-// machines. Claim policy is decided by package parallel; an implementation
+// machines. Claim policy is decided by package parallel (ClaimRules); an implementation
 // only makes it atomic.
 type Coordination interface {
 	// Claim gives task to agent for ttl unless another agent holds a live
 	// lease; an expired lease is taken over (the result says whose).
-	Claim(ctx context.Context, plan PlanKey, task domain.TaskID, agent string, ttl time.Duration) (parallel.ClaimDecision, error)
+	Claim(ctx context.Context, plan PlanKey, task domain.TaskID, agent string, ttl time.Duration) (domain.ClaimDecision, error)
 	// ClaimNext claims the first of ready (in order) that no other agent
 	// holds; ok is false when every one is held.
-	ClaimNext(ctx context.Context, plan PlanKey, ready []domain.TaskID, agent string, ttl time.Duration) (d parallel.ClaimDecision, ok bool, err error)
+	ClaimNext(ctx context.Context, plan PlanKey, ready []domain.TaskID, agent string, ttl time.Duration) (d domain.ClaimDecision, ok bool, err error)
 	// Heartbeat renews agent's lease on task.
-	Heartbeat(ctx context.Context, plan PlanKey, task domain.TaskID, agent string, ttl time.Duration) (parallel.ClaimDecision, error)
+	Heartbeat(ctx context.Context, plan PlanKey, task domain.TaskID, agent string, ttl time.Duration) (domain.ClaimDecision, error)
 	// Release lets agent's claim on task go.
-	Release(ctx context.Context, plan PlanKey, task domain.TaskID, agent string) (parallel.ClaimDecision, error)
+	Release(ctx context.Context, plan PlanKey, task domain.TaskID, agent string) (domain.ClaimDecision, error)
 	// Claims lists the plan's claims, live and expired, by task.
-	Claims(ctx context.Context, plan PlanKey) ([]parallel.Claim, error)
+	Claims(ctx context.Context, plan PlanKey) ([]domain.Claim, error)
 	// Now is the coordination clock: leases expire by it (the database's
 	// clock for PostgreSQL; TASKIE_NOW or the local clock for files).
 	Now(ctx context.Context) (time.Time, error)
@@ -54,4 +54,39 @@ const (
 type PlanKey struct {
 	Project string
 	Plan    string
+}
+
+// ClaimRules are the claims policy the coordination stores apply: under
+// their lock they read a task's lease, ask the rules, and write what they
+// decide; the store decides nothing. The rules are package parallel's
+// (DecideClaim, DecideHeartbeat, DecideRelease), handed over by the shell
+// that makes claims with SetClaimRules, as a store package registers
+// itself with RegisterCoordination: the store imports no decider.
+type ClaimRules struct {
+	Claim     func(task domain.TaskID, current *domain.Claim, agent string, now time.Time, ttl time.Duration) domain.ClaimDecision
+	Heartbeat func(task domain.TaskID, current *domain.Claim, agent string, now time.Time, ttl time.Duration) domain.ClaimDecision
+	Release   func(task domain.TaskID, current *domain.Claim, agent string, now time.Time) domain.ClaimDecision
+}
+
+var (
+	rulesMu sync.Mutex
+	rules   *ClaimRules
+)
+
+// SetClaimRules hands the claims policy to every coordination store.
+func SetClaimRules(r ClaimRules) {
+	rulesMu.Lock()
+	defer rulesMu.Unlock()
+	rules = &r
+}
+
+// Rules returns the claims policy handed over; a program that claims
+// without one is wrong, and stops.
+func Rules() ClaimRules {
+	rulesMu.Lock()
+	defer rulesMu.Unlock()
+	if rules == nil {
+		panic("store: no claims policy: call store.SetClaimRules with package parallel's rules first")
+	}
+	return *rules
 }

@@ -9,13 +9,12 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
-	"github.com/taskie-dev/taskie/internal/parallel"
 )
 
 // PlanData is everything a coordination store holds for one plan: its
 // claims, live and expired, and its coordination events in log order.
 type PlanData struct {
-	Claims []parallel.Claim
+	Claims []domain.Claim
 	Events []events.Event
 }
 
@@ -80,7 +79,7 @@ func CopyPlan(ctx context.Context, from Coordination, fromKey PlanKey, to Coordi
 // under the plan's coordination lock: the files `taskie store export`
 // writes, in the file store's own format.
 func (c *FileCoord) ReplacePlan(ctx context.Context, p PlanKey, d PlanData) error {
-	claims := make(map[domain.TaskID]parallel.Claim, len(d.Claims))
+	claims := make(map[domain.TaskID]domain.Claim, len(d.Claims))
 	for _, cl := range d.Claims {
 		claims[cl.Task] = cl
 	}

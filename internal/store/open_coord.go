@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/gitwt"
-	"github.com/taskie-dev/taskie/internal/parallel"
 )
 
 // DatabaseURLEnv names the variable that chooses the coordination store of
@@ -214,6 +214,6 @@ func scpLike(r string) bool {
 // ClaimEvent returns the coordination event that a claim decision logs in
 // every store (nil for a renewal or a refusal), and whether the decision
 // changes the stored claims. ttl and now are the claim's.
-func ClaimEvent(p PlanKey, d parallel.ClaimDecision, ttl time.Duration, now time.Time) (*events.Event, bool) {
+func ClaimEvent(p PlanKey, d domain.ClaimDecision, ttl time.Duration, now time.Time) (*events.Event, bool) {
 	return claimEvent(p, d, ttl, now)
 }

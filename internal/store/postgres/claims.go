@@ -10,7 +10,6 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
-	"github.com/taskie-dev/taskie/internal/parallel"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/store"
 )
@@ -22,11 +21,11 @@ type claimRow struct {
 	acquired, expires, heartbeat *time.Time
 }
 
-func (r claimRow) claim() *parallel.Claim {
+func (r claimRow) claim() *domain.Claim {
 	if r.agent == "" || r.expires == nil {
 		return nil
 	}
-	c := parallel.Claim{Task: domain.TaskID(r.task), Agent: r.agent, Expires: r.expires.UTC()}
+	c := domain.Claim{Task: domain.TaskID(r.task), Agent: r.agent, Expires: r.expires.UTC()}
 	if r.acquired != nil {
 		c.Acquired = r.acquired.UTC()
 	}
@@ -37,13 +36,13 @@ func (r claimRow) claim() *parallel.Claim {
 }
 
 // ts is a claim's timestamp column as taskie reads it: a row set by hand
-// to infinity (or past parallel.Never) reads as parallel.Never, a lease
+// to infinity (or past domain.Never) reads as domain.Never, a lease
 // that never expires, and -infinity as the year 1, long expired; a Go
 // time cannot hold either infinity, and a row that fails to scan would
 // break every command of the plan. NULL stays NULL.
 func ts(col string) string {
 	return "(CASE WHEN " + col + " IS NULL THEN NULL ELSE LEAST(GREATEST(" + col +
-		", '0001-01-01T00:00:00Z'::timestamptz), '" + parallel.Never.Format(time.RFC3339) + "'::timestamptz) END)"
+		", '0001-01-01T00:00:00Z'::timestamptz), '" + domain.Never.Format(time.RFC3339) + "'::timestamptz) END)"
 }
 
 // checkKey refuses a key no file store could hold either.
@@ -68,7 +67,7 @@ FROM taskie_claims WHERE project = $1 AND plan = $2 AND task = $3 FOR UPDATE`
 // lockTask locks task's row for the transaction and returns its claim
 // (nil when free) and the coordination clock. create makes the row of a
 // task never claimed, so that two first claims queue on it.
-func (s *Store) lockTask(ctx context.Context, t *pipe, p store.PlanKey, task domain.TaskID, create bool) (*parallel.Claim, time.Time, error) {
+func (s *Store) lockTask(ctx context.Context, t *pipe, p store.PlanKey, task domain.TaskID, create bool) (*domain.Claim, time.Time, error) {
 	q := holderSQL
 	if create {
 		q = lockTaskSQL
@@ -87,7 +86,7 @@ func (s *Store) lockTask(ctx context.Context, t *pipe, p store.PlanKey, task dom
 // Claim gives task to agent unless another agent holds a live lease. The
 // task's row is locked for the decision, so two agents claiming it queue
 // and the second sees the first's lease.
-func (s *Store) Claim(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string, ttl time.Duration) (d parallel.ClaimDecision, err error) {
+func (s *Store) Claim(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string, ttl time.Duration) (d domain.ClaimDecision, err error) {
 	if err := checkKey(p); err != nil {
 		return d, err
 	}
@@ -97,7 +96,7 @@ func (s *Store) Claim(ctx context.Context, p store.PlanKey, task domain.TaskID, 
 		if err != nil {
 			return nil, err
 		}
-		d = parallel.DecideClaim(task, cur, agent, now, ttl)
+		d = store.Rules().Claim(task, cur, agent, now, ttl)
 		return writes(p, d, ttl, now)
 	})
 	return decided(d, err)
@@ -134,7 +133,7 @@ ON CONFLICT (project, plan, task) DO NOTHING`
 // tasks get a row first (committed at once), so that agents claiming at
 // the same time lock distinct rows with FOR UPDATE SKIP LOCKED instead of
 // queueing on one.
-func (s *Store) ClaimNext(ctx context.Context, p store.PlanKey, ready []domain.TaskID, agent string, ttl time.Duration) (d parallel.ClaimDecision, ok bool, err error) {
+func (s *Store) ClaimNext(ctx context.Context, p store.PlanKey, ready []domain.TaskID, agent string, ttl time.Duration) (d domain.ClaimDecision, ok bool, err error) {
 	if err := checkKey(p); err != nil {
 		return d, false, err
 	}
@@ -142,7 +141,7 @@ func (s *Store) ClaimNext(ctx context.Context, p store.PlanKey, ready []domain.T
 		return d, false, nil
 	}
 	if agent == "" {
-		return parallel.DecideClaim(ready[0], nil, agent, time.Time{}, ttl), true, nil
+		return store.Rules().Claim(ready[0], nil, agent, time.Time{}, ttl), true, nil
 	}
 	ttl = roundTTL(ttl)
 	ids := make([]int32, len(ready))
@@ -185,8 +184,8 @@ func (s *Store) ClaimNext(ctx context.Context, p store.PlanKey, ready []domain.T
 				return nil, err
 			}
 			task := domain.TaskID(r.task)
-			d = parallel.DecideClaim(task, r.claim(), agent, now.UTC(), ttl)
-			if d.Outcome == parallel.Refused {
+			d = store.Rules().Claim(task, r.claim(), agent, now.UTC(), ttl)
+			if d.Outcome == domain.ClaimRefused {
 				// The lease was renewed between the row's choice and its
 				// clock: try the next one.
 				tried = append(tried, r.task)
@@ -197,13 +196,13 @@ func (s *Store) ClaimNext(ctx context.Context, p store.PlanKey, ready []domain.T
 		}
 	})
 	if err != nil || !ok {
-		return parallel.ClaimDecision{}, false, err
+		return domain.ClaimDecision{}, false, err
 	}
 	return d, true, nil
 }
 
 // Heartbeat renews agent's lease on task.
-func (s *Store) Heartbeat(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string, ttl time.Duration) (d parallel.ClaimDecision, err error) {
+func (s *Store) Heartbeat(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string, ttl time.Duration) (d domain.ClaimDecision, err error) {
 	if err := checkKey(p); err != nil {
 		return d, err
 	}
@@ -213,14 +212,14 @@ func (s *Store) Heartbeat(ctx context.Context, p store.PlanKey, task domain.Task
 		if err != nil {
 			return nil, err
 		}
-		d = parallel.DecideHeartbeat(task, cur, agent, now, ttl)
+		d = store.Rules().Heartbeat(task, cur, agent, now, ttl)
 		return writes(p, d, ttl, now)
 	})
 	return decided(d, err)
 }
 
 // Release lets agent's claim on task go.
-func (s *Store) Release(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string) (d parallel.ClaimDecision, err error) {
+func (s *Store) Release(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string) (d domain.ClaimDecision, err error) {
 	if err := checkKey(p); err != nil {
 		return d, err
 	}
@@ -229,16 +228,16 @@ func (s *Store) Release(ctx context.Context, p store.PlanKey, task domain.TaskID
 		if err != nil {
 			return nil, err
 		}
-		d = parallel.DecideRelease(task, cur, agent, now)
+		d = store.Rules().Release(task, cur, agent, now)
 		return writes(p, d, 0, now)
 	})
 	return decided(d, err)
 }
 
 // decided is a decision that was stored, or none when storing it failed.
-func decided(d parallel.ClaimDecision, err error) (parallel.ClaimDecision, error) {
+func decided(d domain.ClaimDecision, err error) (domain.ClaimDecision, error) {
 	if err != nil {
-		return parallel.ClaimDecision{}, err
+		return domain.ClaimDecision{}, err
 	}
 	return d, nil
 }
@@ -262,14 +261,14 @@ WHERE project = $1 AND plan = $2 AND task = $3`
 
 // writes are the statements that store what a decision says, with its
 // event; nil when the decision changes nothing.
-func writes(p store.PlanKey, d parallel.ClaimDecision, ttl time.Duration, now time.Time) (*pgx.Batch, error) {
+func writes(p store.PlanKey, d domain.ClaimDecision, ttl time.Duration, now time.Time) (*pgx.Batch, error) {
 	ev, changed := store.ClaimEvent(p, d, ttl, now)
 	if !changed {
 		return nil, nil
 	}
 	cl := d.Claim
 	b := &pgx.Batch{}
-	if d.Outcome == parallel.Released {
+	if d.Outcome == domain.ClaimReleased {
 		b.Queue(freeClaimSQL, p.Project, p.Plan, int32(cl.Task))
 	} else {
 		b.Queue(setClaimSQL, p.Project, p.Plan, int32(cl.Task), cl.Agent, cl.Acquired, cl.Expires, cl.Heartbeat)
@@ -391,11 +390,11 @@ func queueEvent(b *pgx.Batch, p store.PlanKey, e events.Event) error {
 func payload(p store.PlanKey) string { return p.Project + "/" + p.Plan }
 
 // Claims lists the plan's claims, live and expired, by task.
-func (s *Store) Claims(ctx context.Context, p store.PlanKey) ([]parallel.Claim, error) {
+func (s *Store) Claims(ctx context.Context, p store.PlanKey) ([]domain.Claim, error) {
 	if err := checkKey(p); err != nil {
 		return nil, err
 	}
-	var out []parallel.Claim
+	var out []domain.Claim
 	err := s.do(ctx, "listing the claims of plan "+p.Plan, func(ctx context.Context, conn *pgx.Conn) error {
 		out = nil
 		rows, err := conn.Query(ctx, `SELECT task, agent, `+ts("acquired")+`, `+ts("expires")+`, `+ts("heartbeat")+` FROM taskie_claims
