@@ -131,3 +131,39 @@ func TestStoreDecidesNothing(t *testing.T) {
 	}
 	check("internal/history", []string{"internal/store", "internal/project"}, "the folds read the log, not the store")
 }
+
+// floors name what each lower room may import of taskie's own packages:
+// an import outside its list runs back up the floors docs/architecture.md
+// draws (the vocabulary and the file layer at the bottom, the format
+// layers above them, the pure deciders above those).
+var floors = []struct {
+	dirs    []string
+	allowed []string
+	why     string
+}{
+	{[]string{"internal/domain", "internal/fsafe"}, nil,
+		"the vocabulary and the one file layer are the bottom floor: they import nothing of taskie's"},
+	{[]string{"internal/state", "internal/events", "internal/plan"}, []string{"internal/domain", "internal/fsafe", "internal/state", "internal/events", "internal/plan"},
+		"a format layer parses and renders bytes: it imports only the vocabulary, the file layer and the other format layers"},
+	{deciders, append([]string{"internal/domain", "internal/state", "internal/events", "internal/plan"}, deciders...),
+		"a decider takes values: it imports only the vocabulary, the format layers and the other deciders"},
+}
+
+func TestFloors(t *testing.T) {
+	pkgs := loadPackages(t)
+	for _, f := range floors {
+		for _, dir := range f.dirs {
+			p, ok := pkgs[dir]
+			if !ok {
+				continue
+			}
+			for path, files := range p.imports() {
+				rel, ok := strings.CutPrefix(path, module)
+				if !ok || rel == dir || slices.Contains(f.allowed, rel) {
+					continue
+				}
+				t.Errorf("%s imports %s (%s): %s", dir, rel, strings.Join(files, ", "), f.why)
+			}
+		}
+	}
+}
