@@ -46,6 +46,7 @@ func NearestByUse(s string, candidates []string, byUse []string) string {
 	}
 	return best
 }
+
 // distance is the optimal string alignment distance between a and b:
 // insertions, deletions, substitutions and swaps of two neighbours.
 func distance(a, b string) int {
