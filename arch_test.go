@@ -9,6 +9,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -164,6 +165,72 @@ func TestFloors(t *testing.T) {
 				}
 				t.Errorf("%s imports %s (%s): %s", dir, rel, strings.Join(files, ", "), f.why)
 			}
+		}
+	}
+}
+
+// fileCalls are the os functions that read, create, replace or remove a
+// file by name. On a path inside the repository they must go through
+// internal/fsafe, which never follows a link out, opens only regular files
+// without blocking, bounds sizes and creates temp files exclusively.
+var fileCalls = []string{"ReadFile", "WriteFile", "Create", "Open", "OpenFile", "Rename", "Remove", "RemoveAll", "Mkdir", "MkdirAll", "MkdirTemp", "CreateTemp"}
+
+// fileCallsAllowed are the files that may call them, each with the reason
+// the paths it touches are not the repository's.
+var fileCallsAllowed = map[string]string{
+	"bench/":                            "benchmark programs, working in their own temp directories",
+	"e2e/":                              "the scripted API servers of the real-client tests",
+	"demo/":                             "`make demo` writes its sample project",
+	"internal/fsafe/":                   "the safe file layer itself",
+	"internal/testtools/":               "test programs (the fake reviewer, the test summary) writing their own temp files",
+	"internal/benchfix/":                "benchmark fixtures, written into the benchmark's temp directory",
+	"internal/store/postgres/pgtest/":   "the test PostgreSQL server's temp data directory",
+	"internal/agentsim/":                "the demo's simulated agent writes the sample project as an agent would",
+	"internal/planchoice/tail_unix.go":  "the agent's transcript: a path the client names outside the repository, opened non-blocking and read as a bounded tail",
+	"internal/planchoice/tail_other.go": "the agent's transcript (see tail_unix.go)",
+	"internal/hook/sessionstart.go":     "CLAUDE_ENV_FILE: the client's own file, named by the client",
+	"internal/review/codextmp.go":       "the codex reviewer's private temp directory under $TMPDIR",
+	"internal/review/codex.go":          "files in the codex reviewer's private temp directory",
+	"internal/review/proc_linux.go":     "/proc, to recognise a reviewer's process group",
+	"internal/trust/trust.go":           "the user's own trust store in $XDG_STATE_HOME (random exclusive temp file, rename)",
+	"internal/config/box.go":            "the user's own ~/.claude.json, read for Claude Code's folder trust",
+	"internal/cli/taskcmd.go":           "`task output --file`: a file the user names on the command line",
+	"internal/events/events.go":         "Read and Scan, the tests' reader of a plan's log",
+}
+
+func allowedFileCall(path string) bool {
+	for prefix := range fileCallsAllowed {
+		if path == prefix || strings.HasSuffix(prefix, "/") && strings.HasPrefix(path, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestOneFileLayer: no package but the file layer reads or writes a file by
+// name with os, except the few listed in fileCallsAllowed.
+func TestOneFileLayer(t *testing.T) {
+	pkgs := loadPackages(t)
+	for _, p := range pkgs {
+		for name, f := range p.files {
+			if allowedFileCall(name) {
+				continue
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				sel, ok := n.(*ast.SelectorExpr)
+				if !ok {
+					return true
+				}
+				if id, ok := sel.X.(*ast.Ident); ok && id.Name == "os" && slices.Contains(fileCalls, sel.Sel.Name) {
+					t.Errorf("%s: os.%s: read and write repository files through internal/fsafe (or list this file in fileCallsAllowed with its reason)", name, sel.Sel.Name)
+				}
+				return true
+			})
+		}
+	}
+	for prefix := range fileCallsAllowed {
+		if _, err := os.Stat(strings.TrimSuffix(prefix, "/")); err != nil {
+			t.Errorf("fileCallsAllowed names %s, which does not exist: remove it", prefix)
 		}
 	}
 }
