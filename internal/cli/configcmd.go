@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sort"
 
 	"github.com/spf13/cobra"
@@ -32,7 +33,7 @@ func newConfigCmdWith(s *Streams, g *globals, run func(*configOpts) error) *cobr
 repository's .taskie/config.json, your own config file, or "default". An
 invalid file is reported with every problem at once, each naming its setting.
 ` + "`taskie help config`" + ` describes the settings.`,
-		Example: "  taskie config\n  taskie config models\n  taskie config --json",
+		Example: "  taskie config\n  taskie config models\n  taskie config --json\n  taskie config set max_reviews 5",
 		Args:    maxArgs(1),
 		ValidArgsFunction: func(*cobra.Command, []string, string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			return config.Keys(), cobra.ShellCompDirectiveNoFileComp
@@ -43,6 +44,7 @@ invalid file is reported with every problem at once, each naming its setting.
 		},
 	}
 	c.Flags().BoolVar(&o.asJSON, "json", false, "print JSON")
+	c.AddCommand(newConfigSetCmd(s, g), newConfigUnsetCmd(s, g))
 	return c
 }
 
@@ -50,6 +52,16 @@ invalid file is reported with every problem at once, each naming its setting.
 type configEntry struct {
 	Value  json.RawMessage `json:"value"`
 	Source string          `json:"source"`
+	// Ignored is the repository's value that waits for `taskie trust`.
+	Ignored *ignoredEntry `json:"ignored,omitempty"`
+}
+
+// ignoredEntry is a repository's setting left out until the user trusts
+// the file.
+type ignoredEntry struct {
+	Value  json.RawMessage `json:"value"`
+	Source string          `json:"source"`
+	Until  string          `json:"until"`
 }
 
 func runConfig(o *configOpts) error {
@@ -83,10 +95,27 @@ func runConfig(o *configOpts) error {
 		if v == nil {
 			v = json.RawMessage("null")
 		}
-		out[k] = configEntry{v, cfg.Source[k]}
+		out[k] = configEntry{Value: v, Source: cfg.Source[k]}
+	}
+	if len(cfg.Untrusted)+len(cfg.Ignored) > 0 {
+		// Show what the repository sets and why it is not in effect,
+		// rather than a bare "(not set)".
+		repoFile := config.Path(r.TaskieDir())
+		raw, _ := config.FileValues(repoFile)
+		for _, k := range append(slices.Clone(cfg.Untrusted), cfg.Ignored...) {
+			if e, ok := out[k]; ok && raw[k] != nil {
+				e.Ignored = &ignoredEntry{Value: raw[k], Source: repoFile, Until: "taskie trust"}
+				out[k] = e
+			}
+		}
 	}
 	if e, ok := out["store"]; ok {
 		out["store"] = storeEntry(e, cfg.Store)
+		if e.Ignored != nil {
+			var u string
+			_ = json.Unmarshal(e.Ignored.Value, &u)
+			out["store"].Ignored.Value = redactedJSON(u)
+		}
 	}
 	if o.asJSON {
 		if o.key != "" {
@@ -101,6 +130,9 @@ func runConfig(o *configOpts) error {
 			v = "(not set)"
 		}
 		fmt.Fprintf(o.s.Out, "%-20s %-40s %s\n", k, v, c.Dim(out[k].Source))
+		if ig := out[k].Ignored; ig != nil {
+			fmt.Fprintf(o.s.Out, "%-20s %-40s %s\n", "", compactRaw(ig.Value), c.Dim(ig.Source+" (ignored until `taskie trust`)"))
+		}
 	}
 	return nil
 }
@@ -124,10 +156,15 @@ func storeEntry(e configEntry, setting string) configEntry {
 	if source == store.DatabaseURLEnv {
 		e.Source = store.DatabaseURLEnv
 	}
+	e.Value = redactedJSON(u)
+	return e
+}
+
+// redactedJSON is a store URL as a JSON string, without its password.
+func redactedJSON(u string) json.RawMessage {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false) // a URL's & stays &
 	_ = enc.Encode(store.RedactURL(u))
-	e.Value = bytes.TrimSpace(b.Bytes())
-	return e
+	return bytes.TrimSpace(b.Bytes())
 }
