@@ -35,6 +35,7 @@ skip, abandon, escalate, resolve; ` + "`taskie query`" + ` shows where tasks sta
 	}
 	c.AddCommand(newTaskNoteCmd(s, g), newTaskCheckCmd(s, g), newTaskOutputCmd(s, g), newTaskCriteriaCmd(s, g), newTaskStatusCmd(s, g))
 	c.AddCommand(newTaskResultCmd(s, g))
+	c.AddCommand(newTaskAddCmd(s, g), newTaskListCmd(s, g), newTaskShowCmd(s, g))
 	c.AddCommand(newTaskMoveCmds(s, g)...)
 	return c
 }

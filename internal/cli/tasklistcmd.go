@@ -1,0 +1,178 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
+	"github.com/taskie-dev/taskie/internal/plan"
+	"github.com/taskie-dev/taskie/internal/project"
+)
+
+// taskListOpts are the options of `taskie task list`.
+type taskListOpts struct {
+	s             *Streams
+	g             *globals
+	state, status string
+	asJSON        bool
+}
+
+func newTaskListCmd(s *Streams, g *globals) *cobra.Command {
+	o := &taskListOpts{s: s, g: g}
+	c := &cobra.Command{
+		Use:   "list [--state S] [--status S] [--json]",
+		Short: "List every task: id, title, Status in tasks.md, lifecycle state, dependencies",
+		Long: `List the tasks of tasks.md in table order: id, title, the Status cell of
+tasks.md, the lifecycle state (as ` + "`taskie query`" + ` reads it; a task never moved
+is pending, or "-" when tasks.md marks it done or cancelled) and the tasks it
+depends on.
+
+  --state S    tasks in lifecycle state S (taskie help lifecycle)
+  --status S   tasks whose Status in tasks.md is S
+
+Piped, the first line names the columns (task, title, status, state,
+depends_on, the keys of --json) and the columns are tab-separated; on a
+terminal they are aligned.`,
+		Example: "  taskie task list\n  taskie task list --state in_progress\n  taskie task list --status pending --json",
+		Args:    exactArgs(0, "no arguments"),
+		RunE:    func(*cobra.Command, []string) error { return runTaskList(o) },
+	}
+	f := c.Flags()
+	f.StringVar(&o.state, "state", "", "only tasks in this lifecycle `state`")
+	f.StringVar(&o.status, "status", "", "only tasks with this `status` in tasks.md")
+	f.BoolVar(&o.asJSON, "json", false, "print a JSON array")
+	return c
+}
+
+// taskListView is one task as `taskie task list` shows it; the piped
+// header names these keys.
+type taskListView struct {
+	Task      string   `json:"task"`
+	Title     string   `json:"title"`
+	Status    string   `json:"status"` // tasks.md, lower-cased
+	State     string   `json:"state"`  // lifecycle; "" without a record
+	DependsOn []string `json:"depends_on"`
+}
+
+var taskListColumns = []string{"task", "title", "status", "state", "depends_on"}
+
+func newTaskListView(t plan.Task, rec *lifecycle.Task) taskListView {
+	v := taskListView{Task: strconv.Itoa(t.ID), Title: t.Title(), Status: t.StatusNorm(), DependsOn: []string{}}
+	if rec != nil {
+		v.State = string(rec.State)
+	}
+	for _, d := range t.DependsOn {
+		v.DependsOn = append(v.DependsOn, strconv.Itoa(d))
+	}
+	return v
+}
+
+func (v taskListView) cells() []string {
+	deps := strings.Join(v.DependsOn, ",")
+	return []string{v.Task, oneLineCell(v.Title), orNone(v.Status), orNone(v.State), orNone(deps)}
+}
+
+// oneLineCell keeps a cell on its line and its column: tabs would shift
+// the piped columns.
+func oneLineCell(s string) string {
+	return orNone(strings.Join(strings.Fields(s), " "))
+}
+
+func runTaskList(o *taskListOpts) error {
+	p, err := o.g.openPlan("")
+	if err != nil {
+		return err
+	}
+	var state lifecycle.State
+	if o.state != "" {
+		if state, err = lifecycle.ParseState(o.state); err != nil {
+			return usageErr(err, "")
+		}
+	}
+	status := strings.ToLower(strings.TrimSpace(o.status))
+	if o.status != "" && !plan.KnownStatus(status) {
+		return usageErr(fmt.Errorf("--status %q: unknown status%s", o.status, didYouMean(status, taskStatuses)), "statuses: "+strings.Join(taskStatuses, ", "))
+	}
+	ts, _, err := p.Tasks()
+	if err != nil {
+		return err
+	}
+	if ts == nil {
+		return usageErr(fmt.Errorf("plan %s has no tasks.md yet", p.ID), "add a task with `taskie task add --title …`, or write the table (`"+actionRef("create-tasks")+"`)")
+	}
+	recs := taskRecords(p)
+	views := []taskListView{}
+	seen := map[int]bool{}
+	for _, t := range ts.Tasks {
+		if seen[t.ID] {
+			continue // a duplicate id: `taskie validate` reports it
+		}
+		seen[t.ID] = true
+		var rec *lifecycle.Task
+		if r, ok := recs[domain.TaskID(t.ID)]; ok {
+			rec = &r
+		}
+		v := newTaskListView(t, rec)
+		if (state != "" && v.State != string(state)) || (status != "" && v.Status != status) {
+			continue
+		}
+		views = append(views, v)
+	}
+	if o.asJSON {
+		return writeJSON(o.s.Out, views)
+	}
+	if len(views) == 0 {
+		fmt.Fprintln(o.s.Err, "no task matches")
+		return nil
+	}
+	printTaskList(o.s.Out, views, o.s.TTY)
+	return nil
+}
+
+// printTaskList writes a header line and one line per task: aligned on a
+// terminal, tab-separated otherwise.
+func printTaskList(out io.Writer, views []taskListView, tty bool) {
+	w := out
+	var tw *tabwriter.Writer
+	header := taskListColumns
+	if tty {
+		tw = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+		w = tw
+		header = []string{"TASK", "TITLE", "STATUS", "STATE", "DEPENDS ON"}
+	}
+	fmt.Fprintln(w, strings.Join(header, "\t"))
+	for _, v := range views {
+		fmt.Fprintln(w, strings.Join(v.cells(), "\t"))
+	}
+	if tw != nil {
+		tw.Flush()
+	}
+}
+
+// taskRecords returns every task's lifecycle record as `taskie query`
+// and `taskie status` read them: state.json's records (with a shared
+// store, every clone's moves), the tasks waiting in committing whose
+// commit is there completed in memory, and the tasks of tasks.md never
+// moved as pending (those tasks.md marks done or cancelled have none).
+func taskRecords(p *project.Plan) map[domain.TaskID]lifecycle.Task {
+	tasks, shared := sharedLifecycle(p)
+	if !shared || tasks == nil {
+		tasks = map[domain.TaskID]lifecycle.Task{}
+		if st, err := p.State(); err == nil {
+			if recs, err := lifecycle.Decode(st.Lifecycle); err == nil && recs != nil {
+				tasks = recs
+			}
+		}
+	}
+	p.SettledView(tasks)
+	for _, t := range unrecorded(p, func(id domain.TaskID) bool { _, ok := tasks[id]; return ok }) {
+		tasks[t.ID] = t
+	}
+	return tasks
+}
