@@ -98,7 +98,7 @@ func checkFailure(t *Task, e Effect) (Rule, string) {
 
 func checkTransition(e Effect) (Rule, string) {
 	tr, ok := lookup(e.From, e.To)
-	if ok && (tr.Class == ClassForward || tr.Class == ClassFailure) {
+	if ok && (tr.Class == ClassForward || tr.Class == ClassFailure || tr.Class == ClassRelease) {
 		return "", ""
 	}
 	if f, to := e.From.pos(), e.To.pos(); f >= 0 && to > f+1 {
@@ -224,6 +224,12 @@ func evolve(t *Task, e Effect) {
 		recoverTask(t, e)
 	}
 	t.State, t.Since, t.Warned = e.To, e.At, LevelOK
+	switch {
+	case e.To == Pending:
+		t.Agent = "" // back in the queue: nobody's
+	case e.Meta.Agent != "":
+		t.Agent = e.Meta.Agent
+	}
 	t.Head = ""
 	if e.To == Committing {
 		t.Head = e.Meta.Head

@@ -84,6 +84,8 @@ type Meta struct {
 	Level string
 	State State
 	Limit string
+	// Agent is the agent a claim assigned the task to (Assign).
+	Agent string
 }
 
 // Map returns m as the "meta" object of an event, without zero fields.
@@ -106,6 +108,9 @@ func (m Meta) Map() map[string]any {
 	}
 	if m.Level != "" {
 		out["level"], out["state"], out["limit"] = m.Level, string(m.State), m.Limit
+	}
+	if m.Agent != "" {
+		out["agent"] = m.Agent
 	}
 	return out
 }
@@ -138,7 +143,7 @@ func MetaFromMap(in map[string]any) (Meta, error) {
 	for _, f := range []struct {
 		key string
 		to  *string
-	}{{"head", &m.Head}, {"level", &m.Level}, {"state", (*string)(&m.State)}, {"limit", &m.Limit}} {
+	}{{"head", &m.Head}, {"level", &m.Level}, {"state", (*string)(&m.State)}, {"limit", &m.Limit}, {"agent", &m.Agent}} {
 		if v, ok := in[f.key]; ok {
 			s, isStr := v.(string)
 			if !isStr {

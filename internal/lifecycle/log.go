@@ -126,6 +126,7 @@ type metaJSON struct {
 	Level       string `json:"level,omitempty"`
 	State       State  `json:"state,omitempty"`
 	Limit       string `json:"limit,omitempty"`
+	Agent       string `json:"agent,omitempty"`
 }
 
 // ParseMeta reads an effect's "meta" object; nil or empty is no meta.

@@ -99,3 +99,20 @@ func fail(t Task, to State, actor Actor, reason string, now time.Time) (Task, []
 	}
 	return apply(t, true, effs)
 }
+
+// Assign moves a task from pending to assigned for agent, recorded on the
+// move (meta agent) and in the record: what a claim does (docs/parallel.md).
+// It is the forward move pending → assigned with its agent; from any other
+// state it is illegal. Its way back is Move(t, Pending, …), a release.
+func Assign(t Task, agent string, actor Actor, reason string, now time.Time) (Task, []Effect, error) {
+	now, err := begin(t, actor, ActMove, now)
+	if err != nil {
+		return t, nil, err
+	}
+	if t.State != Pending {
+		return t, nil, illegal(t, Assigned)
+	}
+	e := t.effect(KindTransition, Assigned, actor, reason, now)
+	e.Meta.Agent = agent
+	return apply(t, true, []Effect{e})
+}

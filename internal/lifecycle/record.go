@@ -18,7 +18,8 @@ import (
 //	 "failures":{"quality_review":1},"cto_attempts":1,"escalated_from":"testing",
 //	 "time":{"pending":0,"assigned":0,"planning":0,"validated":0,"in_progress":1800,"testing":60}}
 //
-// head (HEAD when the task entered committing, kept while it is there),
+// agent (the agent a claim assigned it to, kept until it returns to
+// pending), head (HEAD when the task entered committing, kept while it is there),
 // warned (the highest timeout level logged since it entered its state) and
 // failures, cto_attempts, escalated_from and time are left out when empty;
 // time holds whole seconds per state entered and left (zero included: it
@@ -37,6 +38,7 @@ type record struct {
 	Time          map[State]float64 `json:"time,omitempty"`
 	Head          string            `json:"head,omitempty"`
 	Warned        string            `json:"warned,omitempty"`
+	Agent         string            `json:"agent,omitempty"`
 }
 
 // Encode writes the records as state.json's "lifecycle" object, in
@@ -100,6 +102,10 @@ func encodeTask(b *bytes.Buffer, t Task) {
 	if t.Warned != LevelOK {
 		b.WriteString(`,"warned":`)
 		quote(b, t.Warned.String())
+	}
+	if t.Agent != "" {
+		b.WriteString(`,"agent":`)
+		quote(b, t.Agent)
 	}
 	b.WriteByte('}')
 }
@@ -176,7 +182,7 @@ func decodeTask(id domain.TaskID, v json.RawMessage) (Task, error) {
 	if err := dec.Decode(&r); err != nil {
 		return Task{}, err
 	}
-	t := Task{ID: id, State: r.State, CTOAttempts: r.CTOAttempts, EscalatedFrom: r.EscalatedFrom, Head: r.Head,
+	t := Task{ID: id, State: r.State, CTOAttempts: r.CTOAttempts, EscalatedFrom: r.EscalatedFrom, Head: r.Head, Agent: r.Agent,
 		Failures: map[State]int{}, Entered: make(map[State]time.Duration, len(r.Time))}
 	var err error
 	if r.Warned != "" {

@@ -27,6 +27,9 @@ const (
 	ClassResolve Class = "resolve"
 	// ClassAbandon is a human's Abandon.
 	ClassAbandon Class = "abandon"
+	// ClassRelease returns an assigned task to the queue: its claim was
+	// released without a result (docs/parallel.md). Failures are kept.
+	ClassRelease Class = "release"
 )
 
 // Transition is one row of the table: a legal move and why it exists.
@@ -67,7 +70,8 @@ type tables struct {
 	edges [numStates][numStates]uint8
 }
 
-// buildTable writes the rows: the chain, the three failure moves, then the
+// buildTable writes the rows: the chain, the three failure moves, the
+// release of a claim, then the
 // escalation, return, resolve and abandon rows of every working state.
 // Returns and resolves are listed for every working state because the state
 // a task came from can be any of them; Move checks it is the right one.
@@ -80,6 +84,7 @@ func buildTable() []Transition {
 		Transition{Planning, Planning, ClassFailure, "approach rejected, plan again"},
 		Transition{QualityReview, InProgress, ClassFailure, "review failed, fix the code"},
 		Transition{Committing, InProgress, ClassFailure, "pre-commit failed, fix the code"},
+		Transition{Assigned, Pending, ClassRelease, "claim released without a result"},
 	)
 	for _, s := range chain[:len(chain)-1] {
 		t = append(t, Transition{s, CTOIntervention, ClassToCTO, "3 failures in " + string(s) + ", or escalated"})

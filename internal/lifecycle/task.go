@@ -38,6 +38,10 @@ type Task struct {
 	// Warned is the highest timeout level logged (TIMEOUT_WARNING) since
 	// the task entered its state; LevelOK when none.
 	Warned Level
+	// Agent is the agent the task is assigned to: set by the claim that
+	// moved it to assigned (Assign), kept while it is worked on, cleared
+	// when it returns to pending.
+	Agent string
 }
 
 // Errors returned by the moves, for errors.Is.

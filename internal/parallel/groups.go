@@ -64,9 +64,23 @@ const (
 	// planned as if it were done: no agent must take it again, and it must
 	// not hold a wave slot or its files.
 	AsideFinished
-	// asideBehind marks a task left out because it waits on a failed one.
+	// asideBehind marks a task left out because it waits on a failed one
+	// (or one with a human).
 	asideBehind
+	// asideHuman marks a task in human_escalation (StandingOf: WithHuman),
+	// left out with the tasks that wait on it, like a failed one.
+	asideHuman
 )
+
+// anyWithHuman reports whether some task is in human_escalation.
+func anyWithHuman(tasks []Task) bool {
+	for _, t := range tasks {
+		if t.standing() == WithHuman {
+			return true
+		}
+	}
+	return false
+}
 
 // Omitted is a task GroupsAside left out of the waves, and why.
 type Omitted struct {
@@ -184,21 +198,25 @@ func newScheduler(tasks []Task, max int, aside map[domain.TaskID]Aside) *schedul
 // transitively (breadth-first over the dependents, so each names the
 // nearest failed task on its way). Nil when nothing is set aside.
 func setAside(g *graph, aside map[domain.TaskID]Aside) ([]Aside, []domain.TaskID) {
-	if len(aside) == 0 {
+	if len(aside) == 0 && !anyWithHuman(g.tasks) {
 		return nil, nil
 	}
 	n := len(g.tasks)
 	out, behind := make([]Aside, n), make([]domain.TaskID, n)
 	var queue []int
 	for i, t := range g.tasks {
-		if g.idx[t.ID] != i || closed(t.Status) {
+		if g.idx[t.ID] != i || closed(t) {
 			continue
 		}
-		switch aside[t.ID] {
+		a := aside[t.ID]
+		if t.standing() == WithHuman {
+			a = asideHuman
+		}
+		switch a {
 		case AsideFinished:
 			out[i] = AsideFinished
-		case AsideFailed:
-			out[i], behind[i] = AsideFailed, t.ID
+		case AsideFailed, asideHuman:
+			out[i], behind[i] = a, t.ID
 			queue = append(queue, i)
 		}
 	}
@@ -216,7 +234,7 @@ func setAside(g *graph, aside map[domain.TaskID]Aside) ([]Aside, []domain.TaskID
 		v := queue[0]
 		queue = queue[1:]
 		for _, w := range dependents[v] {
-			if out[w] == 0 && g.idx[g.tasks[w].ID] == w && !closed(g.tasks[w].Status) {
+			if out[w] == 0 && g.idx[g.tasks[w].ID] == w && !closed(g.tasks[w]) {
 				out[w], behind[w] = asideBehind, behind[v]
 				queue = append(queue, w)
 			}
@@ -235,8 +253,13 @@ func (s *scheduler) omitted() []Omitted {
 			why = "in failed_tasks (retries exhausted): left out until a person decides"
 		case AsideFinished:
 			why = "result complete, waiting to be merged and marked done: left out; the tasks waiting on it are planned as if it were done"
+		case asideHuman:
+			why = "in human_escalation: left out until a person decides (`taskie task resolve " + s.g.tasks[i].ID.String() + " --actor human`)"
 		case asideBehind:
 			why = "waits on failed task " + s.behind[i].String() + ": left out"
+			if j, ok := s.g.idx[s.behind[i]]; ok && s.out[j] == asideHuman {
+				why = "waits on task " + s.behind[i].String() + ", in human_escalation: left out"
+			}
 		default:
 			continue
 		}

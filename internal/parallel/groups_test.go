@@ -237,7 +237,7 @@ func TestGroupsInvariants(t *testing.T) {
 	}
 	done := 0
 	for _, tk := range tasks {
-		if closed(tk.Status) {
+		if closed(tk) {
 			done++
 			continue
 		}

@@ -24,7 +24,7 @@ func newRankingExcept(g *graph, out []Aside) *ranking {
 	n := len(g.tasks)
 	r := &ranking{g: g, open: make([]bool, n), eff: make([]int, n), from: make([]domain.TaskID, n)}
 	for i, t := range g.tasks {
-		r.open[i] = g.idx[t.ID] == i && !closed(t.Status) && (out == nil || out[i] == 0)
+		r.open[i] = g.idx[t.ID] == i && !closed(t) && (out == nil || out[i] == 0)
 		r.eff[i] = t.Priority
 	}
 	r.inherit()

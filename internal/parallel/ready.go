@@ -10,7 +10,8 @@ import (
 // Ready returns the tasks that can start now, in scheduling order
 // (inherited priority, own priority, id): every dependency done or
 // cancelled, and either pending without a live lease or in progress with
-// an expired one.
+// an expired one; never a task whose lifecycle closed it or that waits on
+// a CTO or a human (StandingOf).
 func Ready(tasks []Task, claims []Claim, now time.Time) []Task {
 	g := newGraph(tasks)
 	r := newRanking(g)
@@ -29,8 +30,11 @@ func Ready(tasks []Task, claims []Claim, now time.Time) []Task {
 	return out
 }
 
-// startable applies the status and lease rules of Ready.
+// startable applies the standing, status and lease rules of Ready.
 func startable(t Task, held map[domain.TaskID]Claim, now time.Time) bool {
+	if t.standing() != Schedulable {
+		return false
+	}
 	c, claimed := held[t.ID]
 	switch t.Status {
 	case plan.StatusPending:
@@ -46,7 +50,7 @@ func startable(t Task, held map[domain.TaskID]Claim, now time.Time) bool {
 func depsClosed(g *graph, i int) bool {
 	for _, d := range g.tasks[i].Deps {
 		j, ok := g.idx[d]
-		if !ok || !closed(g.tasks[j].Status) {
+		if !ok || !closed(g.tasks[j]) {
 			return false
 		}
 	}
@@ -96,7 +100,7 @@ func ownLive(tasks []Task, held map[domain.TaskID]Claim, agent string, now time.
 	for i, t := range tasks {
 		c, claimed := held[t.ID]
 		if !r.open[i] || !claimed || c.Agent != agent || !c.Live(now) ||
-			t.Status != plan.StatusPending && t.Status != plan.StatusInProgress || skip != nil && skip(t.ID) {
+			t.standing() != Schedulable || skip != nil && skip(t.ID) {
 			continue
 		}
 		if best < 0 || r.compare(i, best) < 0 {

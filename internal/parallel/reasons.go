@@ -3,8 +3,6 @@ package parallel
 import (
 	"strconv"
 	"strings"
-
-	"github.com/taskie-dev/taskie/internal/plan"
 )
 
 // reasons explains task i's wave: what its dependencies allowed, each
@@ -17,8 +15,11 @@ func (s *scheduler) reasons(i int) []string {
 		out = append(out, "priority "+PriorityName(s.r.eff[i])+", inherited from task "+from.String()+
 			" (own: "+PriorityName(t.Priority)+")")
 	}
-	if t.Status != plan.StatusPending && t.Status != plan.StatusInProgress {
+	switch t.standing() {
+	case Parked:
 		out = append(out, "status "+t.Status+": not ready until that changes")
+	case AwaitingCTO:
+		out = append(out, "in cto_intervention: not ready until the CTO decides")
 	}
 	return out
 }
@@ -46,7 +47,7 @@ func (s *scheduler) depReason(i int) string {
 		} else if s.out != nil && s.out[j] == AsideFinished {
 			b.WriteString(" (result complete)")
 		} else {
-			b.WriteString(" (" + s.g.tasks[j].Status + ")")
+			b.WriteString(" (" + s.g.tasks[j].shown() + ")")
 		}
 	}
 	return b.String()

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/taskie-dev/taskie/internal/domain"
-	"github.com/taskie-dev/taskie/internal/plan"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
 )
 
 // Task is what scheduling needs to know about one row of tasks.md.
@@ -15,6 +15,9 @@ type Task struct {
 	Priority int    // rank: lower runs first (see ParsePriority)
 	Deps     []domain.TaskID
 	Files    []string
+	// Life is the task's lifecycle state, "" when it has none; the caller
+	// fills it in (FromTable reads tasks.md only). See StandingOf.
+	Life lifecycle.State
 }
 
 // Priority ranks. Numbers written in tasks.md are ranks too, so "1" is
@@ -72,8 +75,7 @@ func PriorityName(rank int) string {
 	return "priority " + strconv.Itoa(rank)
 }
 
-// closed reports whether a status ends a task for scheduling: done and
-// cancelled tasks satisfy their dependents and are never scheduled.
-func closed(status string) bool {
-	return status == plan.StatusDone || status == plan.StatusCancelled
-}
+// closed reports whether t is over for scheduling: done, cancelled,
+// completed or abandoned tasks satisfy their dependents and are never
+// scheduled (StandingOf).
+func closed(t Task) bool { return t.standing().Closed() }
