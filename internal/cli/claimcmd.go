@@ -12,6 +12,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/gitwt"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/parallel"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -209,6 +210,9 @@ func runClaim(o *claimOpts) error {
 		return refused(d, fmt.Sprintf("claim another task: `taskie claim --next --as %s`; `taskie ready` lists them", agent))
 	}
 	wt := cp.recordClaimHead(s, g, d)
+	if d.Outcome == parallel.Granted || d.Outcome == parallel.Takeover {
+		cp.lifeAfterClaim(s, d.Claim.Task, agent)
+	}
 	return printClaim(s, d, wt, o.asJSON)
 }
 
@@ -227,9 +231,8 @@ func claimTask(s *Streams, cp *coordPlan, arg, agent string, ttl time.Duration, 
 		if t.ID != task {
 			continue
 		}
-		if t.Status != plan.StatusPending && t.Status != plan.StatusInProgress {
-			return parallel.ClaimDecision{}, &exitError{code: ExitProblems, err: fmt.Errorf("task %d is %s: only pending or in-progress tasks are claimed", task, t.Status),
-				hint: "`taskie ready` lists the tasks that can start"}
+		if err := unclaimable(t); err != nil {
+			return parallel.ClaimDecision{}, err
 		}
 		if open := openDeps(tasks, t); len(open) > 0 {
 			fmt.Fprintf(s.Err, "taskie: warning: task %d depends on %s, not done yet\n", task, joinIDs(open))
@@ -247,6 +250,28 @@ func claimTask(s *Streams, cp *coordPlan, arg, agent string, ttl time.Duration, 
 		err = cp.retryTask(s, task, agent, failed)
 	}
 	return d, err
+}
+
+// unclaimable refuses a task that scheduling leaves out: closed in
+// tasks.md or by its lifecycle, parked, or waiting on a CTO or a human
+// (parallel.StandingOf).
+func unclaimable(t parallel.Task) error {
+	hint := "`taskie ready` lists the tasks that can start"
+	switch parallel.StandingOf(t.Status, t.Life) {
+	case parallel.Schedulable:
+		return nil
+	case parallel.AwaitingCTO:
+		return &exitError{code: ExitProblems, err: fmt.Errorf("task %d is in cto_intervention: the CTO decides how it goes on, no agent claims it meanwhile", t.ID),
+			hint: fmt.Sprintf("`taskie task retry %d --actor cto` (or rollback, skip) returns it to the work; %s", t.ID, hint)}
+	case parallel.WithHuman:
+		return &exitError{code: ExitProblems, err: fmt.Errorf("task %d is in human_escalation: a person decides how it goes on, no agent claims it meanwhile", t.ID),
+			hint: fmt.Sprintf("`taskie task resolve %d --actor human` returns it to the work; %s", t.ID, hint)}
+	case parallel.Finished, parallel.Dropped:
+		if t.Life == lifecycle.Completed || t.Life == lifecycle.Abandoned {
+			return &exitError{code: ExitProblems, err: fmt.Errorf("task %d is %s: it is over, no agent claims it", t.ID, t.Life), hint: hint}
+		}
+	}
+	return &exitError{code: ExitProblems, err: fmt.Errorf("task %d is %s: only pending or in-progress tasks are claimed", t.ID, t.Status), hint: hint}
 }
 
 // taskOutcome says whether task is in failed_tasks and, when its latest
@@ -564,6 +589,7 @@ func runRelease(o *claimOpts) error {
 	if d.Outcome == parallel.Refused {
 		return refused(d, "only the agent that holds a claim releases it; an expired lease is taken over by claiming the task")
 	}
+	cp.lifeAfterRelease(o.s, task, agent)
 	return printClaim(o.s, d, "", o.asJSON)
 }
 
@@ -591,5 +617,6 @@ func forceRelease(o *claimOpts, cp *coordPlan, task domain.TaskID, agent string)
 			d: parallel.WriteDecision{Outcome: parallel.WriteForced, Holder: held}}
 		g.done()
 	}
+	cp.lifeAfterRelease(o.s, task, held.Agent)
 	return printClaim(o.s, d, "", o.asJSON)
 }

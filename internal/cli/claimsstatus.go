@@ -148,7 +148,27 @@ func (cp *coordPlan) schedTasks(files bool) ([]parallel.Task, []parallel.Problem
 		k++
 	})
 	tasks, problems := parallel.FromTable(ts, taskFiles)
+	withLife(tasks, snap.State)
 	return tasks, problems, nil
+}
+
+// withLife fills in each task's lifecycle state from state.json's records,
+// so that scheduling leaves out what the lifecycle closed or escalated
+// (parallel.StandingOf). Records that do not decode are left out (`taskie
+// validate` reports them).
+func withLife(tasks []parallel.Task, st *state.State) {
+	if st == nil || len(st.Lifecycle) == 0 {
+		return
+	}
+	recs, err := lifecycle.Decode(st.Lifecycle)
+	if err != nil {
+		return
+	}
+	for i := range tasks {
+		if r, ok := recs[tasks[i].ID]; ok {
+			tasks[i].Life = r.State
+		}
+	}
 }
 
 // titles maps task ids to their titles in tasks.md.

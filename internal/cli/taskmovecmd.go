@@ -14,6 +14,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/history"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
+	"github.com/taskie-dev/taskie/internal/parallel"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
@@ -205,10 +206,45 @@ func runTaskMove(o *taskMoveOpts) error {
 	for _, e := range evs {
 		fmt.Fprintf(o.s.Err, "%s\n", history.Message(e))
 	}
+	if !dup {
+		releaseLeft(o.s, guard, task, rec.State)
+	}
 	if o.asJSON {
 		return writeJSON(o.s.Out, taskMoveView{Plan: p.ID, Task: task.String(), Lifecycle: newQueryView(rec, clock(), timeouts)})
 	}
 	return nil
+}
+
+// releaseLeft releases the claim on a task the move took out of the
+// schedule — completed, abandoned or with a human (parallel.StandingOf) —
+// whoever holds it: no agent works on it any more, and the claim must not
+// keep it listed (docs/parallel.md). guard holds the coordination store
+// the move's claim check opened; nil when it could not be reached.
+func releaseLeft(s *Streams, guard *claimGuard, task domain.TaskID, st lifecycle.State) {
+	if guard == nil {
+		return
+	}
+	switch parallel.StandingOf("", st) {
+	case parallel.Finished, parallel.Dropped, parallel.WithHuman:
+	default:
+		return
+	}
+	claims, err := guard.c.Claims(guard.ctx, guard.key)
+	if err != nil {
+		fmt.Fprintf(s.Err, "taskie: warning: task %d is %s, but its claim was not released: %v\n", task, st, err)
+		return
+	}
+	held := parallel.ClaimOf(claims, task)
+	if held == nil {
+		return
+	}
+	d, err := guard.c.Release(guard.ctx, guard.key, task, held.Agent)
+	switch {
+	case err != nil:
+		fmt.Fprintf(s.Err, "taskie: warning: task %d is %s, but the claim of %s was not released: %v\n", task, st, held.Agent, err)
+	case d.Outcome == parallel.Released:
+		fmt.Fprintf(s.Err, "task %d: claim of %s released (the task is %s)\n", task, held.Agent, st)
+	}
 }
 
 // seenTask is a task's lifecycle record as read before the plan lock.

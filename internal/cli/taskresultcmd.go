@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -23,10 +24,10 @@ import (
 
 // taskResultOpts are the options of `taskie task result`.
 type taskResultOpts struct {
-	s                              *Streams
-	g                              *globals
-	task, status, commit, as, note string
-	asJSON, force                  bool
+	s                                       *Streams
+	g                                       *globals
+	task, status, commit, as, note, summary string
+	asJSON, force                           bool
 }
 
 // resultView is a stored result with --json (and without --status).
@@ -82,6 +83,7 @@ func newTaskResultCmdWith(s *Streams, g *globals, run func(*taskResultOpts) erro
 	c.Flags().StringVar(&o.commit, "commit", "", "the commit holding the task's work (complete)")
 	c.Flags().StringVar(&o.as, "as", "", "the agent reporting (default $TASKIE_AGENT); its claim is released after a failure")
 	c.Flags().StringVar(&o.note, "note", "", "one line about the result")
+	c.Flags().StringVar(&o.summary, "summary", "", "what the task did, for its output file task-T-output.md (default: --note)")
 	c.Flags().BoolVar(&o.asJSON, "json", false, "print the stored result as JSON")
 	c.Flags().BoolVar(&o.force, "force", false, "store it although another agent holds the task's live claim (recorded)")
 	return c
@@ -175,8 +177,24 @@ func resultComplete(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResult
 			err:  fmt.Errorf("task %d: commit %s is the HEAD of %s at the claim: the task has produced no commit", task, shortSHA(commit), dir),
 			hint: "commit the work first, or report `--status failed`"}
 	}
+	reviewsOff := false
+	if st, err := cp.p.State(); err == nil && st.MaxReviews == 0 {
+		reviewsOff = true
+	}
+	base := ""
+	if hasWT {
+		base = w.BaseSHA
+	} else if _, since, ok, err := cp.files.ClaimBase(cp.key, task); err == nil && ok {
+		base = since
+	}
+	out := plan.TaskOutputFile(int(task))
+	m := lifeMove{task: task, reason: "task " + task.String() + " result complete", step: completeStep(reviewsOff, agent),
+		head: cp.p.Repo.Root, files: map[string][]byte{out: cp.outputFile(task, commit, base, agent, cmp.Or(o.summary, o.note))}}
+	if err := cp.preview(m); err != nil {
+		return moveErr(cp.p, err)
+	}
 	ev := events.Event{Task: task.String(), Event: store.EventTaskResult, Actor: agent,
-		Meta: guard.meta(map[string]any{"status": parallel.ResultComplete, "commit": commit})}
+		Meta: guard.meta(map[string]any{"status": parallel.ResultComplete, "commit": commit, "output": out})}
 	if o.note != "" {
 		ev.Meta["note"] = o.note
 	}
@@ -184,10 +202,51 @@ func resultComplete(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResult
 		return err
 	}
 	guard.done()
-	fmt.Fprintf(s.Err, "task %d: result complete at %s; merge it, release the claim and mark it done (`taskie task status %d done`)\n",
-		task, shortSHA(commit), task)
-	fmt.Fprintln(s.Out, parallel.ResultRef(task, commit, parallel.ResultComplete))
+	if _, err := cp.commitLife(s, m); err != nil {
+		return fmt.Errorf("task %d: the result is stored, but its lifecycle move and %s were not written: %w (run the same command again)", task, out, err)
+	}
+	fmt.Fprintf(s.Err, "task %d: result complete at %s, output in %s; merge it, release the claim and mark it done (`taskie task status %d done`)\n",
+		task, shortSHA(commit), out, task)
+	fmt.Fprintln(s.Out, parallel.ResultRefTo(task, commit, parallel.ResultComplete, store.Rel(cp.p.ID, out)))
 	return nil
+}
+
+// outputFile is task-T-output.md: the task, its status, commit and agent,
+// the files its commit changed since base (the worktree's start, else
+// the checkout's HEAD at the claim) as git lists them, and the summary.
+func (cp *coordPlan) outputFile(task domain.TaskID, commit, base, agent, summary string) []byte {
+	var b strings.Builder
+	title := cp.titles()[task]
+	fmt.Fprintf(&b, "# Task %d", task)
+	if title != "" {
+		b.WriteString(": " + title)
+	}
+	fmt.Fprintf(&b, "\n\n## Status: complete\n## Commit: %s\n", commit)
+	if agent != "" {
+		fmt.Fprintf(&b, "## Agent: %s\n", agent)
+	}
+	b.WriteString("\n## Files Changed\n")
+	files, err := []string(nil), error(nil)
+	if base != "" {
+		files, err = gitwt.ChangedFiles(cp.p.Repo.Root, base, commit)
+	}
+	switch {
+	case base == "":
+		b.WriteString("(not known: no worktree or claim recorded where the task started)\n")
+	case err != nil:
+		fmt.Fprintf(&b, "(not known: %v)\n", err)
+	case len(files) == 0:
+		b.WriteString("(none)\n")
+	}
+	for _, f := range files {
+		b.WriteString("- " + f + "\n")
+	}
+	b.WriteString("\n## Summary\n")
+	if strings.TrimSpace(summary) == "" {
+		summary = "(none given: `taskie task result --summary`)"
+	}
+	b.WriteString(strings.TrimSpace(summary) + "\n")
+	return []byte(b.String())
 }
 
 func resultFailed(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResultOpts) error {
@@ -209,6 +268,9 @@ func resultFailed(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResultOp
 			onExhausted = parallel.Escalate
 		}
 	}
+	if err := cp.preview(lifeMove{task: task, step: failStep(false, agent)}); err != nil {
+		return moveErr(cp.p, err)
+	}
 	attempt := res.failures[task] + 1
 	d := parallel.AfterFailure(attempt, parallel.DefaultMaxRetries, onExhausted)
 	ev := events.Event{Task: task.String(), Event: store.EventTaskResult, Actor: agent, Reason: d.Msg,
@@ -220,10 +282,16 @@ func resultFailed(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResultOp
 		return err
 	}
 	guard.done()
+	released := false
 	if agent != "" {
 		if rd, err := cp.c.Release(cp.ctx, cp.key, task, agent); err == nil && rd.Outcome == parallel.Released {
+			released = true
 			fmt.Fprintf(s.Err, "task %d: claim of %s released\n", task, agent)
 		}
+	}
+	m := lifeMove{task: task, reason: "task " + task.String() + " result failed", step: failStep(released, agent)}
+	if _, err := cp.commitLife(s, m); err != nil {
+		fmt.Fprintf(s.Err, "taskie: warning: task %d: the failure is stored, but its lifecycle did not count it: %v\n", task, err)
 	}
 	if d.Failed {
 		if err := cp.recordFailed(task, d); err != nil {
@@ -329,10 +397,13 @@ func showResult(s *Streams, cp *coordPlan, task domain.TaskID, asJSON bool) erro
 	if n, ok := e.Meta["attempt"].(float64); ok {
 		v.Attempt = int(n)
 	}
+	if out, _ := e.Meta["output"].(string); out != "" {
+		v.Output = store.Rel(cp.p.ID, out)
+	}
 	if asJSON {
 		return writeJSON(s.Out, v)
 	}
-	fmt.Fprintln(s.Out, parallel.ResultRef(task, commit, v.Status))
+	fmt.Fprintln(s.Out, parallel.ResultRefTo(task, commit, v.Status, v.Output))
 	if v.Note != "" {
 		fmt.Fprintf(s.Err, "note: %s\n", v.Note)
 	}

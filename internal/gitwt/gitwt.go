@@ -399,3 +399,28 @@ func isSHA(s string) bool {
 	}
 	return true
 }
+
+// ChangedFiles lists the paths that differ between commits base and
+// commit in the repository at dir, each as "path (added)", "(modified)",
+// "(deleted)" or with git's status letter: `git diff --name-status
+// --no-renames base commit`.
+func ChangedFiles(dir, base, commit string) ([]string, error) {
+	out, err := run(dir, "diff", "--name-status", "--no-renames", "--end-of-options", base, commit, "--")
+	if err != nil || out == "" {
+		return nil, err
+	}
+	words := map[string]string{"A": "added", "M": "modified", "D": "deleted", "T": "type changed"}
+	var files []string
+	for _, line := range strings.Split(out, "\n") {
+		st, path, ok := strings.Cut(line, "\t")
+		if !ok {
+			continue
+		}
+		w := words[st]
+		if w == "" {
+			w = st
+		}
+		files = append(files, path+" ("+w+")")
+	}
+	return files, nil
+}

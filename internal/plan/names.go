@@ -20,6 +20,9 @@ const (
 	KindTask
 	KindReview
 	KindPostReview
+	// KindOutput is task-T-output.md, the output a finished task leaves
+	// (`taskie task result`).
+	KindOutput
 )
 
 func (k FileKind) String() string {
@@ -36,6 +39,8 @@ func (k FileKind) String() string {
 		return "review"
 	case KindPostReview:
 		return "post-review"
+	case KindOutput:
+		return "output"
 	}
 	return "unknown"
 }
@@ -84,6 +89,9 @@ func ParseFileName(name string) FileName {
 	}
 	if !more {
 		return FileName{Kind: KindTask, Base: "task", Task: t}
+	}
+	if rest == "output" {
+		return FileName{Kind: KindOutput, Base: "task", Task: t}
 	}
 	fn := FileName{Base: "task", Task: t}
 	if r, ok := strings.CutPrefix(rest, "code-"); ok {
@@ -186,3 +194,6 @@ func fileExists(dir, name string) bool {
 
 // TaskFile names the file of task T.
 func TaskFile(task int) string { return "task-" + strconv.Itoa(task) + ".md" }
+
+// TaskOutputFile names the output file task T leaves when it completes.
+func TaskOutputFile(task int) string { return "task-" + strconv.Itoa(task) + "-output.md" }

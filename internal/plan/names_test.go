@@ -30,7 +30,11 @@ func TestParseFileName(t *testing.T) {
 		{"all-code-post-review-4.md", FileName{Kind: KindPostReview, Base: "all-code", N: 4}},
 		{"task-7-code-review-1.md", FileName{Kind: KindReview, Base: "task", Task: 7, N: 1, Legacy: true}},
 		{"task-7-code-post-review-1.md", FileName{Kind: KindPostReview, Base: "task", Task: 7, N: 1, Legacy: true}},
+		{"task-3-output.md", FileName{Kind: KindOutput, Base: "task", Task: 3}},
 		// Not plan files.
+		{"task-3-outputs.md", FileName{}},
+		{"task-03-output.md", FileName{}},
+		{"output.md", FileName{}},
 		{"plan-review.md", FileName{}},
 		{"task-x.md", FileName{}},
 		{"notes.md", FileName{}},
