@@ -14,7 +14,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/gitwt"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/parallel"
-	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
 )
@@ -335,15 +334,16 @@ func (cp *coordPlan) retryTask(s *Streams, task domain.TaskID, agent string, fai
 	return nil
 }
 
-// openDeps lists t's dependencies that are neither done nor cancelled.
+// openDeps lists t's dependencies that are not closed: neither done nor
+// cancelled in tasks.md, nor completed or abandoned.
 func openDeps(tasks []parallel.Task, t parallel.Task) []domain.TaskID {
-	status := map[domain.TaskID]string{}
+	closed := map[domain.TaskID]bool{}
 	for _, x := range tasks {
-		status[x.ID] = x.Status
+		closed[x.ID] = parallel.StandingOf(x.Status, x.Life).Closed()
 	}
 	var out []domain.TaskID
 	for _, d := range t.Deps {
-		if st := status[d]; st != plan.StatusDone && st != plan.StatusCancelled {
+		if !closed[d] {
 			out = append(out, d)
 		}
 	}

@@ -243,7 +243,11 @@ func releaseLeft(s *Streams, guard *claimGuard, task domain.TaskID, st lifecycle
 	case err != nil:
 		fmt.Fprintf(s.Err, "taskie: warning: task %d is %s, but the claim of %s was not released: %v\n", task, st, held.Agent, err)
 	case d.Outcome == parallel.Released:
-		fmt.Fprintf(s.Err, "task %d: claim of %s released (the task is %s)\n", task, held.Agent, st)
+		where := string(st)
+		if st == lifecycle.HumanEscalation {
+			where = "in " + where
+		}
+		fmt.Fprintf(s.Err, "task %d: claim of %s released (the task is %s)\n", task, held.Agent, where)
 	}
 }
 
