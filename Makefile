@@ -15,8 +15,10 @@ install:
 $(BIN)/fakereviewer: $(shell find internal/testtools -name '*.go')
 	$(GO) build -o $@ ./internal/testtools/fakereviewer
 
+# `make demo KEEP=1` keeps the sample project and says how to look at it.
+KEEP ?=
 demo: build $(BIN)/fakereviewer
-	$(GO) run ./demo -taskie $(BIN)/taskie -reviewer $(BIN)/fakereviewer
+	$(GO) run ./demo -taskie $(BIN)/taskie -reviewer $(BIN)/fakereviewer$(if $(filter-out 0 no false,$(KEEP)), -keep)
 
 # Progress per package as it finishes, the output of failing tests, and at
 # the end the totals and every skipped test by name and reason (a skipped

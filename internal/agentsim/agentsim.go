@@ -87,14 +87,39 @@ func (a *Agent) StopHook(active bool) (Stop, error) {
 	return s, nil
 }
 
+// Legend is the demo's vocabulary, printed before the play: the words of
+// the raw hook decisions and agent actions that follow.
+const Legend = "legend: stop #N = the agent ends its turn and the Stop hook decides; " +
+	"BLOCK = keep working; allow = the turn ends; stop_hook_active=true = a stop right after a block; " +
+	"review N = the Nth review of a cycle (2 clean in a row pass it); " +
+	"end-turn N = task N is written: stop so the review that is due runs"
+
+// summary is the raw decision followed by what it means in plain words.
 func (s Stop) summary() string {
 	if s.Block {
-		return "BLOCK  " + firstLine(s.Reason)
+		return "BLOCK (keep working)  " + firstLine(s.Reason)
 	}
 	if s.Message == "" {
-		return "allow"
+		return "allow (the turn ends)"
 	}
-	return "allow  " + firstLine(s.Message)
+	return "allow (the turn ends)  " + firstLine(s.Message)
+}
+
+// explain says in plain words what an action of `taskie continue` makes the agent do.
+func explain(r Route) string {
+	switch {
+	case strings.HasPrefix(r.Action, "post-"):
+		return "(addresses the review's findings, writes the post-review file, records the phase)"
+	case r.Action == "create-tasks":
+		return "(writes tasks.md and one file per task)"
+	case r.Action == "complete-task" || r.Action == "complete-task-tdd":
+		return "(starts task " + r.Task + " and writes its code)"
+	case r.Action == "continue-task":
+		return "(goes on writing task " + r.Task + "'s code)"
+	case r.Action == "end-turn":
+		return "(nothing to write: it ends its turn so the Stop hook runs the review that is due)"
+	}
+	return ""
 }
 
 func firstLine(s string) string {
@@ -145,7 +170,7 @@ func (a *Agent) write(name, text string) error {
 
 // Act performs one action the way the plugin's action prompts tell an agent to.
 func (a *Agent) Act(r Route) error {
-	a.say("agent: %s %s", r.Action, r.Task)
+	a.say("agent: %s", strings.Join(nonEmpty(r.Action, r.Task, explain(r)), " "))
 	switch {
 	case strings.HasPrefix(r.Action, "post-"):
 		return a.postReview(r.Action)
@@ -162,6 +187,16 @@ func (a *Agent) Act(r Route) error {
 		return nil
 	}
 	return fmt.Errorf("agent does not know action %q", r.Action)
+}
+
+func nonEmpty(words ...string) []string {
+	var out []string
+	for _, w := range words {
+		if w != "" {
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // postReview writes the post-review file for the current iteration and records it.
@@ -250,6 +285,9 @@ func (a *Agent) Play(maxStops int) error {
 		}
 		if !s.Block && r.Action == "none" {
 			return nil
+		}
+		if !s.Block {
+			a.say("user: /taskie:continue-plan (a new turn; with autopilot on, the hook would have blocked and the agent gone on by itself)")
 		}
 		if err := a.Act(r); err != nil {
 			return err

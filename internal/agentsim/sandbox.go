@@ -19,12 +19,17 @@ type Sandbox struct {
 
 // NewSandbox makes a temp project, installs the fake reviewer as claude and
 // codex, and writes its verdict script.
-func NewSandbox(taskie, reviewer, script string) (*Sandbox, error) {
+func NewSandbox(taskie, reviewer, script string) (sb *Sandbox, err error) {
 	root, err := os.MkdirTemp("", "taskie-demo-*")
 	if err != nil {
 		return nil, err
 	}
-	sb := &Sandbox{Dir: filepath.Join(root, "project"), Bin: filepath.Join(root, "bin")}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(root) // nothing is left behind by a sandbox that failed to set up
+		}
+	}()
+	sb = &Sandbox{Dir: filepath.Join(root, "project"), Bin: filepath.Join(root, "bin")}
 	if sb.Taskie, err = filepath.Abs(taskie); err != nil {
 		return nil, err
 	}
