@@ -4,7 +4,7 @@ BIN     := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -s -w -X github.com/taskie-dev/taskie/internal/cli.Version=$(VERSION)
 
-.PHONY: build install demo test test-short lint fmt cross bench clean
+.PHONY: build install demo check test test-short lint fmt cross bench clean
 
 build:
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/taskie ./cmd/taskie
@@ -45,6 +45,16 @@ test: lint cross
 	cat $$d/fuzz.out; f=$$(cat $$d/fuzz); c=$$(cat $$d/crash); r=$$(cat $$d/race); p=$$(cat $$d/proc); rm -rf $$d; \
 	test $$f = 0 || echo 'make test: fuzzing failed (output above)'; \
 	test $$s = 0 && test $$f = 0 && test $$c = 0 && test $$r = 0 && test $$p = 0
+
+# The edit-test loop (about a minute with a warm build cache): lint, then
+# the unit tests and the testscripts, without the race detector. It leaves
+# to `make test` the real Claude Code and Codex clients (e2e), the crash
+# tests, the race detector, fuzzing beyond the seed corpora and the
+# cross-builds. -count=1: tests that build and run the binary cannot see
+# that its sources changed, so a cached pass could be stale.
+CHECK_SKIP := e2e|internal/crashtest
+check: lint
+	$(GO) test -count=1 $$($(GO) list ./... | grep -Ev '/($(CHECK_SKIP))$$')
 
 test-short:
 	$(GO) test -count=1 ./...
