@@ -1,4 +1,5 @@
-# taskie: build, demo, test. `make demo` and `make test` are the README's two commands.
+# taskie: build, demo, check, test. `make demo` and `make test` are the README's two set-up
+# commands; `make check` is the quicker edit-test loop.
 GO      ?= go
 BIN     := bin
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
