@@ -131,7 +131,7 @@ func lifecycleAlerts(p *project.Plan) []lifecycleAlert {
 		}
 		out = append(out, lifecycleAlert{Task: t.ID.String(), State: string(t.State), Level: ts.Level.String(),
 			Since: t.Since.UTC().Format(time.RFC3339), Elapsed: short(ts.Elapsed), Limit: short(ts.Limit),
-			Percent: int(ts.Elapsed * 100 / ts.Limit)})
+			Percent: percentOf(ts.Elapsed, ts.Limit)})
 	}
 	return out
 }
@@ -230,7 +230,26 @@ func printLifecycleAlert(w io.Writer, who string, a lifecycleAlert, escalate str
 	case "escalate":
 		what = "escalate: consider " + escalate
 	}
-	fmt.Fprintf(w, "timeout: %s %s for %s of %s, %d%% (%s)\n", who, a.State, a.Elapsed, a.Limit, a.Percent, what)
+	fmt.Fprintf(w, "timeout: %s %s for %s of %s, %s (%s)\n", who, a.State, a.Elapsed, a.Limit, percentText(a.Percent), what)
+}
+
+// maxPercent caps the percentage of a timeout: a state held for years
+// is far over it, and elapsed × 100 would overflow a duration.
+const maxPercent = 1_000_000
+
+// percentOf is elapsed as a percentage of limit (> 0), capped at
+// maxPercent.
+func percentOf(elapsed, limit time.Duration) int {
+	return int(min(float64(elapsed)/float64(limit)*100, maxPercent))
+}
+
+// percentText shows a percentage; beyond 999 % the figure says nothing
+// more than "far over".
+func percentText(p int) string {
+	if p > 999 {
+		return ">999%"
+	}
+	return fmt.Sprintf("%d%%", p)
 }
 
 // sortedTasks returns the records by id.
