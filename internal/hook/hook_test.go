@@ -256,12 +256,12 @@ func TestSelectPlan(t *testing.T) {
 		t.Errorf("b has no owner: no takeover, got %+v", sel)
 	}
 	check("last_assistant_message names c", Input{SessionID: "B", LastAssistantMessage: "I updated .taskie/plans/c/plan.md"}, now, "c")
-	check("several pending plans, no mention: none", Input{SessionID: "C"}, now, "", `"a"`, `"b"`, `"c"`, "await a review", "taskie status --plan")
+	check("several pending plans, no mention: none", Input{SessionID: "C"}, now, "", `"a"`, `"b"`, `"c"`, "await a plan review", "taskie status --plan")
 
 	// An owner mid-turn (its last decision a block, within the window)
 	// keeps its plan from other sessions; one whose turn ended does not.
 	lastDecision(t, fs, "A", "a", "block", now.Add(-time.Minute))
-	if sel := check("owner mid-turn excluded", Input{SessionID: "C"}, now, "", `"b"`, `"c"`, "await a review"); strings.Contains(sel.Message, `"a"`) {
+	if sel := check("owner mid-turn excluded", Input{SessionID: "C"}, now, "", `"b"`, `"c"`, "await a plan review"); strings.Contains(sel.Message, `"a"`) {
 		t.Errorf("the plan another session is mid-turn on is offered: %q", sel.Message)
 	}
 	check("the owner itself still drives it", Input{SessionID: "A"}, now, "a")
@@ -272,7 +272,7 @@ func TestSelectPlan(t *testing.T) {
 	writeFiles(t, root, map[string]string{".taskie/plans/c/state.json": `{"phase":"complete"}`})
 	check("the only pending plan free", Input{SessionID: "C"}, now, "b")
 	writeFiles(t, root, map[string]string{".taskie/plans/b/state.json": `{"phase":"complete"}`})
-	check("only a mid-turn plan pending: none, and say why", Input{SessionID: "C"}, now, "", `plan "a" awaits a review but session A is mid-turn on it`)
+	check("only a mid-turn plan pending: none, and say why", Input{SessionID: "C"}, now, "", `plan "a" awaits a plan review but session A is mid-turn on it`)
 	if sel := check("the block is older than the window", Input{SessionID: "C"}, now.Add(window), "a"); !sel.Takeover || sel.PreviousOwner != "A" {
 		t.Errorf("taking a plan whose owner's turn ended: want a takeover from A, got %+v", sel)
 	}
@@ -299,7 +299,7 @@ func write(path string) string {
 // — never name a plan for the session: only the agent's own lines do.
 func TestSelectPlanCountsOnlyTheAgentsWords(t *testing.T) {
 	root := t.TempDir()
-	refusal := `taskie: plan \"a\" awaits a review but session A is mid-turn on it (blocked 1m ago); to drive it from this session, run ` + "`taskie status --plan a`" + ` (naming the plan takes it over) and stop again.`
+	refusal := `taskie: plan \"a\" awaits a plan review but session A is mid-turn on it (blocked 1m ago); to drive it from this session, run ` + "`taskie status --plan a`" + ` (naming the plan takes it over) and stop again.`
 	writeFiles(t, root, map[string]string{
 		".taskie/plans/a/plan.md":    "# a\n",
 		".taskie/plans/a/state.json": `{"phase":"new-plan","next_phase":"plan-review","session_id":"A"}`,

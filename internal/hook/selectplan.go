@@ -29,6 +29,7 @@ func SelectPlan(fs *store.Files, in Input, now time.Time, window time.Duration) 
 		return Selection{Choice: planchoice.Choice{Reason: planchoice.NoPlans}}
 	}
 	known := map[string]bool{}
+	awaits := map[string]string{} // plan → next phase, for the message
 	owners := map[string]*Session{}
 	cin := planchoice.Input{SessionID: in.SessionID, Now: now, MidTurnWindow: window}
 	for _, id := range ids {
@@ -36,6 +37,7 @@ func SelectPlan(fs *store.Files, in Input, now time.Time, window time.Duration) 
 		c := planchoice.Candidate{ID: id, Mtime: fs.Repo.Mtime(id)}
 		if s, err := fs.PeekState(id); err == nil {
 			c.Owner, c.Pending = s.SessionID, s.IsEnabled() && s.Next() != ""
+			awaits[id] = string(s.Next())
 		}
 		if c.Owner != "" && c.Owner != in.SessionID {
 			o, ok := owners[c.Owner]
@@ -55,6 +57,7 @@ func SelectPlan(fs *store.Files, in Input, now time.Time, window time.Duration) 
 	}
 	cin.Mentioned = planchoice.AgentMentions(tail, []byte(in.LastAssistantMessage), func(id string) bool { return known[id] })
 	c := planchoice.Choose(cin)
+	c.Awaits = awaits
 	sel := Selection{Choice: c, Message: planchoice.Message(c), Plans: len(ids)}
 	for _, id := range c.Future {
 		for _, p := range cin.Plans {

@@ -13,28 +13,28 @@ func TestMessage(t *testing.T) {
 	}{
 		{
 			name:   "another session mid-turn",
-			choice: Choice{Reason: MidTurnElsewhere, Candidates: []string{"api"}, Blocker: "abc123", BlockedAgo: 2*time.Minute + 10*time.Second},
-			want:   "taskie: plan \"api\" awaits a review but session abc123 is mid-turn on it (blocked 2m ago); to drive it from this session, run `taskie status --plan api` (naming the plan takes it over) and stop again.",
+			choice: Choice{Reason: MidTurnElsewhere, Candidates: []string{"api"}, Awaits: map[string]string{"api": "code-review"}, Blocker: "abc123", BlockedAgo: 2*time.Minute + 10*time.Second},
+			want:   "taskie: plan \"api\" awaits a code review but session abc123 is mid-turn on it (blocked 2m ago); to drive it from this session, run `taskie status --plan api` (naming the plan takes it over) and stop again.",
 		},
 		{
 			name:   "other sessions mid-turn on several plans",
-			choice: Choice{Reason: MidTurnElsewhere, Candidates: []string{"api", "web"}, Blocker: "abc123", BlockedAgo: 40 * time.Second},
-			want:   "taskie: plans \"api\" and \"web\" await a review but other sessions are mid-turn on them (session abc123 blocked on \"api\" 40s ago); to drive one from this session, run `taskie status --plan ID` (naming the plan takes it over) and stop again.",
+			choice: Choice{Reason: MidTurnElsewhere, Candidates: []string{"api", "web"}, Awaits: map[string]string{"api": "plan-review", "web": "plan-review"}, Blocker: "abc123", BlockedAgo: 40 * time.Second},
+			want:   "taskie: plans \"api\" and \"web\" await a plan review but other sessions are mid-turn on them (session abc123 blocked on \"api\" 40s ago); to drive one from this session, run `taskie status --plan ID` (naming the plan takes it over) and stop again.",
 		},
 		{
 			name:   "several pending",
-			choice: Choice{Reason: SeveralPending, Candidates: []string{"b", "a", "c"}},
-			want:   "taskie: plans \"b\", \"a\" and \"c\" await a review and this session has named none of them, so none was reviewed; name the one to drive with `taskie status --plan ID` (e.g. `taskie status --plan b`) and stop again.",
+			choice: Choice{Reason: SeveralPending, Candidates: []string{"b", "a", "c"}, Awaits: map[string]string{"b": "create-tasks", "a": "code-review", "c": "post-code-review"}},
+			want:   "taskie: plans \"b\" (task creation), \"a\" (a code review) and \"c\" (the fixes of its last review) await the hook and this session has named none of them, so none was driven; name the one to drive with `taskie status --plan ID` (e.g. `taskie status --plan b`) and stop again.",
 		},
 		{
 			name:   "the session works on another plan",
-			choice: Choice{Plan: "x", Reason: Mentioned, Candidates: []string{"y"}},
-			want:   "taskie: plan \"y\" awaits a review but this session is working on plan \"x\", so it was not reviewed; to drive it from this session, run `taskie status --plan y` and stop again.",
+			choice: Choice{Plan: "x", Reason: Mentioned, Candidates: []string{"y"}, Awaits: map[string]string{"y": "create-tasks"}},
+			want:   "taskie: plan \"y\" awaits task creation but this session is working on plan \"x\", so it was not driven; to drive it from this session, run `taskie status --plan y` and stop again.",
 		},
 		{
 			name:   "a session id from the hook input is quoted when odd",
 			choice: Choice{Reason: MidTurnElsewhere, Candidates: []string{"api"}, Blocker: "a b\n", BlockedAgo: 90 * time.Minute},
-			want:   "taskie: plan \"api\" awaits a review but session \"a b\\n\" is mid-turn on it (blocked 1h30m ago); to drive it from this session, run `taskie status --plan api` (naming the plan takes it over) and stop again.",
+			want:   "taskie: plan \"api\" awaits the hook but session \"a b\\n\" is mid-turn on it (blocked 1h30m ago); to drive it from this session, run `taskie status --plan api` (naming the plan takes it over) and stop again.",
 		},
 		{name: "acting on a pending plan says nothing", choice: Choice{Plan: "api", Reason: OnlyPending, Takeover: true, PreviousOwner: "A"}},
 		{name: "a mention with nothing else pending says nothing", choice: Choice{Plan: "api", Reason: Mentioned}},

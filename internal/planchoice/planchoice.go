@@ -111,6 +111,10 @@ type Choice struct {
 	// and BlockedAgo how long ago its last block was.
 	Blocker    string
 	BlockedAgo time.Duration
+	// Awaits maps a candidate's id to its next phase, for Message to say
+	// what each plan waits for (filled by the caller, which read the
+	// plans' states).
+	Awaits map[string]string
 	// Future lists the plans whose owner's last block is dated more than
 	// MaxClockSkew ahead of now: not trusted as mid-turn (the caller logs
 	// it).
