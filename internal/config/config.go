@@ -45,6 +45,9 @@ type Config struct {
 	// the shorter of it and reviewer_timeout, and a review that used it up
 	// stops further reviews; 0 = no cap.
 	ReviewBudget Duration `json:"review_budget"`
+	// StallAfter is how long a review loop may make no progress while its
+	// session is gone before it is listed as needing you (docs/needs-you.md).
+	StallAfter Duration `json:"stall_after"`
 	// Store is where claims, leases and coordination events live (SPEC
 	// §20): "" for files, or a PostgreSQL URL ("postgres://…") shared by
 	// every clone; TASKIE_DATABASE_URL wins over it.
@@ -99,6 +102,7 @@ func Default() Config {
 		OnExhausted:       "skip", // parallel.Skip
 		BlockSeverity:     domain.DefaultBlockSeverity,
 		RatchetAfter:      domain.DefaultRatchetAfter,
+		StallAfter:        Duration(domain.DefaultStallAfter),
 	}
 }
 

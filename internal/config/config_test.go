@@ -18,7 +18,7 @@ import (
 
 var allKeys = []string{"allowed_tools", "autopilot", "block_cap", "block_severity", "budget_usd", "group_size", "lease_ttl", "lifecycle_timeouts",
 	"max_reviews", "models", "on_exhausted", "output_format", "project", "ratchet_after", "review_budget", "reviewer", "reviewer_command",
-	"reviewer_timeout", "store"}
+	"reviewer_timeout", "stall_after", "store"}
 
 // isolate points the user's config and state directories at empty temp
 // directories, so that no test reads the developer's own files.
@@ -78,6 +78,7 @@ func TestDefaults(t *testing.T) {
 			"cto_intervention": "1h"},
 		BlockSeverity: "major",
 		RatchetAfter:  4,
+		StallAfter:    Duration(30 * time.Minute),
 	}
 	if diff := cmp.Diff(want, c, cmpopts.IgnoreFields(Config{}, "Source")); diff != "" {
 		t.Errorf("defaults (-want +got):\n%s", diff)

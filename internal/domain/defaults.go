@@ -27,6 +27,9 @@ const (
 	DefaultBlockSeverity = Major
 	// DefaultRatchetAfter is the iteration from which only blockers count.
 	DefaultRatchetAfter = 4
+	// DefaultStallAfter is how long a review loop may make no progress,
+	// its session gone, before it needs a human (docs/needs-you.md).
+	DefaultStallAfter = 30 * time.Minute
 )
 
 // DefaultModels is the review model rotation: strongest first.

@@ -1,0 +1,319 @@
+// Package needs computes the "needs you" list: every state of the plans of
+// a repository that waits for a human, with since when and the exact
+// command or decision that clears it (docs/needs-you.md).
+//
+// It is pure: the shell gathers plain values (Input) and the clock (now);
+// For decides. Every surface — `taskie status`, `taskie query --needs-you`,
+// the hooks' messages — shows the same list.
+package needs
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/ledger"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
+	"github.com/taskie-dev/taskie/internal/parallel"
+)
+
+// Kind is why an item needs a human.
+type Kind string
+
+// The kinds, one per reason (docs/needs-you.md).
+const (
+	StoreUnreachable Kind = "store_unreachable"  // the shared store cannot be reached
+	CloneNotImported Kind = "clone_not_imported" // a shared store holds nothing of this clone's plan
+	ConfigUntrusted  Kind = "config_untrusted"   // .taskie/config.json waits for `taskie trust`
+	CodexHook        Kind = "codex_hook"         // a Codex hook Codex skips (untrusted, changed)
+	ReviewerFailing  Kind = "reviewer_failing"   // the reviewer failed the same way twice in a row
+	HumanEscalation  Kind = "human_escalation"   // a task in human_escalation
+	NeedsHuman       Kind = "needs_human"        // the review cycle does not converge
+	ReviewCap        Kind = "review_cap"         // max_reviews reached in a review cycle
+	BudgetSpent      Kind = "budget_spent"       // budget_usd or review_budget used up
+	Timeout          Kind = "timeout"            // a task past 150 % of its state's timeout
+	ExpiredLease     Kind = "expired_lease"      // a claim whose holder stopped renewing it
+	Stalled          Kind = "stalled"            // a review loop without progress, its session gone
+)
+
+// Severity orders the items: what stops every plan first, then decisions
+// a plan waits for, then what may resolve by itself.
+type Severity int
+
+// Severities, most urgent first.
+const (
+	Blocking Severity = iota + 1 // nothing reviews until it is fixed
+	Decision                     // a plan waits for a human's decision
+	Stuck                        // work stopped moving
+)
+
+// severity is each kind's severity.
+var severity = map[Kind]Severity{
+	StoreUnreachable: Blocking, CloneNotImported: Blocking, ConfigUntrusted: Blocking, CodexHook: Blocking, ReviewerFailing: Blocking,
+	HumanEscalation: Decision, NeedsHuman: Decision, ReviewCap: Decision, BudgetSpent: Decision,
+	Timeout: Stuck, ExpiredLease: Stuck, Stalled: Stuck,
+}
+
+// Severity returns the kind's severity.
+func (k Kind) Severity() Severity { return severity[k] }
+
+// Reason is an item's kind and its text.
+type Reason struct {
+	Kind Kind
+	Text string
+}
+
+// Item is one thing that needs a human.
+type Item struct {
+	Plan   string        // "" for the repository
+	Task   domain.TaskID // 0: the plan (or repository) as a whole
+	Reason Reason
+	Since  time.Time
+	// Clear is the command or decision that clears it.
+	Clear string
+}
+
+// Input is what the shell gathered: the repository's facts and each plan's.
+type Input struct {
+	Repo  Repo
+	Plans []Plan
+	// StallAfter is stall_after: how long a review loop may make no
+	// progress while its session is gone; 0 is the default (30 min).
+	StallAfter time.Duration
+}
+
+// DefaultStallAfter is stall_after's default.
+const DefaultStallAfter = domain.DefaultStallAfter
+
+// Repo are the facts about the repository as a whole.
+type Repo struct {
+	// StoreErr is why the shared store cannot be reached; "" when it can
+	// (or there is none).
+	StoreErr   string
+	StoreSince time.Time
+	// Untrusted is what waits for `taskie trust` ("" when nothing does):
+	// the settings ignored or the program files changed.
+	Untrusted      string
+	UntrustedSince time.Time
+	// CodexHook is why Codex skips taskie's hooks ("" when it does not),
+	// and the command that fixes it.
+	CodexHook      string
+	CodexHookFix   string
+	CodexHookSince time.Time
+}
+
+// Plan are one plan's facts.
+type Plan struct {
+	ID string
+	// PlanFlag is " --plan ID" when the repository has several plans.
+	PlanFlag string
+	// Tasks are the lifecycle records; Timeouts the configured timeouts.
+	Tasks    []lifecycle.Task
+	Timeouts lifecycle.Timeouts
+	// Cycle is the review cycle in progress.
+	Cycle Cycle
+	// Budget is what the plan's reviews cost and may cost.
+	Budget Budget
+	// Claims are the claims on the plan's tasks; ClaimsNow is the
+	// coordination clock they are read at (zero: now).
+	Claims    []parallel.Claim
+	ClaimsNow time.Time
+	// Hook is the hook's last decisions on the plan, oldest first (the
+	// last two are enough).
+	Hook []HookDecision
+	// NotImported: a shared store is configured and holds no data of
+	// this plan, while the clone's files do (`taskie store import`).
+	NotImported bool
+	// LastProgress is the time of the plan's last event; SessionSeen when
+	// the session driving it last stopped (zero: none known).
+	LastProgress time.Time
+	SessionSeen  time.Time
+	// Paused: automation is off for the plan (nothing is expected to move).
+	Paused bool
+}
+
+// Cycle is the review cycle a plan is in.
+type Cycle struct {
+	// Review is the review phase due or running ("" when no cycle).
+	Review domain.Phase
+	// Iteration is the reviews run in the cycle; MaxReviews the cap.
+	Iteration, MaxReviews int
+	// NextIsReview: the next stop would run a review (next_phase is one).
+	NextIsReview bool
+	// NeedsHuman is state.json's needs_human; Why says why when known.
+	NeedsHuman bool
+	Why        string
+	// Since is when the cycle last changed (the plan's last commit).
+	Since time.Time
+	// MoveOn is the phase `taskie set next_phase` skips to.
+	MoveOn domain.Phase
+}
+
+// Budget is what the plan's reviews cost against its budgets.
+type Budget struct {
+	Settings ledger.Settings
+	SpentUSD float64
+	LastTook time.Duration
+	// Known: the figures were read (a hook may skip the log scan).
+	Known bool
+	Since time.Time
+}
+
+// HookDecision is one decision of the plan's hook log.
+type HookDecision struct {
+	Time time.Time
+	Hook string // "stop", "session-start"
+	// Failure is the reviewer's failure kind ("exit", "timeout", …) and
+	// Detail its first line; both "" when the decision was no failure.
+	Failure, Detail string
+	// Log is the kept reviewer output.
+	Log string
+}
+
+// For returns what needs a human, most severe first and, within a
+// severity, oldest first.
+func For(in Input, now time.Time) []Item {
+	var out []Item
+	r := in.Repo
+	if r.StoreErr != "" {
+		out = append(out, Item{Reason: Reason{StoreUnreachable, "the shared store cannot be reached: " + r.StoreErr},
+			Since: or(r.StoreSince, now), Clear: "start the database or fix TASKIE_DATABASE_URL / \"store\" in .taskie/config.json; `taskie store status` checks"})
+	}
+	if r.Untrusted != "" {
+		out = append(out, Item{Reason: Reason{ConfigUntrusted, r.Untrusted}, Since: or(r.UntrustedSince, now),
+			Clear: "read .taskie/config.json, then `taskie trust`"})
+	}
+	if r.CodexHook != "" {
+		out = append(out, Item{Reason: Reason{CodexHook, r.CodexHook}, Since: or(r.CodexHookSince, now),
+			Clear: cmp.Or(r.CodexHookFix, "`taskie install codex`, or trust the hooks in Codex with /hooks")})
+	}
+	stall := cmp.Or(in.StallAfter, DefaultStallAfter)
+	for _, p := range in.Plans {
+		out = append(out, plan(p, stall, now)...)
+	}
+	slices.SortStableFunc(out, compare)
+	return out
+}
+
+// compare orders by severity, then since, then plan, task and kind.
+func compare(a, b Item) int {
+	return cmp.Or(cmp.Compare(a.Reason.Kind.Severity(), b.Reason.Kind.Severity()), a.Since.Compare(b.Since),
+		cmp.Compare(a.Plan, b.Plan), cmp.Compare(a.Task, b.Task), cmp.Compare(a.Reason.Kind, b.Reason.Kind))
+}
+
+func or(t, def time.Time) time.Time {
+	if t.IsZero() {
+		return def
+	}
+	return t
+}
+
+// plan returns one plan's items.
+func plan(p Plan, stall time.Duration, now time.Time) []Item {
+	var out []Item
+	add := func(task domain.TaskID, k Kind, since time.Time, clear, format string, args ...any) {
+		out = append(out, Item{Plan: p.ID, Task: task, Reason: Reason{k, fmt.Sprintf(format, args...)}, Since: or(since, now), Clear: clear})
+	}
+	if p.NotImported {
+		add(0, CloneNotImported, time.Time{}, "`taskie store import "+p.ID+"`",
+			"the shared store holds none of this clone's claims and coordination events of plan %s", p.ID)
+	}
+	if f, ok := repeatedFailure(p.Hook); ok {
+		what := "the reviewer failed twice in a row (" + f.Failure + "): " + f.Detail
+		if f.Log != "" {
+			what += " (output in " + f.Log + ")"
+		}
+		add(0, ReviewerFailing, f.Time, "fix the reviewer (`taskie doctor`: login, missing CLI), then end a turn to retry", "%s", what)
+	}
+	for _, t := range p.Tasks {
+		if t.State == lifecycle.HumanEscalation {
+			from := ""
+			if t.EscalatedFrom != "" {
+				from = " (from " + string(t.EscalatedFrom) + ")"
+			}
+			add(t.ID, HumanEscalation, t.Since, fmt.Sprintf("decide, then `taskie task resolve %s --actor human%s` (or `taskie task abandon %s --actor human`)", t.ID, p.PlanFlag, t.ID),
+				"task %s is escalated to a human%s", t.ID, from)
+		}
+	}
+	c := p.Cycle
+	switch {
+	case c.NeedsHuman:
+		why := cmp.Or(c.Why, "the review cycle does not converge")
+		add(0, NeedsHuman, c.Since, "read `taskie findings"+p.PlanFlag+"`, decide, then `taskie resume"+p.PlanFlag+"`",
+			"%s: %s needs a human", why, cmp.Or(string(c.Review), "the review cycle"))
+	case c.NextIsReview && c.MaxReviews > 0 && c.Iteration >= c.MaxReviews && !p.Paused:
+		add(0, ReviewCap, c.Since, fmt.Sprintf("`taskie set max_reviews %d%s` to review again, or `taskie set next_phase %s%s` to move on", c.MaxReviews+4, p.PlanFlag, c.MoveOn, p.PlanFlag),
+			"%s reached its review cap (%d of %d)", c.Review, c.Iteration, c.MaxReviews)
+	}
+	if b := p.Budget; b.Known {
+		if o := ledger.CheckBudget(b.Settings, b.SpentUSD, b.LastTook); o != nil {
+			add(0, BudgetSpent, b.Since, "raise \"budget_usd\" or \"review_budget\" in .taskie/config.json, or move on without reviews",
+				"the review budget is spent: %s", o.String())
+		}
+	}
+	for _, t := range p.Tasks {
+		// A pending task waits its turn; `taskie query --stuck` lists it.
+		if t.State == lifecycle.Pending || t.State.Terminal() || t.State == lifecycle.HumanEscalation {
+			continue
+		}
+		if st := lifecycle.Status(t, now, p.Timeouts); st.Level >= lifecycle.LevelEscalate {
+			add(t.ID, Timeout, t.Since.Add(st.Limit*3/2), fmt.Sprintf("`taskie task escalate %s%s`, or move it on (`taskie task move %s …`)", t.ID, p.PlanFlag, t.ID),
+				"task %s has been in %s for %s, %d %% of its timeout of %s", t.ID, t.State, short(st.Elapsed), int(st.Elapsed*100/st.Limit), short(st.Limit))
+		}
+	}
+	claimsNow := or(p.ClaimsNow, now)
+	for _, cl := range p.Claims {
+		if cl.Endless() || cl.Live(claimsNow) {
+			continue
+		}
+		add(cl.Task, ExpiredLease, cl.Expires, fmt.Sprintf("`taskie claim %s --as AGENT%s` takes it over, or `taskie release %s --force%s` frees it", cl.Task, p.PlanFlag, cl.Task, p.PlanFlag),
+			"task %s's lease held by %s expired %s ago: its agent stopped renewing it", cl.Task, cl.Agent, short(claimsNow.Sub(cl.Expires)))
+	}
+	if !p.Paused && !c.NeedsHuman && c.Review != "" && !p.LastProgress.IsZero() {
+		quiet := now.Sub(p.LastProgress)
+		gone := p.SessionSeen.IsZero() || now.Sub(p.SessionSeen) > stall
+		if quiet > stall && gone {
+			add(0, Stalled, p.LastProgress.Add(stall), "start a session on the plan (`taskie continue"+p.PlanFlag+"` says what is next), or `taskie pause"+p.PlanFlag+"`",
+				"the %s loop made no progress for %s and its session is gone", c.Review, short(quiet))
+		}
+	}
+	return out
+}
+
+// repeatedFailure returns the first of the last two hook decisions when
+// both are the same reviewer failure.
+func repeatedFailure(hs []HookDecision) (HookDecision, bool) {
+	if len(hs) < 2 {
+		return HookDecision{}, false
+	}
+	a, b := hs[len(hs)-2], hs[len(hs)-1]
+	if a.Failure == "" || a.Failure != b.Failure || a.Detail != b.Detail {
+		return HookDecision{}, false
+	}
+	a.Log = b.Log
+	return a, true
+}
+
+// short renders a duration as "4h10m", "45m", "30s".
+func short(d time.Duration) string {
+	d = d.Round(time.Second)
+	switch {
+	case d >= time.Hour && d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	case d >= time.Hour:
+		return fmt.Sprintf("%dh%dm", d/time.Hour, d%time.Hour/time.Minute)
+	case d >= time.Minute && d%time.Minute == 0:
+		return fmt.Sprintf("%dm", d/time.Minute)
+	case d >= time.Minute:
+		return fmt.Sprintf("%dm%ds", d/time.Minute, d%time.Minute/time.Second)
+	}
+	return fmt.Sprintf("%ds", d/time.Second)
+}
+
+// Line is an item in one short line, for the hooks' messages.
+func (it Item) Line() string {
+	return "needs you: " + it.Reason.Text + " — " + strings.TrimSuffix(it.Clear, ".")
+}
