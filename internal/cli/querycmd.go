@@ -30,6 +30,7 @@ type queryOpts struct {
 	metrics   bool
 	asJSON    bool
 	claimed   bool
+	needsYou  bool
 }
 
 func newQueryCmd(s *Streams, g *globals) *cobra.Command { return newQueryCmdWith(s, g, runQuery) }
@@ -56,6 +57,9 @@ cancelled.
 Each line: task, state, since, time in state, the state's timeout, the
 timeout level (ok, warning ≥ 80 %, alert ≥ 100 %, escalate ≥ 150 %), failures.
 --metrics prints time metrics instead: time in state, total, time by state.
+--needs-you prints what needs a human instead, for every plan (or --plan's):
+reason, since when and what clears it (docs/needs-you.md); piped, a header of
+the JSON keys then tab-separated columns.
 Columns are aligned on a terminal and tab-separated otherwise; --json prints
 an array with every field (durations in seconds). TASKIE_NOW sets the clock.`,
 		Example: "  taskie query --stuck\n  taskie query --state quality_review --json\n  taskie query --task 3 --metrics",
@@ -71,12 +75,16 @@ an array with every field (durations in seconds). TASKIE_NOW sets the clock.`,
 	f.BoolVar(&o.metrics, "metrics", false, "print time metrics: time in state, total, by state")
 	f.BoolVar(&o.asJSON, "json", false, "print a JSON array")
 	f.BoolVar(&o.claimed, "claimed", false, "list the claims instead: task, agent, lease expiry")
+	f.BoolVar(&o.needsYou, "needs-you", false, "list what needs a human instead, across plans: reason, since, what clears it")
 	return c
 }
 
 func runQuery(o *queryOpts) error {
 	defer boundHeap()()
 	s := o.s
+	if o.needsYou {
+		return queryNeeds(o)
+	}
 	p, err := o.g.openPlan("")
 	if err != nil {
 		return err
@@ -328,3 +336,31 @@ func boundHeap() func() {
 
 // heapLimit is the soft memory limit of the log readers.
 const heapLimit = 36 << 20
+
+// queryNeeds is `taskie query --needs-you`: the needs-you list of every
+// plan, or of --plan's.
+func queryNeeds(o *queryOpts) error {
+	r, err := o.g.repo()
+	if err != nil {
+		return err
+	}
+	var only *project.Plan
+	if o.g.plan != "" {
+		if only, err = o.g.openPlan(""); err != nil {
+			return err
+		}
+	}
+	items, err := needsOf(r, only)
+	if err != nil {
+		return err
+	}
+	if o.asJSON {
+		return writeJSON(o.s.Out, needsViews(items))
+	}
+	if len(items) == 0 {
+		fmt.Fprintln(o.s.Err, "nothing needs you")
+		return nil
+	}
+	printNeedsTable(o.s.Out, items, o.s.TTY)
+	return nil
+}

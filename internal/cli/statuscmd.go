@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/needs"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -18,6 +19,9 @@ import (
 )
 
 type statusView struct {
+	// NeedsYou is what needs a human (docs/needs-you.md): every plan's
+	// when status names no plan.
+	NeedsYou    []needsView    `json:"needs_you,omitempty"`
 	Plan        string         `json:"plan"`
 	HasState    bool           `json:"has_state"`
 	Stage       string         `json:"stage"`
@@ -69,7 +73,12 @@ type statusOpts struct {
 	asJSON bool
 	watch  bool
 	all    bool
+	check  bool
 }
+
+// ExitNeedsYou is the exit code of `taskie status --check` when something
+// needs a human.
+const ExitNeedsYou = 3
 
 func newStatusCmd(s *Streams, g *globals) *cobra.Command { return newStatusCmdWith(s, g, runStatus) }
 
@@ -81,10 +90,16 @@ func newStatusCmdWith(s *Streams, g *globals, run func(*statusOpts) error) *cobr
 		Long: `Show where a plan stands: phase, task, review cycle, task progress, a review
 that is running right now, and the hook's last decision when it failed or
 refused. --watch redraws whenever it changes, until interrupted. --all prints
-one row per plan instead (as taskie plan list).`,
+one row per plan instead (as taskie plan list).
+
+It starts with what needs you (docs/needs-you.md): every plan's when no plan
+is named. --check exits 3 when that list is not empty (for scripts and CI).`,
 		Args: maxArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.ctx, o.plan = cmd.Context(), firstArg(args)
+			if o.check && o.watch {
+				return usageErr(errors.New("--check prints once: it takes no --watch"), "usage: taskie status [plan] --check")
+			}
 			if o.all && (len(args) > 0 || o.watch) {
 				return usageErr(errors.New("--all shows every plan: it takes no plan and no --watch"), "usage: taskie status --all [--json]")
 			}
@@ -94,11 +109,29 @@ one row per plan instead (as taskie plan list).`,
 	c.Flags().BoolVar(&o.asJSON, "json", false, "print JSON")
 	c.Flags().BoolVar(&o.watch, "watch", false, "redraw on every change until interrupted")
 	c.Flags().BoolVar(&o.all, "all", false, "a table of every plan: phase, next, tasks, review cycle, paused, owner")
+	c.Flags().BoolVar(&o.check, "check", false, "exit 3 when something needs you")
 	return c
 }
 
 func runStatus(o *statusOpts) error {
 	if o.all {
+		if o.check {
+			r, err := o.g.repo()
+			if err != nil {
+				return err
+			}
+			items, err := needsOf(r, nil)
+			if err != nil {
+				return err
+			}
+			if !o.asJSON {
+				printNeedsTop(o.s.Out, items)
+			}
+			if err := runPlanList(&planListOpts{s: o.s, g: o.g, asJSON: o.asJSON}); err != nil {
+				return err
+			}
+			return needsExit(items)
+		}
 		return runPlanList(&planListOpts{s: o.s, g: o.g, asJSON: o.asJSON})
 	}
 	p, err := o.g.openPlan(o.plan)
@@ -109,18 +142,43 @@ func runStatus(o *statusOpts) error {
 	if o.watch {
 		return watchStatus(o.ctx, o.s, p, o.asJSON)
 	}
+	// Named: that plan's items; else every plan's.
+	var only *project.Plan
+	if o.plan != "" || o.g.plan != "" {
+		only = p
+	}
+	items, err := needsOf(p.Repo, only)
+	if err != nil {
+		return err
+	}
 	v, err := buildStatus(p)
 	if err != nil {
 		return err
 	}
+	v.NeedsYou = needsViews(items)
 	if w := claimsWarning(p); w != "" {
 		fmt.Fprintf(o.s.Err, "taskie: warning: %s\n", w)
 	}
 	if o.asJSON {
-		return writeJSON(o.s.Out, v)
+		if err := writeJSON(o.s.Out, v); err != nil {
+			return err
+		}
+	} else {
+		printNeedsTop(o.s.Out, items)
+		printStatus(o.s.Out, v, o.s.TTY)
 	}
-	printStatus(o.s.Out, v, o.s.TTY)
+	if o.check {
+		return needsExit(items)
+	}
 	return nil
+}
+
+// needsExit is --check's exit: 3 when something needs you.
+func needsExit(items []needs.Item) error {
+	if len(items) == 0 {
+		return nil
+	}
+	return &exitError{code: ExitNeedsYou, err: errSilent}
 }
 
 func firstArg(args []string) string {

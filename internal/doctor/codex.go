@@ -221,3 +221,8 @@ func profileFor(e Env, shell string) string {
 	}
 	return "~/.profile"
 }
+
+// CodexHookTrust is the check of the Codex hooks Codex would skip, alone
+// (`taskie status` lists a failing one as needing you); ok is false when
+// no Codex hooks file holds taskie's hooks.
+func CodexHookTrust(e Env, root string) (c Check, ok bool) { return codexTrust(e, root) }

@@ -234,7 +234,7 @@ func plan(p Plan, stall time.Duration, now time.Time) []Item {
 			if t.EscalatedFrom != "" {
 				from = " (from " + string(t.EscalatedFrom) + ")"
 			}
-			add(t.ID, HumanEscalation, t.Since, fmt.Sprintf("decide, then `taskie task resolve %s --actor human%s` (or `taskie task abandon %s --actor human`)", t.ID, p.PlanFlag, t.ID),
+			add(t.ID, HumanEscalation, t.Since, fmt.Sprintf("decide, then `taskie task resolve %s --actor human%s` (or `taskie task abandon %s --actor human%s`)", t.ID, p.PlanFlag, t.ID, p.PlanFlag),
 				"task %s is escalated to a human%s", t.ID, from)
 		}
 	}

@@ -133,7 +133,7 @@ func TestTexts(t *testing.T) {
 	}}}
 	want := []Item{
 		{Plan: "p", Task: 3, Reason: Reason{HumanEscalation, "task 3 is escalated to a human (from planning)"}, Since: at(0),
-			Clear: "decide, then `taskie task resolve 3 --actor human --plan p` (or `taskie task abandon 3 --actor human`)"},
+			Clear: "decide, then `taskie task resolve 3 --actor human --plan p` (or `taskie task abandon 3 --actor human --plan p`)"},
 		{Plan: "p", Task: 2, Reason: Reason{ExpiredLease, "task 2's lease held by a expired 5m ago: its agent stopped renewing it"}, Since: now.Add(-5 * time.Minute),
 			Clear: "`taskie claim 2 --as AGENT --plan p` takes it over, or `taskie release 2 --force --plan p` frees it"},
 	}

@@ -1,0 +1,302 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/taskie-dev/taskie/internal/config"
+	"github.com/taskie-dev/taskie/internal/doctor"
+	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/hook"
+	"github.com/taskie-dev/taskie/internal/ledger/ledgerlog"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
+	"github.com/taskie-dev/taskie/internal/needs"
+	"github.com/taskie-dev/taskie/internal/parallel"
+	"github.com/taskie-dev/taskie/internal/plan"
+	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/workflow"
+)
+
+// This file gathers the values of the needs-you list (internal/needs) for
+// `taskie status` and `taskie query --needs-you`: one snapshot per plan,
+// read from the readers status already uses. Nothing here writes.
+
+// needsOf returns the needs-you list of the repository: every plan's when
+// only is nil, else only's (with the repository's own items either way).
+func needsOf(r *plan.Repo, only *project.Plan) ([]needs.Item, error) {
+	var plans []*project.Plan
+	if only != nil {
+		plans = []*project.Plan{only}
+	} else {
+		ids, err := r.Plans()
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			if p, err := project.Get(r, id); err == nil {
+				plans = append(plans, p)
+			}
+		}
+	}
+	now := clock()
+	in := needs.Input{}
+	cfg, cfgErr := config.Load(r.TaskieDir())
+	if cfgErr == nil {
+		in.StallAfter = cfg.StallAfter.D()
+	}
+	in.Repo = repoNeeds(r, cfg, plans)
+	ids, _ := r.Plans()
+	for _, p := range plans {
+		in.Plans = append(in.Plans, planNeeds(p, len(ids), cfg, now))
+	}
+	return needs.For(in, now), nil
+}
+
+// repoNeeds gathers the repository's facts: trust of its config, Codex's
+// view of taskie's hooks, the shared store.
+func repoNeeds(r *plan.Repo, cfg config.Config, plans []*project.Plan) needs.Repo {
+	var out needs.Repo
+	if m := cfg.TrustMessage(); m != "" {
+		out.Untrusted = m
+		if len(plans) > 0 {
+			if fi, err := plans[0].Store.Root().Stat(".taskie/" + config.FileName); err == nil {
+				out.UntrustedSince = fi.ModTime().UTC().Truncate(time.Second)
+			}
+		}
+	}
+	if c, ok := codexHookCheck(r.Root); ok && !c.OK {
+		out.CodexHook, out.CodexHookFix = c.Detail, c.Fix
+	}
+	for _, p := range plans {
+		if dbURL(p) == "" {
+			break
+		}
+		if _, err := claimSourceOf(p).claims(); err != nil {
+			out.StoreErr, _, _ = strings.Cut(err.Error(), "\n")
+			break
+		}
+	}
+	return out
+}
+
+// codexHookCheck is doctor's check of the Codex hooks Codex would skip;
+// ok is false when Codex has none of taskie's hooks.
+var codexHookCheck = func(root string) (doctor.Check, bool) {
+	e := doctor.Env{Getenv: os.Getenv, Assets: Assets, Cwd: root}
+	e.Home, _ = os.UserHomeDir()
+	return doctor.CodexHookTrust(e, root)
+}
+
+// planNeeds gathers one plan's facts from its snapshot, its log's tail,
+// its hook log's tail and its claims.
+func planNeeds(p *project.Plan, plans int, cfg config.Config, now time.Time) needs.Plan {
+	out := needs.Plan{ID: p.ID, PlanFlag: project.PlanFlagFor(p.ID, plans)}
+	out.Tasks = lifecycleRecords(p)
+	if t, err := lifecycleTimeouts(p); err == nil {
+		out.Timeouts = t
+	} else {
+		out.Timeouts = lifecycle.DefaultTimeouts()
+	}
+	tail := p.Store.Tail(p.ID)
+	if len(tail) > 0 {
+		out.LastProgress = tail[len(tail)-1].TS
+	}
+	st, err := p.State()
+	if err == nil {
+		out.Paused = !st.IsEnabled()
+		out.Cycle = cycleOf(st, tail)
+		if st.SessionID != "" && plan.ValidID(st.SessionID) == nil {
+			out.SessionSeen = hook.LoadSession(p.Store.Root(), st.SessionID).LastSeen
+		}
+		if s := cfg.Ledger(); s.BudgetUSD > 0 || s.ReviewBudget > 0 {
+			if lr, err := readLedger(p); err == nil {
+				out.Budget = needs.Budget{Known: true, Settings: s, SpentUSD: lr.SpentUSD, LastTook: lr.LastTook, Since: lastReview(tail)}
+			}
+		}
+	} else if !errors.Is(err, state.ErrNotFound) {
+		out.Paused = true // unreadable: `taskie validate` reports it; no stall is claimed
+	}
+	out.Hook = hookDecisions(p)
+	out.Claims, out.ClaimsNow = claimsOf(p)
+	return out
+}
+
+// lifecycleRecords are the plan's lifecycle records as status shows them:
+// state.json's (every clone's with a shared store), with the tasks whose
+// commit is there completed in memory.
+func lifecycleRecords(p *project.Plan) []lifecycle.Task {
+	tasks, shared := sharedLifecycle(p)
+	if !shared {
+		st, err := p.State()
+		if err != nil {
+			return nil
+		}
+		if tasks, err = lifecycle.Decode(st.Lifecycle); err != nil {
+			return nil
+		}
+	}
+	p.SettledView(tasks)
+	return sortedTasks(tasks)
+}
+
+// cycleOf is the review cycle a state is in; since is the plan's last
+// commit that changed needs_human, else its last event.
+func cycleOf(st *state.State, tail []events.Event) needs.Cycle {
+	c := needs.Cycle{Review: cycleReview(st), Iteration: st.Iteration(), MaxReviews: st.MaxReviews,
+		NextIsReview: workflow.IsReview(st.Next()), NeedsHuman: st.NeedsHuman}
+	if c.NextIsReview {
+		c.MoveOn = workflow.AdvanceTarget(st.Next(), st.TDD, false)
+	}
+	for i := len(tail) - 1; i >= 0; i-- {
+		e := tail[i]
+		if c.Since.IsZero() {
+			c.Since = e.TS
+		}
+		if e.Event == ledgerlog.NeedsHuman {
+			c.Since = e.TS
+			c.Why = "the review ledger found the cycle going round"
+			break
+		}
+	}
+	return c
+}
+
+// lastReview is when the last review of the tail ended, zero when none.
+func lastReview(tail []events.Event) time.Time {
+	for i := len(tail) - 1; i >= 0; i-- {
+		if tail[i].Event == events.ReviewFinished || tail[i].Event == events.ReviewFailed {
+			return tail[i].TS
+		}
+	}
+	return time.Time{}
+}
+
+// failedWhy reads a failed review's "why" in the hook log: "code-review 2
+// failed (exit): Not logged in".
+var failedWhy = regexp.MustCompile(`^\S+ \d+ failed \(([a-z]+)\): (.*)$`)
+
+// hookDecisions reads the last decisions of the plan's hook log (its
+// tail only).
+func hookDecisions(p *project.Plan) []needs.HookDecision {
+	tail, _, err := p.Store.Root().ReadTail(".taskie/logs/"+p.ID+".log", 8<<10)
+	if err != nil || len(tail) == 0 {
+		return nil
+	}
+	var out []needs.HookDecision
+	for _, line := range bytes.Split(bytes.TrimRight(tail, "\n"), []byte{'\n'}) {
+		var l struct {
+			Time      time.Time `json:"time"`
+			Msg       string    `json:"msg"`
+			Decision  string    `json:"decision"`
+			Why       string    `json:"why"`
+			ReviewLog string    `json:"review_log"`
+		}
+		if json.Unmarshal(line, &l) != nil || l.Decision == "" || l.Msg != "stop" {
+			continue
+		}
+		d := needs.HookDecision{Time: l.Time.UTC().Truncate(time.Second), Hook: l.Msg, Log: l.ReviewLog}
+		if m := failedWhy.FindStringSubmatch(l.Why); m != nil {
+			d.Failure, d.Detail = m[1], m[2]
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// claimsOf reads the plan's claims on the coordination clock; none when
+// the store cannot be read (the store's own item says so).
+func claimsOf(p *project.Plan) ([]parallel.Claim, time.Time) {
+	src := claimSourceOf(p)
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	ctx := context.Background()
+	if err := src.open(ctx); err != nil {
+		return nil, time.Time{}
+	}
+	cs, err := src.c.Claims(ctx, src.key)
+	if err != nil {
+		return nil, time.Time{}
+	}
+	now, err := src.c.Now(ctx)
+	if err != nil {
+		return nil, time.Time{}
+	}
+	return cs, now
+}
+
+// needsView is one item as `--json` shows it; the piped columns are the
+// same keys.
+type needsView struct {
+	Plan   string `json:"plan"`
+	Task   string `json:"task"`
+	Kind   string `json:"kind"`
+	Reason string `json:"reason"`
+	Since  string `json:"since"`
+	Clear  string `json:"clear"`
+}
+
+// needsViews turns the items into their views.
+func needsViews(items []needs.Item) []needsView {
+	out := []needsView{}
+	for _, it := range items {
+		v := needsView{Plan: it.Plan, Kind: string(it.Reason.Kind), Reason: it.Reason.Text,
+			Since: it.Since.UTC().Format(time.RFC3339), Clear: it.Clear}
+		if it.Task != 0 {
+			v.Task = it.Task.String()
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// needsKeys are the columns of the piped list, as the JSON keys.
+var needsKeys = []string{"plan", "task", "kind", "reason", "since", "clear"}
+
+// printNeedsTable writes the items as a table: a header of the JSON keys,
+// then tab-separated columns (aligned on a terminal).
+func printNeedsTable(w io.Writer, items []needs.Item, tty bool) {
+	var tw io.Writer = w
+	if tty {
+		aligned := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		defer aligned.Flush()
+		tw = aligned
+	}
+	fmt.Fprintln(tw, strings.Join(needsKeys, "\t"))
+	for _, v := range needsViews(items) {
+		fmt.Fprintln(tw, strings.Join([]string{orNone(v.Plan), orNone(v.Task), v.Kind, oneLine(v.Reason), v.Since, oneLine(v.Clear)}, "\t"))
+	}
+}
+
+// printNeedsTop writes the list at the top of `taskie status`.
+func printNeedsTop(w io.Writer, items []needs.Item) {
+	if len(items) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "needs you (%d):\n", len(items))
+	for _, it := range items {
+		where := it.Plan
+		if it.Task != 0 {
+			where += " task " + it.Task.String()
+		}
+		if where != "" {
+			where = "[" + strings.TrimSpace(where) + "] "
+		}
+		fmt.Fprintf(w, "  - %s%s (since %s)\n    clear: %s\n", where, oneLine(it.Reason.Text),
+			it.Since.Local().Format("2006-01-02 15:04"), oneLine(it.Clear))
+	}
+	fmt.Fprintln(w)
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(strings.NewReplacer("\t", " ", "\n", " ").Replace(s)), " ")
+}
