@@ -114,7 +114,11 @@ func planNeeds(p *project.Plan, plans int, cfg config.Config, now time.Time) nee
 	st, err := p.State()
 	if err == nil {
 		out.Paused = !st.IsEnabled()
-		out.Cycle = cycleOf(st, tail)
+		pending := false
+		if snap, err := p.Snapshot(); err == nil {
+			pending = snap.PendingOther(st.Task())
+		}
+		out.Cycle = cycleOf(st, pending, tail)
 		if st.SessionID != "" && plan.ValidID(st.SessionID) == nil {
 			out.SessionSeen = hook.LoadSession(p.Store.Root(), st.SessionID).LastSeen
 		}
@@ -151,11 +155,11 @@ func lifecycleRecords(p *project.Plan) []lifecycle.Task {
 
 // cycleOf is the review cycle a state is in; since is the plan's last
 // commit that changed needs_human, else its last event.
-func cycleOf(st *state.State, tail []events.Event) needs.Cycle {
+func cycleOf(st *state.State, pendingOther bool, tail []events.Event) needs.Cycle {
 	c := needs.Cycle{Review: cycleReview(st), Iteration: st.Iteration(), MaxReviews: st.MaxReviews,
 		NextIsReview: workflow.IsReview(st.Next()), NeedsHuman: st.NeedsHuman}
 	if c.NextIsReview {
-		c.MoveOn = workflow.AdvanceTarget(st.Next(), st.TDD, false)
+		c.MoveOn = workflow.AdvanceTarget(st.Next(), st.TDD, pendingOther)
 	}
 	for i := len(tail) - 1; i >= 0; i-- {
 		e := tail[i]

@@ -2,10 +2,15 @@ package hook
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"time"
 
+	"github.com/taskie-dev/taskie/internal/config"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/ledger"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
+	"github.com/taskie-dev/taskie/internal/needs"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/workflow"
@@ -156,4 +161,86 @@ func advanced(v view, review, target domain.Phase, autopilot bool) Result {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// maxNeedsLines caps the needs-you lines a hook message mentions.
+const maxNeedsLines = 3
+
+// needsLines are the needs-you items of one plan that the hook can tell
+// from what it already read — the snapshot and the configuration, no log
+// scan (docs/needs-you.md lists what only `taskie status` shows) — one
+// short line each, without the kinds in skip (the message says them).
+func needsLines(id, planFlag string, st *state.State, pendingOther bool, cfg config.Config, now time.Time, skip ...needs.Kind) string {
+	in := needs.Input{Repo: needs.Repo{Untrusted: cfg.TrustMessage()}}
+	if st != nil {
+		// No LastProgress: the hook claims no stall (its session is here).
+		p := needs.Plan{ID: id, PlanFlag: planFlag, Paused: !st.IsEnabled()}
+		p.Timeouts, _ = lifecycle.ParseTimeouts(cfg.LifecycleTimeouts)
+		if tasks, err := lifecycle.Decode(st.Lifecycle); err == nil {
+			for _, t := range tasks {
+				p.Tasks = append(p.Tasks, t)
+			}
+		}
+		p.Cycle = needs.Cycle{Review: cycleOf(st), Iteration: st.Iteration(), MaxReviews: st.MaxReviews,
+			NextIsReview: workflow.IsReview(st.Next()), NeedsHuman: st.NeedsHuman}
+		if p.Cycle.NextIsReview {
+			p.Cycle.MoveOn = workflow.AdvanceTarget(st.Next(), st.TDD, pendingOther)
+		}
+		in.Plans = []needs.Plan{p}
+	}
+	var lines []string
+	n := 0
+	for _, it := range needs.For(in, now) {
+		if slices.Contains(skip, it.Reason.Kind) {
+			continue
+		}
+		if n++; n <= maxNeedsLines {
+			lines = append(lines, "taskie: "+it.Line())
+		}
+	}
+	if n > maxNeedsLines {
+		lines = append(lines, fmt.Sprintf("taskie: … and %d more: `taskie status%s`", n-maxNeedsLines, planFlag))
+	}
+	return strings.Join(lines, "\n")
+}
+
+// cycleOf names the review cycle a state is in, "" when none.
+func cycleOf(st *state.State) domain.Phase {
+	for _, p := range []domain.Phase{st.Next(), st.Phase} {
+		if workflow.IsReview(p) {
+			return p
+		}
+		if r := workflow.ReviewOf(p); r != "" {
+			return r
+		}
+	}
+	return ""
+}
+
+// skipFor are the kinds a Stop decision's own message already says.
+func skipFor(why string) []needs.Kind {
+	// Budget and needs_human come with their own messages (the review's
+	// note, the refusal) whenever the Stop hook meets them.
+	skip := []needs.Kind{needs.BudgetSpent, needs.NeedsHuman}
+	switch workflow.Reason(why) {
+	case workflow.RMaxReviews:
+		skip = append(skip, needs.ReviewCap)
+	case workflow.RUntrusted:
+		skip = append(skip, needs.ConfigUntrusted)
+	}
+	return skip
+}
+
+// mention adds the needs-you lines to a stop's answer: to the block
+// reason, or to the message of an allow.
+func mention(r Result, lines string) Result {
+	if lines == "" {
+		return r
+	}
+	if r.Block {
+		r.Reason += "\n" + lines
+		return r
+	}
+	r.Message = strings.TrimPrefix(r.Message+"\n"+lines, "\n")
+	return r
 }

@@ -56,7 +56,14 @@ func SessionStart(e Env) int {
 	if err != nil {
 		return 0
 	}
-	writeContext(e, Summary(p))
+	text := Summary(p)
+	if snap, err := p.Snapshot(); err == nil && snap.State != nil {
+		pending := snap.PendingOther(snap.State.Task())
+		if lines := needsLines(id, project.PlanFlagFor(id, sel.Plans), snap.State, pending, cfg, e.Now()); lines != "" {
+			text += lines + "\n"
+		}
+	}
+	writeContext(e, text)
 	return 0
 }
 

@@ -124,6 +124,10 @@ func stop(e Env, format *string) Result {
 			lg.decision(in, "warn", "lifecycle: "+err.Error())
 		}
 	}
+	if snap, err := p.Snapshot(); err == nil && snap.State != nil { // what needs a human, from the snapshot at hand
+		lines := needsLines(id, s.planFlag, snap.State, snap.PendingOther(snap.State.Task()), cfg, now, skipFor(s.why)...)
+		res = mention(res, lines)
+	}
 	if res.Message == "" && !res.Block && sel.Message != "" {
 		res.Message = sel.Message // a plan chosen, others left waiting: say so
 	}
