@@ -15,6 +15,7 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/config"
 	"github.com/taskie-dev/taskie/internal/doctor"
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/hook"
 	"github.com/taskie-dev/taskie/internal/ledger/ledgerlog"
@@ -157,7 +158,7 @@ func lifecycleRecords(p *project.Plan) []lifecycle.Task {
 // commit that changed needs_human, else its last event.
 func cycleOf(st *state.State, pendingOther bool, tail []events.Event) needs.Cycle {
 	c := needs.Cycle{Review: cycleReview(st), Iteration: st.Iteration(), MaxReviews: st.MaxReviews,
-		NextIsReview: workflow.IsReview(st.Next()), NeedsHuman: st.NeedsHuman}
+		NextIsReview: domain.IsReview(st.Next()), NeedsHuman: st.NeedsHuman}
 	if c.NextIsReview {
 		c.MoveOn = workflow.AdvanceTarget(st.Next(), st.TDD, pendingOther)
 	}

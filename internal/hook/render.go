@@ -182,7 +182,7 @@ func needsLines(id, planFlag string, st *state.State, pendingOther bool, cfg con
 			}
 		}
 		p.Cycle = needs.Cycle{Review: cycleOf(st), Iteration: st.Iteration(), MaxReviews: st.MaxReviews,
-			NextIsReview: workflow.IsReview(st.Next()), NeedsHuman: st.NeedsHuman}
+			NextIsReview: domain.IsReview(st.Next()), NeedsHuman: st.NeedsHuman}
 		if p.Cycle.NextIsReview {
 			p.Cycle.MoveOn = workflow.AdvanceTarget(st.Next(), st.TDD, pendingOther)
 		}
@@ -207,10 +207,10 @@ func needsLines(id, planFlag string, st *state.State, pendingOther bool, cfg con
 // cycleOf names the review cycle a state is in, "" when none.
 func cycleOf(st *state.State) domain.Phase {
 	for _, p := range []domain.Phase{st.Next(), st.Phase} {
-		if workflow.IsReview(p) {
+		if domain.IsReview(p) {
 			return p
 		}
-		if r := workflow.ReviewOf(p); r != "" {
+		if r := domain.ReviewOf(p); r != "" {
 			return r
 		}
 	}
