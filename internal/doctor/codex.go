@@ -13,16 +13,22 @@ import (
 type agents struct {
 	claudeCLI, codexCLI bool
 	claudeReg, codexReg []string // the settings / hooks files that register taskie
+	// claudeEnabledOnly: settings files enabling taskie's plugin that
+	// Claude Code has not installed (no hook runs).
+	claudeEnabledOnly []string
+	home              string
 	unreadable          []string // why a Claude Code settings file could not be read
 }
 
 // codexOnly: Codex is here and Claude Code is not, so no fix may send the
 // user to install Claude Code.
 func (a agents) codexOnly() bool {
-	return (a.codexCLI || len(a.codexReg) > 0) && !a.claudeCLI && len(a.claudeReg) == 0
+	return (a.codexCLI || len(a.codexReg) > 0) && !a.claudeCLI && len(a.claudeReg) == 0 && len(a.claudeEnabledOnly) == 0
 }
 
-func (a agents) codexUsed() bool { return a.codexCLI || len(a.codexReg) > 0 }
+// codexInstalled: the user installed taskie for Codex, or uses nothing but
+// Codex.
+func (a agents) codexInstalled() bool { return len(a.codexReg) > 0 || a.codexOnly() }
 
 // codexHooksFile is one Codex hooks.json that may hold taskie's hooks, with
 // the name Codex gives it in trust keys and the install command for it.

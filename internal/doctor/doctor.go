@@ -83,7 +83,9 @@ func Run(e Env) []Check {
 	if c, ok := codexTrust(e, codexRoot); ok {
 		out = append(out, c)
 	}
-	if ag.codexUsed() && e.LoginShell != nil {
+	// Only for a Codex user: someone who installed for Claude Code alone
+	// and merely has codex on PATH does not run agents through Codex.
+	if ag.codexInstalled() && e.LoginShell != nil {
 		out = append(out, loginPath(e))
 	}
 	out = append(out, reviewer(e, cfg, ag)...)
@@ -130,7 +132,7 @@ func sameFile(a, b string) bool {
 // the plugin or a taskie Stop hook in the Claude Code settings, the Stop
 // hook in the Codex hooks files.
 func detectAgents(e Env, root, codexRoot string) agents {
-	var a agents
+	a := agents{home: e.Home}
 	_, err := e.LookPath("claude")
 	a.claudeCLI = err == nil
 	_, err = e.LookPath("codex")
@@ -144,17 +146,22 @@ func detectAgents(e Env, root, codexRoot string) agents {
 		if i > 0 {
 			base = root
 		}
-		ok, err := registered(base, f)
+		how, err := registered(base, f)
 		if err != nil {
 			a.unreadable = append(a.unreadable, err.Error())
 		}
-		if ok {
+		switch {
+		case how == byHook:
 			a.claudeReg = append(a.claudeReg, f)
+		case how == byPlugin && pluginInstalled(e.Home, root, i > 0):
+			a.claudeReg = append(a.claudeReg, f+" (plugin "+install.PluginID+" installed and enabled)")
+		case how == byPlugin:
+			a.claudeEnabledOnly = append(a.claudeEnabledOnly, f)
 		}
 	}
 	for _, f := range codexHooksFiles(e, codexRoot) {
 		// codexTrust reports a hooks file it cannot read.
-		if ok, _ := registered(f.project, f.path); ok {
+		if how, _ := registered(f.project, f.path); how == byHook {
 			a.codexReg = append(a.codexReg, f.path)
 		}
 	}
@@ -164,6 +171,16 @@ func detectAgents(e Env, root, codexRoot string) agents {
 // registration reports where taskie is registered.
 func registration(a agents) Check {
 	found := append(append([]string{}, a.claudeReg...), a.codexReg...)
+	if len(found) == 0 && len(a.claudeEnabledOnly) > 0 {
+		// Enabled in settings is not installed: Claude Code runs no hook of
+		// a plugin missing from its own records (`claude plugin list`).
+		fix := "put the claude CLI on PATH, then run `taskie install claude` again"
+		if a.claudeEnabledOnly[0] != filepath.Join(a.home, ".claude", "settings.json") {
+			fix += " --scope project"
+		}
+		return Check{Name: "hook registration", Detail: fmt.Sprintf("%s enables plugin %s, but Claude Code has not installed it (%s has no record of it; `claude plugin list` shows none), so its hooks do not run",
+			a.claudeEnabledOnly[0], install.PluginID, installedPlugins(a.home)), Fix: fix}
+	}
 	if len(found) == 0 {
 		fix := "taskie install claude   (or: taskie install codex)"
 		if a.codexOnly() {
@@ -174,17 +191,26 @@ func registration(a agents) Check {
 	return Check{Name: "hook registration", OK: true, Detail: "found in " + strings.Join(found, ", ")}
 }
 
-// registered reports whether the settings file path registers taskie; base
+// How a settings file registers taskie.
+type registeredBy int
+
+const (
+	notRegistered registeredBy = iota
+	byPlugin                   // enabledPlugins names taskie's plugin
+	byHook                     // a Stop hook runs `taskie hook stop`
+)
+
+// registered reports how the settings file path registers taskie; base
 // is the project root the file stays in, "" for the user's own file. A file
 // that is missing or not JSON registers nothing; one that cannot be read
 // (a FIFO, a link out of the project, too large) is an error too.
-func registered(base, path string) (bool, error) {
+func registered(base, path string) (registeredBy, error) {
 	data, err := install.ReadFile(base, path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
+		return notRegistered, nil
 	}
 	if err != nil {
-		return false, err
+		return notRegistered, err
 	}
 	var s struct {
 		EnabledPlugins map[string]any `json:"enabledPlugins"`
@@ -195,19 +221,75 @@ func registered(base, path string) (bool, error) {
 		} `json:"hooks"`
 	}
 	if json.Unmarshal(data, &s) != nil {
-		return false, nil
-	}
-	if v, ok := s.EnabledPlugins[install.PluginID]; ok && v == true {
-		return true, nil
+		return notRegistered, nil
 	}
 	for _, e := range s.Hooks["Stop"] {
 		for _, h := range e.Hooks {
 			if strings.HasPrefix(strings.TrimSpace(h.Command), "taskie hook stop") {
-				return true, nil
+				return byHook, nil
 			}
 		}
 	}
-	return false, nil
+	if v, ok := s.EnabledPlugins[install.PluginID]; ok && v == true {
+		return byPlugin, nil
+	}
+	return notRegistered, nil
+}
+
+// installedPlugins is Claude Code's own record of the plugins it installed
+// (what `claude plugin list` shows).
+func installedPlugins(home string) string {
+	return filepath.Join(home, ".claude", "plugins", "installed_plugins.json")
+}
+
+// pluginInstalled reports whether Claude Code's records hold an install of
+// taskie's plugin for the user (project false) or for the project at root.
+// The file lists installs per plugin, as a list or (older) one object.
+func pluginInstalled(home, root string, project bool) bool {
+	data, err := install.ReadFile("", installedPlugins(home))
+	if err != nil {
+		return false
+	}
+	var f struct {
+		Plugins map[string]json.RawMessage `json:"plugins"`
+	}
+	if json.Unmarshal(data, &f) != nil {
+		return false
+	}
+	raw, ok := f.Plugins[install.PluginID]
+	if !ok {
+		return false
+	}
+	type record struct {
+		Scope       string `json:"scope"`
+		ProjectPath string `json:"projectPath"`
+	}
+	var recs []record
+	if json.Unmarshal(raw, &recs) != nil {
+		var one record
+		if json.Unmarshal(raw, &one) != nil {
+			return false
+		}
+		recs = []record{one}
+	}
+	for _, r := range recs {
+		switch {
+		case !project && (r.Scope == "" || r.Scope == install.ScopeUser):
+			return true
+		case project && r.Scope != "" && r.Scope != install.ScopeUser && (r.ProjectPath == "" || sameDir(r.ProjectPath, root)):
+			return true
+		}
+	}
+	return false
+}
+
+func sameDir(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ra, err1 := filepath.EvalSymlinks(a)
+	rb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ra == rb
 }
 
 // configTrust reports the settings that run a program which the

@@ -17,7 +17,15 @@ type Runner func(dir string, args ...string) (string, error)
 // absolute path): taskie's entry is put back afterwards.
 func ClaudeCLI(t Target, run Runner, filesChanged bool) ([]Change, error) {
 	if run == nil {
-		return []Change{{Path: "claude", Action: "unchanged", What: "claude CLI not on PATH: Claude Code installs the plugin from settings at its next start"}}, nil
+		// Said, not hidden: until the CLI installs the plugin, Claude Code
+		// has no record of it (`claude plugin list` shows none) and runs
+		// none of its hooks.
+		scope := ""
+		if t.Scope == ScopeProject {
+			scope = " --scope project"
+		}
+		return []Change{{Path: "claude plugin install", Action: "skipped",
+			What: "the claude CLI is not on PATH, so the plugin is enabled in settings but not installed in Claude Code and its hooks do not run yet; install Claude Code (npm install -g @anthropic-ai/claude-code), then run `taskie install claude" + scope + "` again"}}, nil
 	}
 	mp, err := t.marketplaceSource()
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -245,5 +246,26 @@ func TestUninstallWithoutTheCLI(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(plugins, "cache")); !os.IsNotExist(err) {
 		t.Errorf("plugin cache left behind: %v", err)
+	}
+}
+
+// Without the claude CLI the plugin step is skipped, and said so with the
+// way to finish it (Claude Code has no record of the plugin until then).
+func TestClaudeCLIMissingSaysSkipped(t *testing.T) {
+	for _, tc := range []struct {
+		scope, again string
+	}{
+		{ScopeUser, "`taskie install claude` again"},
+		{ScopeProject, "`taskie install claude --scope project` again"},
+	} {
+		t.Run(tc.scope, func(t *testing.T) {
+			cs, err := ClaudeCLI(Target{Scope: tc.scope, Home: t.TempDir(), Root: t.TempDir()}, nil, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cs) != 1 || cs[0].Action != "skipped" || !strings.Contains(cs[0].What, "claude CLI is not on PATH") || !strings.Contains(cs[0].What, tc.again) {
+				t.Errorf("ClaudeCLI without the CLI = %+v; want one skipped change naming %s", cs, tc.again)
+			}
+		})
 	}
 }
