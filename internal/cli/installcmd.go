@@ -99,6 +99,10 @@ func runInstallCmd(o *installOpts) error {
 		if ch.Action == "unchanged" {
 			continue
 		}
+		if ch.Action == "skipped" { // nothing written: a note, not a change
+			fmt.Fprintf(o.s.Err, "taskie: skipped %s: %s\n", ch.Path, ch.What)
+			continue
+		}
 		fmt.Fprintf(o.s.Out, "%-9s %s", ch.Action, ch.Path)
 		if ch.What != "" {
 			fmt.Fprintf(o.s.Out, " (%s)", ch.What)
@@ -159,7 +163,7 @@ func claudeRunner() install.Runner {
 func countChanged(cs []install.Change) int {
 	n := 0
 	for _, c := range cs {
-		if c.Action != "unchanged" {
+		if c.Action != "unchanged" && c.Action != "skipped" {
 			n++
 		}
 	}
