@@ -261,7 +261,8 @@ func TestReviewInvocation(t *testing.T) {
 					t.Error("claude got --dangerously-skip-permissions")
 				}
 			} else {
-				want = [][]string{{"exec", "--skip-git-repo-check", "--ephemeral", "--disable", "hooks", "--sandbox", "read-only", "--ignore-rules", "-m", "model-strong", "--output-schema"}, {"-o"}}
+				want = [][]string{{"exec", "--skip-git-repo-check", "--ephemeral", "--disable", "hooks", "--sandbox", "read-only", "--ignore-rules",
+					"-c", codexUntrusted(f.root), "-c", "project_doc_max_bytes=0", "-m", "model-strong", "--output-schema"}, {"-o"}}
 				if l.Args[len(l.Args)-1] != "-" {
 					t.Errorf("codex args %q do not end with -", l.Args)
 				}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode/utf8"
 )
 
 // codexReviewer runs `codex exec` (SPEC §6).
@@ -20,11 +21,18 @@ const codexHint = `install the Codex CLI (npm install -g @openai/codex) or set "
 // user's `codex resume` history; --disable hooks: the reviewer runs none of
 // the user's hooks, taskie's own included; --sandbox read-only: whatever a
 // config sets, the reviewer changes nothing; --ignore-rules: no execpolicy
-// rules file (a repository's included) lets a command out of the sandbox. A
-// Claude model alias is never passed to codex.
+// rules file (a repository's included) lets a command out of the sandbox;
+// the project marked untrusted for this run: codex loads none of the
+// repository's .codex/ (its config.toml with MCP servers, its hooks.json),
+// even where the user trusts the folder; project_doc_max_bytes=0: no
+// AGENTS.md of the repository becomes the reviewer's instructions (the
+// user's own ~/.codex/AGENTS.md still does). docs/codex.md shows each one
+// proven against the real CLI. A Claude model alias is never passed to
+// codex.
 func codexArgs(req Request, schemaFile, lastFile string) []string {
 	argv := append([]string{}, commandOr(req.Command, "codex")...)
-	argv = append(argv, "exec", "--skip-git-repo-check", "--ephemeral", "--disable", "hooks", "--sandbox", "read-only", "--ignore-rules")
+	argv = append(argv, "exec", "--skip-git-repo-check", "--ephemeral", "--disable", "hooks", "--sandbox", "read-only", "--ignore-rules",
+		"-c", codexUntrusted(req.Root), "-c", "project_doc_max_bytes=0")
 	if req.Model != "" && !IsClaudeModel(req.Model) {
 		argv = append(argv, "-m", string(req.Model))
 	}
@@ -32,6 +40,61 @@ func codexArgs(req Request, schemaFile, lastFile string) []string {
 		argv = append(argv, "-c", fmt.Sprintf("model_reasoning_effort=%q", req.Effort))
 	}
 	return append(argv, "--output-schema", schemaFile, "-o", lastFile, "-")
+}
+
+// codexUntrusted is the -c value that marks the reviewer's folder and every
+// folder above it untrusted for this run only. Codex takes a folder's trust
+// from the nearest entry, the project root's included, so the folder alone
+// is not enough; the symlink-resolved form is listed too, as codex may look
+// it up that way. A dotted key (projects."<path>".trust_level) does not
+// work: codex keeps the quotes as part of the key.
+func codexUntrusted(root string) string {
+	var dirs []string
+	seen := map[string]bool{}
+	add := func(p string) {
+		for ; !seen[p]; p = filepath.Dir(p) {
+			seen[p] = true
+			dirs = append(dirs, p)
+		}
+	}
+	if abs, err := filepath.Abs(root); err == nil {
+		add(abs)
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			add(real)
+		}
+	}
+	var b strings.Builder
+	b.WriteString("projects={")
+	for i, d := range dirs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(tomlString(d))
+		b.WriteString(`={trust_level="untrusted"}`)
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
+// tomlString quotes s as a TOML basic string. s must be valid UTF-8
+// (Review checks): codex reads a value that is not TOML as a plain
+// string, which would silently leave the project trusted.
+func tomlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
 }
 
 // validEffort accepts the effort names codex knows (minimal, low, medium,
@@ -54,6 +117,9 @@ func (codexReviewer) Review(ctx context.Context, req Request) (Result, error) {
 	}
 	if !validEffort(req.Effort) {
 		return Result{}, failf(FailExit, nil, "codex reviewer: not started: invalid reasoning effort %q", req.Effort)
+	}
+	if !utf8.ValidString(req.Root) {
+		return Result{}, failf(FailExit, nil, "codex reviewer: not started: %q: the project path is not valid UTF-8, so codex cannot be told to ignore the repository's .codex settings; move the project to a UTF-8 path", req.Root)
 	}
 	tmp, err := codexTempDir()
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -88,7 +90,8 @@ func TestIsClaudeModel(t *testing.T) {
 
 func TestCodexArgs(t *testing.T) {
 	tail := []string{"--output-schema", "S", "-o", "O", "-"}
-	head := []string{"codex", "exec", "--skip-git-repo-check", "--ephemeral", "--disable", "hooks", "--sandbox", "read-only", "--ignore-rules"}
+	head := []string{"codex", "exec", "--skip-git-repo-check", "--ephemeral", "--disable", "hooks", "--sandbox", "read-only", "--ignore-rules",
+		"-c", codexUntrusted("/r/p"), "-c", "project_doc_max_bytes=0"}
 	tests := []struct {
 		name    string
 		req     Request
@@ -105,6 +108,7 @@ func TestCodexArgs(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			tc.req.Root = "/r/p"
 			want := append(append(append([]string{}, head...), tc.between...), tail...)
 			if tc.req.Command != nil {
 				want = append(append([]string{}, tc.req.Command...), want[1:]...)
@@ -113,6 +117,62 @@ func TestCodexArgs(t *testing.T) {
 				t.Errorf("codexArgs mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestCodexUntrusted: the -c value that keeps codex from loading a
+// repository's .codex/ names the folder, every folder above it and their
+// symlink-resolved forms, each as a TOML string.
+func TestCodexUntrusted(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("unix paths")
+	}
+	real := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	var linkDirs, realDirs []string
+	for p := link; ; p = filepath.Dir(p) {
+		linkDirs = append(linkDirs, p)
+		if p == "/" {
+			break
+		}
+	}
+	for p := real; !slices.Contains(linkDirs, p); p = filepath.Dir(p) {
+		realDirs = append(realDirs, p)
+	}
+	entries := func(dirs ...string) string {
+		var parts []string
+		for _, d := range dirs {
+			parts = append(parts, tomlString(d)+`={trust_level="untrusted"}`)
+		}
+		return "projects={" + strings.Join(parts, ",") + "}"
+	}
+	tests := []struct{ name, root, want string }{
+		{name: "plain", root: "/r/p", want: `projects={"/r/p"={trust_level="untrusted"},"/r"={trust_level="untrusted"},"/"={trust_level="untrusted"}}`},
+		{name: "cleaned", root: "/r//p/", want: `projects={"/r/p"={trust_level="untrusted"},"/r"={trust_level="untrusted"},"/"={trust_level="untrusted"}}`},
+		{name: "quote, backslash, control", root: "/a\"b\\c\td", want: `projects={"/a\"b\\c\u0009d"={trust_level="untrusted"},"/"={trust_level="untrusted"}}`},
+		{name: "non-ASCII kept", root: "/café", want: `projects={"/café"={trust_level="untrusted"},"/"={trust_level="untrusted"}}`},
+		{name: "symlink: both forms", root: link, want: entries(append(linkDirs, realDirs...)...)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, codexUntrusted(tc.root)); diff != "" {
+				t.Errorf("codexUntrusted(%q) mismatch (-want +got):\n%s", tc.root, diff)
+			}
+		})
+	}
+}
+
+func TestCodexRejectsNonUTF8Root(t *testing.T) {
+	f := newFixture(t, "PASS")
+	req := f.request(1)
+	req.Root = "/tmp/bad\xff"
+	res, err := mustNew(t, "codex").Review(context.Background(), req)
+	wantFailure(t, res, err, FailExit, "not valid UTF-8")
+	if _, statErr := os.Stat(f.log); statErr == nil {
+		t.Error("codex ran with a project path it cannot name to codex")
 	}
 }
 
