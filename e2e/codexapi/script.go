@@ -55,6 +55,9 @@ type Script struct {
 	// (id, severity, title, file, line, status); "" or past the end: the
 	// answer has no "findings", and the verdict alone decides.
 	Findings []string
+	// ReviewerTurn are replies (commands) every reviewer gives, one per
+	// request, before its verdict.
+	ReviewerTurn []Reply
 }
 
 var (
@@ -130,6 +133,15 @@ func (s *Script) postReview(feedback string) []Reply {
 // object the output schema asks for, with the scripted verdict and the
 // review text (the reviewer's sandbox is read-only: taskie writes the file).
 func (s *Script) ReviewerReply(req *Request) Reply {
+	n := 0
+	for _, it := range req.Input {
+		if it.IsModelOutput() {
+			n++
+		}
+	}
+	if n < len(s.ReviewerTurn) {
+		return s.ReviewerTurn[n]
+	}
 	path, iteration := ReviewFile(req.MessagesText("user"))
 	if path == "" {
 		return Text(`{"verdict":"FAIL","review":"The prompt names no review file."}`)
