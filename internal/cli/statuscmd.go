@@ -41,6 +41,8 @@ type statusView struct {
 	LastHook *hookDecisionView `json:"last_hook_problem,omitempty"`
 	// Claims are the agents' claims on tasks, with their leases (§13).
 	Claims []claimStatusView `json:"claims,omitempty"`
+	// Wave is where a plan run with claims stands in its waves.
+	Wave *waveStatus `json:"wave,omitempty"`
 	// Timeouts are the tasks at 80 % of their lifecycle timeout or more (§10).
 	Timeouts []lifecycleAlert `json:"lifecycle_timeouts,omitempty"`
 	// ledgerStatus: needs_human, the cycle's findings trend, what reviews cost (§19).
@@ -57,6 +59,13 @@ type reviewView struct {
 	NextModel  domain.Model `json:"next_model"`
 	Clean      int          `json:"consecutive_clean"`
 	Needed     int          `json:"clean_needed"`
+}
+
+// waveStatus is "wave 2 of 4": the lowest of the plan's waves with an
+// unfinished task (0 when all are finished), of how many.
+type waveStatus struct {
+	Current int `json:"current"`
+	Total   int `json:"total"`
 }
 
 type taskCounts struct {
@@ -201,6 +210,9 @@ func buildStatus(p *project.Plan) (*statusView, error) {
 		return nil, err
 	}
 	countTasks(v, ts)
+	if cur, total, ok := p.Wave(); ok {
+		v.Wave = &waveStatus{Current: cur, Total: total}
+	}
 	v.ReviewTime = reviewTotalsOf(p)
 	st, err := p.State()
 	if errors.Is(err, state.ErrNotFound) {
@@ -293,6 +305,11 @@ func printStatus(w io.Writer, v *statusView, tty bool) {
 		fmt.Fprintf(w, "hook:    %s %s at %s: %s (%s)\n", h.what(), h.Decision, h.Time.Local().Format("15:04:05"), h.Why, h.see(v.Plan))
 	}
 	fmt.Fprintf(w, "tasks:   %s\n", progress(v.Tasks.Done, v.Tasks.Total, tty))
+	if wv := v.Wave; wv != nil && wv.Current > 0 {
+		fmt.Fprintf(w, "wave:    %d of %d\n", wv.Current, wv.Total)
+	} else if wv != nil {
+		fmt.Fprintf(w, "wave:    all %d done\n", wv.Total)
+	}
 	v.ledgerStatus.print(w)
 	if t := v.ReviewTime; t != nil {
 		fmt.Fprintf(w, "reviews: %s\n", t.text())

@@ -229,7 +229,7 @@ func (p *Plan) Update(fn func(*store.Snapshot) (store.Change, error)) error {
 		if err != nil {
 			return c, err
 		}
-		return p.imply(snap, p.follow(snap, c)), nil
+		return p.imply(snap, p.progress(snap, p.follow(snap, c))), nil
 	})
 	if err != nil {
 		return err
@@ -242,7 +242,7 @@ func (p *Plan) Update(fn func(*store.Snapshot) (store.Change, error)) error {
 // (store.ErrMoved): compare-and-swap, so slow work such as a review never
 // overwrites a newer update. The lifecycle follows the phases as in Update.
 func (p *Plan) Commit(s *store.Snapshot, c store.Change) error {
-	c = p.follow(s, c)
+	c = p.progress(s, p.follow(s, c))
 	n, err := p.Store.Update(p.ID, func(cur *store.Snapshot) (store.Change, error) {
 		if cur.Version != s.Version {
 			return store.Change{}, store.ErrMoved

@@ -1,0 +1,174 @@
+package project
+
+import (
+	"bytes"
+	"strings"
+
+	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
+	"github.com/taskie-dev/taskie/internal/parallel"
+	"github.com/taskie-dev/taskie/internal/plan"
+	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/store"
+)
+
+// progress adds to a change the progress-log events it causes
+// (parallel.Progress): GROUP_START when the first task of one of the
+// plan's waves leaves pending, TASK_COMPLETE when a task completes (or is
+// marked done), GROUP_COMPLETE when the last open task of a started wave
+// closes. Only plans run with claims log them (a lifecycle record names
+// an agent), and only a change that moves a task out of pending, closes
+// one or sets a Status cell costs the waves' computation; every other
+// commit pays a scan of its own events.
+func (p *Plan) progress(s *store.Snapshot, c store.Change) store.Change {
+	if c.Replace || s.Tasks == nil || !progressCue(c) {
+		return c
+	}
+	after := s.State
+	if c.State != nil {
+		after = c.State
+	}
+	if after == nil || !bytes.Contains(after.Lifecycle, []byte(`"agent":`)) {
+		return c
+	}
+	tasks := schedTasks(s)
+	if len(tasks) == 0 {
+		return c
+	}
+	size := domain.DefaultGroupSize
+	if cfg, err := p.Config(); err == nil && cfg.GroupSize > 0 {
+		size = cfg.GroupSize
+	}
+	waves, err := parallel.PlanWaves(tasks, size)
+	if err != nil {
+		return c // a cycle or an unknown id: validate reports it
+	}
+	before := marks(tasks, nil, s.State)
+	now := marks(tasks, c.Statuses, after)
+	evs := parallel.Progress(waves, before, now)
+	if len(evs) == 0 {
+		return c
+	}
+	at := p.Store.Now().UTC()
+	out := make([]events.Event, 0, len(c.Events)+len(evs))
+	out = append(out, c.Events...)
+	for _, e := range evs {
+		ev := events.Event{TS: at, Event: e.Kind, Reason: e.Reason(),
+			Meta: map[string]any{"wave": e.Wave, "waves": e.Waves}}
+		if e.Task > 0 {
+			ev.Task = e.Task.String()
+		} else {
+			ids := make([]string, len(e.Tasks))
+			for i, id := range e.Tasks {
+				ids[i] = id.String()
+			}
+			ev.Meta["tasks"] = ids
+		}
+		out = append(out, ev)
+	}
+	c.Events = out
+	return c
+}
+
+// progressCue reports whether a change may start or close a task: it sets
+// a Status cell, or one of its lifecycle events leaves pending or ends a
+// task.
+func progressCue(c store.Change) bool {
+	if len(c.Statuses) > 0 {
+		return true
+	}
+	for _, e := range c.Events {
+		if e.From == string(lifecycle.Pending) && e.To != "" && e.To != string(lifecycle.Pending) ||
+			e.To == string(lifecycle.Completed) || e.To == string(lifecycle.Abandoned) {
+			return true
+		}
+	}
+	return false
+}
+
+// schedTasks reads the snapshot's tasks for scheduling: tasks.md and, for
+// the tasks whose Files cell is empty, the paths their task files name.
+func schedTasks(s *store.Snapshot) []parallel.Task {
+	filesCol := ""
+	for _, h := range s.Tasks.Header {
+		if strings.EqualFold(strings.TrimSpace(h), "files") {
+			filesCol = h
+		}
+	}
+	var names []string
+	var ids []domain.TaskID
+	for _, t := range s.Tasks.Tasks {
+		if filesCol != "" && strings.TrimSpace(t.Cells[filesCol]) != "" {
+			continue
+		}
+		if name := plan.TaskFile(t.ID); s.Exists(name) {
+			names, ids = append(names, name), append(ids, domain.TaskID(t.ID))
+		}
+	}
+	files := map[domain.TaskID][]byte{}
+	k := 0 // ReadFiles calls back in order
+	s.ReadFiles(names, func(_ string, data []byte, err error) {
+		if err == nil {
+			files[ids[k]] = data
+		}
+		k++
+	})
+	tasks, _ := parallel.FromTable(s.Tasks, files)
+	return tasks
+}
+
+// marks are the tasks' progress marks with the Status cells set (on top
+// of tasks.md's) and st's lifecycle records.
+func marks(tasks []parallel.Task, set map[domain.TaskID]string, st *state.State) map[domain.TaskID]parallel.Mark {
+	var recs map[domain.TaskID]lifecycle.Task
+	if st != nil {
+		recs, _ = lifecycle.Decode(st.Lifecycle)
+	}
+	out := make(map[domain.TaskID]parallel.Mark, len(tasks))
+	for _, t := range tasks {
+		status := t.Status
+		if v, ok := set[t.ID]; ok {
+			status = strings.ToLower(strings.TrimSpace(v))
+		}
+		r, has := recs[t.ID]
+		life := lifecycle.State("")
+		if has {
+			life = r.State
+		}
+		standing := parallel.StandingOf(status, life)
+		out[t.ID] = parallel.Mark{
+			Started:  has && (r.State != lifecycle.Pending || len(r.Entered) > 0) || status == plan.StatusInProgress,
+			Finished: standing == parallel.Finished,
+			Closed:   standing.Closed(),
+		}
+	}
+	return out
+}
+
+// Wave says where a plan run with claims stands in its waves
+// (parallel.PlanWaves): the current wave — the lowest with a task not
+// closed, 0 when all are — and how many there are. ok is false for a
+// plan no claim has moved (no lifecycle record names an agent), or whose
+// tasks cannot be scheduled.
+func (p *Plan) Wave() (current, total int, ok bool) {
+	s, err := p.Snapshot()
+	if err != nil || s.State == nil || s.Tasks == nil || !bytes.Contains(s.State.Lifecycle, []byte(`"agent":`)) {
+		return 0, 0, false
+	}
+	tasks := schedTasks(s)
+	size := domain.DefaultGroupSize
+	if cfg, err := p.Config(); err == nil && cfg.GroupSize > 0 {
+		size = cfg.GroupSize
+	}
+	waves, err := parallel.PlanWaves(tasks, size)
+	if err != nil || len(waves) == 0 {
+		return 0, 0, false
+	}
+	if recs, err := lifecycle.Decode(s.State.Lifecycle); err == nil {
+		for i := range tasks {
+			tasks[i].Life = recs[tasks[i].ID].State
+		}
+	}
+	return parallel.CurrentWave(waves, tasks), len(waves), true
+}
