@@ -33,12 +33,14 @@ func TestCodexReviewRemovesDeadReviewsTempDirs(t *testing.T) {
 	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" && runtime.GOOS != "windows" && runtime.GOOS != "freebsd" {
 		t.Skip("no way to tell a dead process here")
 	}
+	// Before newFixture sets HOME: the child's TestMain builds the fake
+	// reviewer, which with an empty HOME has no build cache (a minute).
+	dead, live := deadPID(t), os.Getpid()
 	f := newFixture(t, "PASS")
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	t.Setenv("TMP", tmp)
 	t.Setenv("TEMP", tmp)
-	dead, live := deadPID(t), os.Getpid()
 	old := time.Now().Add(-2 * oldCodexTmpAge)
 	for _, name := range []string{
 		fmt.Sprintf("taskie-codex-%d-111", dead),
