@@ -175,6 +175,9 @@ func dbErr(err error) error {
 		return &exitError{code: ExitProblems, err: err, hint: "run `taskie store migrate` once, from any machine"}
 	case errors.Is(err, postgres.ErrSchemaNewer):
 		return &exitError{code: ExitProblems, err: err, hint: "a newer taskie migrated this database: upgrade taskie on this machine"}
+	case errors.Is(err, store.ErrNoProject):
+		// Not the server: the repository has no name to share claims under.
+		return &exitError{code: ExitUsage, err: err, hint: "the shared store names a repository by its origin remote: add one (`git remote add origin URL`), or run `taskie config set project github.com/org/repo` and `taskie trust` (the same name in every clone)"}
 	case errors.Is(err, postgres.ErrConnLost):
 		return &exitError{code: ExitProblems, err: err, hint: "the transaction in flight was rolled back: nothing half-done is left; run the same command again once the server answers"}
 	}

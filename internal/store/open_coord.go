@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -150,7 +151,7 @@ func ProjectID(repoRoot, configured string) (string, error) {
 	}
 	id := NormalizeRemote(origin)
 	if id == "" {
-		return "", fmt.Errorf("%s: the origin remote %q names no repository; set \"project\" in .taskie/config.json", repoRoot, origin)
+		return "", noProject(fmt.Sprintf("%s: the origin remote %q names no repository; set \"project\" in .taskie/config.json", repoRoot, origin))
 	}
 	return id, nil
 }
@@ -166,8 +167,17 @@ func originURL(dir string) (string, error) {
 	if err != nil && gitwt.ExitCode(err) < 0 {
 		return "", fmt.Errorf("%s: cannot run git to find the origin remote (%v); set \"project\" in .taskie/config.json", dir, err)
 	}
-	return "", fmt.Errorf("%s: no origin remote to name the project by; add one (git remote add origin URL) or set \"project\" in .taskie/config.json, the same in every clone", dir)
+	return "", noProject(fmt.Sprintf("%s: no origin remote to name the project by; add one (git remote add origin URL) or set \"project\" in .taskie/config.json, the same in every clone", dir))
 }
+
+// ErrNoProject matches the error of a repository the shared store cannot
+// name: no usable origin remote and no "project" setting.
+var ErrNoProject = errors.New("no project identity")
+
+type noProject string
+
+func (e noProject) Error() string        { return string(e) }
+func (e noProject) Is(target error) bool { return target == ErrNoProject }
 
 // NormalizeRemote turns a git remote URL into a repository identity: the
 // host in lower case (without user, password or port) and the path without
