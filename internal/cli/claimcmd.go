@@ -557,9 +557,25 @@ func runHeartbeat(o *claimOpts) error {
 		return err
 	}
 	if d.Outcome == parallel.Refused {
-		return refused(d, fmt.Sprintf("claim it first: `taskie claim %d --as %s`", task, agent))
+		return refused(d, heartbeatHint(d, task, agent))
 	}
 	return printClaim(o.s, d, "", o.asJSON)
+}
+
+// heartbeatHint says what works after a refused heartbeat: claiming a task
+// nobody holds, or one whose holder's lease ran out; but after another
+// agent took the task over and holds it live, a claim of it would be
+// refused too, so another task or the holder is the way.
+func heartbeatHint(d parallel.ClaimDecision, task domain.TaskID, agent string) string {
+	h := d.Previous
+	switch {
+	case h == nil || h.Agent == agent:
+		return fmt.Sprintf("claim it first: `taskie claim %d --as %s`", task, agent)
+	case !h.Live(clock()):
+		return fmt.Sprintf("%s's lease has run out: `taskie claim %d --as %s` takes the task back", h.Agent, task, agent)
+	}
+	return fmt.Sprintf("%s holds task %d now: take another with `taskie claim --next --as %s`, or ask %s to release it (`taskie release %d --force` if %s is gone)",
+		h.Agent, task, agent, h.Agent, task, h.Agent)
 }
 
 func runRelease(o *claimOpts) error {
