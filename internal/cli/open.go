@@ -98,6 +98,9 @@ func readDefault(r *plan.Repo) (string, error) {
 	return id, nil
 }
 
+// usedHow is how a plan set with `taskie plan use` was chosen.
+const usedHow = "set with `taskie plan use`"
+
 // pickDefault returns the default plan and how it was chosen. bad says
 // why the file of `taskie plan use` was ignored, nil when it was not.
 func pickDefault(r *plan.Repo) (id, how string, bad, err error) {
@@ -105,7 +108,7 @@ func pickDefault(r *plan.Repo) (id, how string, bad, err error) {
 	if id != "" {
 		if dir, err := r.PlanDir(id); err == nil {
 			if st, err := os.Stat(dir); err == nil && st.IsDir() {
-				return id, "set with `taskie plan use`", nil, nil
+				return id, usedHow, nil, nil
 			}
 		}
 		how = fmt.Sprintf("the default %s set with `taskie plan use` no longer exists; ", id)
@@ -138,7 +141,11 @@ func (g *globals) defaultPlan(r *plan.Repo) (*project.Plan, error) {
 		return nil, err
 	}
 	ids, _ := r.Plans()
-	if len(ids) > 1 && g.s != nil && !g.picked {
+	// A plan the user set with `taskie plan use` is their explicit choice:
+	// naming it before every command is noise. Only a plan picked by the
+	// fallback (the most recently changed) is named.
+	explicit := how == usedHow
+	if len(ids) > 1 && g.s != nil && !g.picked && !explicit {
 		fmt.Fprintf(g.s.Err, "%s plan %s (%s; %d plans: %s): --plan ID or `taskie plan use ID` picks another\n",
 			g.s.errs().Dim("taskie:"), g.s.errs().Bold(id), how, len(ids), strings.Join(ids, ", "))
 	}
