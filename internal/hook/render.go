@@ -24,6 +24,7 @@ type view struct {
 	untrusted                 string
 	blocksInRow, blockCap     int
 	pendingOther              bool
+	autopilot                 bool // advance boundaries block with the continue instruction
 	agent                     Agent
 	// ledger reads the review ledger of the cycle a state is in (it scans
 	// the event log: only messages that list findings call it); nil: none.
@@ -87,6 +88,9 @@ func render(d workflow.StopDecision, v view) Result {
 	case workflow.RBlockCap:
 		return Allow(fmt.Sprintf("taskie: %d blocks in a row in this session (cap %d), so no review ran. Stop here; the next stop after a new prompt reviews again (raise \"block_cap\" in .taskie/config.json to allow longer chains).", v.blocksInRow, v.blockCap))
 	case workflow.RReviewsOff:
+		if v.autopilot { // a skipped review is an advance boundary too
+			return Result{Block: true, Reason: fmt.Sprintf("taskie: reviews are disabled (max_reviews 0); %s skipped. Autopilot is on: run `taskie continue%s` now and do what it says.", d.Review, v.planFlag)}
+		}
 		return Allow(fmt.Sprintf("taskie: reviews are disabled (max_reviews 0); %s skipped. Run `taskie continue%s` to go on.", d.Review, v.planFlag))
 	case workflow.RIterationRange:
 		return Allow(fmt.Sprintf("taskie: warning: phase_iteration %d is outside 0…%d (max_reviews), an illegal state, so no review ran. Fix it with `taskie set phase_iteration 0%s` or `taskie recover%s`.", d.Iteration, s.MaxReviews, v.planFlag, v.planFlag))
