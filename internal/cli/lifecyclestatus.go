@@ -115,6 +115,7 @@ func lifecycleAlerts(p *project.Plan) []lifecycleAlert {
 	// A task whose commit is there is no longer waiting: shown so, in
 	// memory only (a read never writes; the next change records it).
 	p.SettledView(tasks)
+	ready := readiness(p, tasks) // a queued task waits its turn: not timed
 	for _, t := range unrecorded(p, func(id domain.TaskID) bool { _, ok := tasks[id]; return ok }) {
 		tasks[t.ID] = t
 	}
@@ -125,12 +126,13 @@ func lifecycleAlerts(p *project.Plan) []lifecycleAlert {
 	now := clock()
 	var out []lifecycleAlert
 	for _, t := range sortedTasks(tasks) {
-		ts := lifecycle.Status(t, now, timeouts)
+		ts := ready.Status(t, now, timeouts)
 		if ts.Level < lifecycle.LevelWarning {
 			continue
 		}
+		from, _ := ready.From(t) // a pending task: when it became ready
 		out = append(out, lifecycleAlert{Task: t.ID.String(), State: string(t.State), Level: ts.Level.String(),
-			Since: t.Since.UTC().Format(time.RFC3339), Elapsed: short(ts.Elapsed), Limit: short(ts.Limit),
+			Since: from.UTC().Format(time.RFC3339), Elapsed: short(ts.Elapsed), Limit: short(ts.Limit),
 			Percent: percentOf(ts.Elapsed, ts.Limit)})
 	}
 	return out

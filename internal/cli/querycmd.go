@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/history"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
@@ -117,8 +118,10 @@ func runQuery(o *queryOpts) error {
 	}
 	// A task waiting in committing whose commit is there completes, in
 	// memory only: a read never writes, the next change records it.
+	var records map[domain.TaskID]lifecycle.Task // state.json's, the finished ones included
 	if st, err := p.State(); err == nil {
 		if tasks, err := lifecycle.Decode(st.Lifecycle); err == nil {
+			records = tasks
 			for _, e := range p.SettledView(tasks) {
 				var l events.Lean
 				if line, err := json.Marshal(e); err == nil && (filter.Task == "" || e.Task == filter.Task) && events.ParseLean(line, &l) == nil {
@@ -139,12 +142,14 @@ func runQuery(o *queryOpts) error {
 			all[t.ID] = t
 		}
 	}
+	// A queued task's pending time counts from when it became ready.
+	q.Ready = readiness(p, records)
 	tasks := q.Select(all, now, timeouts)
 	w := bufio.NewWriterSize(s.Out, 64<<10)
 	if o.asJSON {
-		err = writeQueryJSON(w, tasks, now, timeouts)
+		err = writeQueryJSON(w, tasks, now, timeouts, q.Ready)
 	} else {
-		printQuery(w, tasks, now, timeouts, o.metrics, s.TTY)
+		printQuery(w, tasks, now, timeouts, q.Ready, o.metrics, s.TTY)
 		if len(tasks) == 0 {
 			fmt.Fprintln(s.Err, "no task matches")
 		}
@@ -157,13 +162,13 @@ func runQuery(o *queryOpts) error {
 
 // writeQueryJSON writes the tasks as an indented JSON array, one view at a
 // time (a long plan's views are never all held).
-func writeQueryJSON(w io.Writer, tasks []lifecycle.Task, now time.Time, timeouts lifecycle.Timeouts) error {
+func writeQueryJSON(w io.Writer, tasks []lifecycle.Task, now time.Time, timeouts lifecycle.Timeouts, ready lifecycle.ReadyAt) error {
 	if len(tasks) == 0 {
 		_, err := io.WriteString(w, "[]\n")
 		return err
 	}
 	for i, t := range tasks {
-		b, err := json.MarshalIndent(newQueryView(t, now, timeouts), "  ", "  ")
+		b, err := json.MarshalIndent(newQueryView(t, now, timeouts, ready), "  ", "  ")
 		if err != nil {
 			return err
 		}
@@ -206,7 +211,8 @@ type queryView struct {
 	Since         string           `json:"since"`
 	Created       string           `json:"created"`
 	InState       int64            `json:"in_state_s"`
-	Timeout       int64            `json:"timeout_s"` // 0: the state has none
+	Timeout       int64            `json:"timeout_s"` // 0: the state has none, or the task is queued
+	Queued        bool             `json:"queued,omitempty"` // pending, not ready yet: no timeout runs
 	Level         string           `json:"level"`
 	Failures      map[string]int   `json:"failures"`
 	CTOAttempts   int              `json:"cto_attempts"`
@@ -215,11 +221,11 @@ type queryView struct {
 	ByState       map[string]int64 `json:"by_state_s"`
 }
 
-func newQueryView(t lifecycle.Task, now time.Time, timeouts lifecycle.Timeouts) queryView {
-	st := lifecycle.Status(t, now, timeouts)
+func newQueryView(t lifecycle.Task, now time.Time, timeouts lifecycle.Timeouts, ready lifecycle.ReadyAt) queryView {
+	st := ready.Status(t, now, timeouts)
 	m := lifecycle.Metrics(t, now)
 	v := queryView{Task: t.ID.String(), State: t.State, Since: t.Since.UTC().Format(time.RFC3339), Created: t.Created.UTC().Format(time.RFC3339),
-		InState: seconds(st.Elapsed), Timeout: seconds(st.Limit), Level: st.Level.String(), Failures: map[string]int{},
+		InState: seconds(m.InState), Timeout: seconds(st.Limit), Queued: st.Queued, Level: st.Level.String(), Failures: map[string]int{},
 		CTOAttempts: t.CTOAttempts, EscalatedFrom: t.EscalatedFrom, Total: seconds(m.Total), ByState: map[string]int64{}}
 	for s, n := range t.Failures {
 		v.Failures[string(s)] = n
@@ -235,7 +241,7 @@ func seconds(d time.Duration) int64 { return int64(d / time.Second) }
 // printQuery writes one line per task: tab-separated when piped; on a
 // terminal aligned, in two passes over the tasks (widths, then lines), so
 // that no row is held.
-func printQuery(w io.Writer, tasks []lifecycle.Task, now time.Time, timeouts lifecycle.Timeouts, metrics, tty bool) {
+func printQuery(w io.Writer, tasks []lifecycle.Task, now time.Time, timeouts lifecycle.Timeouts, ready lifecycle.ReadyAt, metrics, tty bool) {
 	if len(tasks) == 0 {
 		return
 	}
@@ -243,7 +249,7 @@ func printQuery(w io.Writer, tasks []lifecycle.Task, now time.Time, timeouts lif
 	if metrics {
 		header = []string{"TASK", "STATE", "IN STATE", "TOTAL", "BY STATE"}
 	}
-	cells := func(t lifecycle.Task) []string { return queryCells(newQueryView(t, now, timeouts), metrics) }
+	cells := func(t lifecycle.Task) []string { return queryCells(newQueryView(t, now, timeouts, ready), metrics) }
 	if !tty {
 		for _, t := range tasks {
 			fmt.Fprintln(w, strings.Join(cells(t), "\t"))
@@ -283,7 +289,10 @@ func queryCells(v queryView, metrics bool) []string {
 			short(time.Duration(v.Total) * time.Second), byState(v.ByState)}
 	}
 	limit := "-"
-	if v.Timeout > 0 {
+	switch {
+	case v.Queued:
+		limit = "queued"
+	case v.Timeout > 0:
 		limit = short(time.Duration(v.Timeout) * time.Second)
 	}
 	return []string{v.Task, string(v.State), v.Since, short(time.Duration(v.InState) * time.Second), limit, v.Level, failures(v)}

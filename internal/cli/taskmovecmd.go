@@ -210,7 +210,7 @@ func runTaskMove(o *taskMoveOpts) error {
 		releaseLeft(o.s, guard, task, rec.State)
 	}
 	if o.asJSON {
-		return writeJSON(o.s.Out, taskMoveView{Plan: p.ID, Task: task.String(), Lifecycle: newQueryView(rec, clock(), timeouts)})
+		return writeJSON(o.s.Out, taskMoveView{Plan: p.ID, Task: task.String(), Lifecycle: newQueryView(rec, clock(), timeouts, nil)})
 	}
 	return nil
 }

@@ -108,13 +108,14 @@ func runTaskShow(o *taskShowOpts) error {
 		v.TaskFile = store.Rel(p.ID, plan.TaskFile(int(task)))
 	}
 	now := clock()
-	if rec, ok := taskRecords(p)[task]; ok {
+	records := taskRecords(p)
+	if rec, ok := records[task]; ok {
 		timeouts, err := lifecycleTimeouts(p)
 		if err != nil {
 			warnTimeouts(o.s, p)
 			timeouts = lifecycle.DefaultTimeouts()
 		}
-		q := newQueryView(rec, now, timeouts)
+		q := newQueryView(rec, now, timeouts, readiness(p, records))
 		v.Lifecycle = &q
 	}
 	for _, c := range planClaims(p) {

@@ -81,6 +81,9 @@ type Query struct {
 	Escalated bool // cto_intervention or human_escalation
 	Failing   bool // not finished, with 2 or more failures in some state
 	Task      domain.TaskID
+	// Ready says when pending tasks became ready: a queued one is never
+	// stuck (lifecycle.ReadyAt; nil: every task counts from its Since).
+	Ready lifecycle.ReadyAt
 }
 
 // LiveOnly reports whether the query selects live tasks only — not
@@ -106,7 +109,7 @@ func (q Query) Select(tasks map[domain.TaskID]lifecycle.Task, now time.Time, tim
 			q.State != "" && t.State != q.State,
 			q.Escalated && !t.Escalated(),
 			q.Failing && (!t.Failing() || t.State == lifecycle.Completed || t.State == lifecycle.Abandoned),
-			q.Stuck && !lifecycle.Status(t, now, timeouts).Stuck():
+			q.Stuck && !q.Ready.Status(t, now, timeouts).Stuck():
 			continue
 		}
 		out = append(out, t)

@@ -123,7 +123,11 @@ func ParseLevel(s string) (Level, error) {
 // alert and escalate at once; found again later, nothing. The warnings are
 // taskie's (actor system). A task without a timeout gets none.
 func TimeoutWarnings(t Task, now time.Time, timeouts Timeouts) (Task, []Effect, error) {
-	st := Status(t, logTime(now), timeouts)
+	return timeoutWarnings(t, Status(t, logTime(now), timeouts), now)
+}
+
+// timeoutWarnings logs the levels of st that t has not logged yet.
+func timeoutWarnings(t Task, st TimeoutStatus, now time.Time) (Task, []Effect, error) {
 	if st.Level <= t.Warned || t.State.Terminal() {
 		return t, nil, nil
 	}
@@ -159,6 +163,9 @@ type TimeoutStatus struct {
 	Level   Level
 	Elapsed time.Duration
 	Limit   time.Duration
+	// Queued: a pending task not ready yet (ReadyAt): it waits its turn
+	// and has no timeout; Elapsed is its time in pending.
+	Queued bool
 }
 
 // Stuck reports whether the task is over its timeout (`taskie query --stuck`).
