@@ -12,7 +12,6 @@ import (
 func main() {
 	// The Stop hook runs at every agent stop: skip building the command tree.
 	if len(os.Args) == 3 && os.Args[1] == "hook" && os.Args[2] == "stop" {
-		cli.HookClock(os.Stderr) // TASKIE_NOW, as Run applies it to every other command
 		os.Exit(cli.HookStop())
 	}
 	cli.Assets = taskie.Assets

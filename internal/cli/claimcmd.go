@@ -557,7 +557,8 @@ func runHeartbeat(o *claimOpts) error {
 		return err
 	}
 	if d.Outcome == parallel.Refused {
-		return refused(d, heartbeatHint(d, task, agent))
+		now, _ := cp.c.Now(cp.ctx) // the lease clock the decision used
+		return refused(d, heartbeatHint(d, task, agent, now))
 	}
 	return printClaim(o.s, d, "", o.asJSON)
 }
@@ -566,12 +567,12 @@ func runHeartbeat(o *claimOpts) error {
 // nobody holds, or one whose holder's lease ran out; but after another
 // agent took the task over and holds it live, a claim of it would be
 // refused too, so another task or the holder is the way.
-func heartbeatHint(d parallel.ClaimDecision, task domain.TaskID, agent string) string {
+func heartbeatHint(d parallel.ClaimDecision, task domain.TaskID, agent string, now time.Time) string {
 	h := d.Previous
 	switch {
 	case h == nil || h.Agent == agent:
 		return fmt.Sprintf("claim it first: `taskie claim %d --as %s`", task, agent)
-	case !h.Live(clock()):
+	case !h.Live(now):
 		return fmt.Sprintf("%s's lease has run out: `taskie claim %d --as %s` takes the task back", h.Agent, task, agent)
 	}
 	return fmt.Sprintf("%s holds task %d now: take another with `taskie claim --next --as %s`, or ask %s to release it (`taskie release %d --force` if %s is gone)",

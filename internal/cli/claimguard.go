@@ -117,7 +117,9 @@ func guardPlanWrite(s *Streams, p *project.Plan, task domain.TaskID, as string, 
 		return nil, err
 	}
 	ctx := context.Background()
-	c, proj, err := store.OpenCoordination(ctx, p.Repo.Root, coordSettings(p.Repo.TaskieDir()))
+	settings := coordSettings(p.Repo.TaskieDir())
+	settings.Clock = p.Store.Clock // file leases: the real clock unless TASKIE_TEST_CLOCK=1
+	c, proj, err := store.OpenCoordination(ctx, p.Repo.Root, settings)
 	if err != nil {
 		fmt.Fprintf(s.Err, "taskie: warning: task %d: its claim was not checked: %v\n", task, err)
 		return nil, nil

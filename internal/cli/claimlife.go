@@ -47,7 +47,7 @@ func (cp *coordPlan) preview(m lifeMove) error {
 	if err != nil {
 		return err
 	}
-	_, _, err = decideLife(snap, m)
+	_, _, err = decideLife(snap, m, cp.p.Store.Now())
 	if errors.Is(err, errNoState) {
 		return nil
 	}
@@ -55,7 +55,7 @@ func (cp *coordPlan) preview(m lifeMove) error {
 }
 
 // decideLife decides m on a snapshot: the new state.json and the events.
-func decideLife(snap *store.Snapshot, m lifeMove) (store.Change, lifecycle.Task, error) {
+func decideLife(snap *store.Snapshot, m lifeMove, now time.Time) (store.Change, lifecycle.Task, error) {
 	st := snap.State
 	if st == nil {
 		return store.Change{}, lifecycle.Task{}, errNoState
@@ -64,7 +64,6 @@ func decideLife(snap *store.Snapshot, m lifeMove) (store.Change, lifecycle.Task,
 	if err != nil {
 		return store.Change{}, lifecycle.Task{}, fmt.Errorf("state.json's lifecycle records do not decode: %w", err)
 	}
-	now := clock()
 	t, ok := tasks[m.task]
 	var effs []lifecycle.Effect
 	if !ok {
@@ -103,7 +102,7 @@ func (cp *coordPlan) commitLife(s *Streams, m lifeMove) (lifecycle.Task, error) 
 	var evs []events.Event
 	var rec lifecycle.Task
 	err := cp.p.Update(func(snap *store.Snapshot) (store.Change, error) {
-		c, t, err := decideLife(snap, m)
+		c, t, err := decideLife(snap, m, cp.p.Store.Now())
 		if errors.Is(err, errNoState) {
 			return store.Change{Files: m.files}, nil
 		}

@@ -70,7 +70,9 @@ func (g *globals) openCoord(arg string) (*coordPlan, error) {
 // files of the clone, or the database that TASKIE_DATABASE_URL or the
 // `store` setting names.
 func openCoordination(ctx context.Context, p *project.Plan) (store.Coordination, string, error) {
-	c, project, err := store.OpenCoordination(ctx, p.Repo.Root, coordSettings(p.Repo.TaskieDir()))
+	settings := coordSettings(p.Repo.TaskieDir())
+	settings.Clock = p.Store.Clock // file leases: the real clock unless TASKIE_TEST_CLOCK=1
+	c, project, err := store.OpenCoordination(ctx, p.Repo.Root, settings)
 	if err != nil {
 		return nil, "", dbErr(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
+
+	"github.com/taskie-dev/taskie/internal/clock"
 )
 
 // Exit codes (docs/cli.md).
@@ -33,6 +35,9 @@ type Streams struct {
 	// Color and ErrColor switch colour on for stdout and stderr: a
 	// terminal, and NO_COLOR unset (see SystemStreams).
 	Color, ErrColor bool
+	// Clock is the time commands act at (TASKIE_NOW, read once by Run);
+	// the zero Clock is the real one.
+	Clock clock.Clock
 }
 
 // exitError carries an exit code and an optional hint line.
@@ -61,10 +66,12 @@ func Main(args []string) int {
 
 // Run runs taskie with the given streams.
 func Run(args []string, s Streams) int {
-	if err := setClock(s, args); err != nil {
+	clk, err := processClock(s.Err, len(args) > 0 && args[0] == "hook")
+	if err != nil {
 		fmt.Fprintf(s.Err, "taskie: error: %v\n", err)
 		return ExitUsage
 	}
+	s.Clock = clk
 	root := newRootCmd(&s)
 	root.SetArgs(args)
 	root.SetIn(s.In)

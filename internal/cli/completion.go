@@ -122,7 +122,7 @@ func completePlans(g *globals, _ []string) []cobra.Completion {
 	if err != nil {
 		return nil
 	}
-	rows, err := planRows(r)
+	rows, err := planRows(r, g.clock())
 	if err != nil {
 		return nil
 	}

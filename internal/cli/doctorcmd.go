@@ -52,7 +52,7 @@ func runDoctor(o *doctorOpts) error {
 	exe, _ := os.Executable()
 	home, _ := os.UserHomeDir()
 	checks := doctor.Run(doctor.Env{Version: version(), Exe: exe, Home: home, Cwd: cwd,
-		Getenv: os.Getenv, LookPath: exec.LookPath, LoginShell: loginShell, Assets: Assets})
+		Getenv: os.Getenv, LookPath: exec.LookPath, LoginShell: loginShell, Assets: Assets, Clock: o.s.Clock})
 	if o.asJSON {
 		if err := writeJSON(o.s.Out, checks); err != nil {
 			return err

@@ -70,7 +70,7 @@ func runHookEvent(o *hookEventOpts) error { return exitCode(o.hook(hookEnv(o.s, 
 func hookEnv(s *Streams, format string) hook.Env {
 	inHook.Store(true)
 	store.MirrorTimeout = min(store.MirrorTimeout, 3*time.Second) // a hook never waits longer on the database
-	return hook.Env{Stdin: s.In, Stdout: s.Out, Stderr: s.Err, Getenv: os.Getenv, Now: time.Now,
+	return hook.Env{Stdin: s.In, Stdout: s.Out, Stderr: s.Err, Getenv: os.Getenv, Clock: s.Clock,
 		Format: format, InputDeadline: hook.DefaultInputDeadline}
 }
 
@@ -121,5 +121,6 @@ func exitCode(code int) error {
 // HookStop is `taskie hook stop` without building the command tree: it runs
 // at every agent stop, so cmd/taskie calls it directly.
 func HookStop() int {
-	return hook.Stop(hookEnv(&Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr}, ""))
+	clk, _ := processClock(os.Stderr, true) // as Run reads it for every other command
+	return hook.Stop(hookEnv(&Streams{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Clock: clk}, ""))
 }

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/history"
@@ -21,41 +22,18 @@ import (
 	"github.com/taskie-dev/taskie/internal/store"
 )
 
-// ClockEnv names the variable that sets taskie's clock (RFC 3339), for
-// tests and demonstrations of timeouts: every event, lifecycle move and
-// timeout uses it instead of the real time.
-const ClockEnv = "TASKIE_NOW"
-
-// setClock applies TASKIE_NOW. A value that is no RFC 3339 time is an
-// error, except for the hook, which never fails on its environment and
-// warns and keeps the real clock instead.
-func setClock(s Streams, args []string) error {
-	v := os.Getenv(ClockEnv)
-	if v == "" {
-		return nil
+// processClock reads TASKIE_NOW once, where a process starts (Run, and
+// HookStop for the Stop hook's fast path). A value that is no RFC 3339
+// time is an error, except for a hook, which never fails on its
+// environment: it warns on w and keeps the real clock.
+func processClock(w io.Writer, hook bool) (clock.Clock, error) {
+	c, err := clock.FromEnv(os.Getenv)
+	if err != nil && hook {
+		fmt.Fprintf(w, "taskie: warning: %v; the real clock is used\n", err)
+		return clock.Real(), nil
 	}
-	at, err := time.Parse(time.RFC3339, v)
-	if err != nil {
-		err = fmt.Errorf("%s=%q is not an RFC 3339 time (like 2026-03-01T09:00:00Z)", ClockEnv, v)
-		if len(args) > 0 && args[0] == "hook" {
-			fmt.Fprintf(s.Err, "taskie: warning: %v; the real clock is used\n", err)
-			return nil
-		}
-		return err
-	}
-	at = at.UTC().Truncate(time.Second)
-	events.Now = func() time.Time { return at }
-	return nil
+	return c, err
 }
-
-// HookClock applies TASKIE_NOW for the Stop hook's fast path (cmd/taskie
-// runs `taskie hook stop` without Run, which would apply it): like any
-// hook, a value that does not parse is a warning on w and the real clock
-// is kept.
-func HookClock(w io.Writer) { _ = setClock(Streams{Err: w}, []string{"hook"}) }
-
-// clock is the time commands act at: TASKIE_NOW when set.
-func clock() time.Time { return events.Now() }
 
 // lifecycleTimeouts returns the configured lifecycle timeouts.
 func lifecycleTimeouts(p *project.Plan) (lifecycle.Timeouts, error) {
@@ -123,7 +101,7 @@ func lifecycleAlerts(p *project.Plan) []lifecycleAlert {
 	if err != nil {
 		timeouts = lifecycle.DefaultTimeouts()
 	}
-	now := clock()
+	now := p.Store.Now()
 	var out []lifecycleAlert
 	for _, t := range sortedTasks(tasks) {
 		ts := ready.Status(t, now, timeouts)
@@ -183,7 +161,7 @@ func planCreated(p *project.Plan) time.Time {
 	if fi, err := os.Stat(p.Path("tasks.md")); err == nil {
 		return fi.ModTime().UTC().Truncate(time.Second)
 	}
-	return clock()
+	return p.Store.Now()
 }
 
 // printLifecycleAlerts writes one status line per task near or over its

@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/config"
 	"github.com/taskie-dev/taskie/internal/doctor"
 	"github.com/taskie-dev/taskie/internal/domain"
@@ -34,7 +35,7 @@ import (
 
 // needsOf returns the needs-you list of the repository: every plan's when
 // only is nil, else only's (with the repository's own items either way).
-func needsOf(r *plan.Repo, only *project.Plan) ([]needs.Item, error) {
+func needsOf(r *plan.Repo, only *project.Plan, clk clock.Clock) ([]needs.Item, error) {
 	var plans []*project.Plan
 	if only != nil {
 		plans = []*project.Plan{only}
@@ -44,12 +45,12 @@ func needsOf(r *plan.Repo, only *project.Plan) ([]needs.Item, error) {
 			return nil, err
 		}
 		for _, id := range ids {
-			if p, err := project.Get(r, id); err == nil {
+			if p, err := project.Get(r, id, clk); err == nil {
 				plans = append(plans, p)
 			}
 		}
 	}
-	now := clock()
+	now := clk.Now()
 	in := needs.Input{}
 	cfg, cfgErr := config.Load(r.TaskieDir())
 	if cfgErr == nil {

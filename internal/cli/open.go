@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/hook"
@@ -49,12 +50,20 @@ func (g *globals) openPlan(id string) (*project.Plan, error) {
 	if id == "" {
 		return g.defaultPlan(r)
 	}
-	return getPlan(r, id)
+	return getPlan(r, id, g.clock())
+}
+
+// clock is the time the command acts at.
+func (g *globals) clock() clock.Clock {
+	if g.s == nil {
+		return clock.Real()
+	}
+	return g.s.Clock
 }
 
 // getPlan opens a plan the user named; an unknown id gets the nearest one.
-func getPlan(r *plan.Repo, id string) (*project.Plan, error) {
-	p, err := project.Get(r, id)
+func getPlan(r *plan.Repo, id string, now clock.Clock) (*project.Plan, error) {
+	p, err := project.Get(r, id, now)
 	if err != nil {
 		ids, _ := r.Plans()
 		hint := ""
@@ -136,7 +145,7 @@ func (g *globals) defaultPlan(r *plan.Repo) (*project.Plan, error) {
 	if id == "" {
 		return nil, usageErr(project.ErrNoPlans, "")
 	}
-	p, err := getPlan(r, id)
+	p, err := getPlan(r, id, g.clock())
 	if err != nil {
 		return nil, err
 	}

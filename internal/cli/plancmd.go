@@ -95,7 +95,7 @@ func runPlanNew(o *planNewOpts) error {
 	if err != nil {
 		return usageErr(err, "fix .taskie/config.json (`taskie help config` lists the settings; `taskie config` shows the effective values)")
 	}
-	fs, err := store.Open(r)
+	fs, err := store.Open(r, o.g.clock())
 	if err != nil {
 		return err
 	}
@@ -251,7 +251,7 @@ func runPlanUse(o *planUseOpts) error {
 			return err
 		}
 	case o.id != "":
-		p, err := getPlan(r, o.id)
+		p, err := getPlan(r, o.id, o.g.clock())
 		if err != nil {
 			return err
 		}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
@@ -66,7 +67,7 @@ func runPlanList(o *planListOpts) error {
 	if err != nil {
 		return err
 	}
-	rows, err := planRows(r)
+	rows, err := planRows(r, o.g.clock())
 	if err != nil {
 		return err
 	}
@@ -82,7 +83,7 @@ func runPlanList(o *planListOpts) error {
 }
 
 // planRows reads every plan of the project.
-func planRows(r *plan.Repo) ([]planRow, error) {
+func planRows(r *plan.Repo, now clock.Clock) ([]planRow, error) {
 	ids, err := r.Plans()
 	if err != nil {
 		return nil, err
@@ -90,7 +91,7 @@ func planRows(r *plan.Repo) ([]planRow, error) {
 	def, _, _, _ := pickDefault(r)
 	rows := []planRow{}
 	for _, id := range ids {
-		p, err := project.Get(r, id)
+		p, err := project.Get(r, id, now)
 		if err != nil {
 			continue
 		}

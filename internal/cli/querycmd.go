@@ -134,7 +134,7 @@ func runQuery(o *queryOpts) error {
 		fmt.Fprintf(s.Err, "taskie: warning: %s: %d lifecycle event(s) break an invariant (first: line %d: %s); `taskie validate` lists them\n",
 			events.FileName, len(vs)+more, vs[0].Pos, vs[0].Msg)
 	}
-	now := clock()
+	now := s.Clock.Now()
 	all := fold.Tasks()
 	if q.MaySelectPending() {
 		// Listed in tasks.md, never moved: pending since the plan began.
@@ -359,7 +359,7 @@ func queryNeeds(o *queryOpts) error {
 			return err
 		}
 	}
-	items, err := needsOf(r, only)
+	items, err := needsOf(r, only, o.g.clock())
 	if err != nil {
 		return err
 	}

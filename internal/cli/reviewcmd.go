@@ -165,7 +165,7 @@ func planReview(p *project.Plan, o *reviewOpts) (*reviewJob, error) {
 	}
 	j.job.Iteration, j.job.Model = n, models[(n-1)%len(models)]
 	j.job.Pick = review.Resolve(cfg.Reviewer, models, (n-1)%len(models))
-	j.run = &reviewrun.Runner{Plan: p, Cfg: cfg, Now: clock(), Info: func(msg string, attrs ...any) {
+	j.run = &reviewrun.Runner{Plan: p, Cfg: cfg, Now: o.s.Clock.Now(), Info: func(msg string, attrs ...any) {
 		fmt.Fprintln(o.s.Err, append([]any{"taskie: warning: " + msg + ":"}, attrs...)...)
 	}}
 	if b := j.run.Budget(); b != nil {

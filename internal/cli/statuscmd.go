@@ -129,7 +129,7 @@ func runStatus(o *statusOpts) error {
 			if err != nil {
 				return err
 			}
-			items, err := needsOf(r, nil)
+			items, err := needsOf(r, nil, o.g.clock())
 			if err != nil {
 				return err
 			}
@@ -156,7 +156,7 @@ func runStatus(o *statusOpts) error {
 	if o.plan != "" || o.g.plan != "" {
 		only = p
 	}
-	items, err := needsOf(p.Repo, only)
+	items, err := needsOf(p.Repo, only, o.g.clock())
 	if err != nil {
 		return err
 	}

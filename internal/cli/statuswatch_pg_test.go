@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/store/postgres"
@@ -32,7 +33,7 @@ func TestStatusWatchOneConnection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := project.Get(r, "p")
+	p, err := project.Get(r, "p", clock.Real())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -441,7 +441,7 @@ func runStoreCopy(o *storeCopyOpts) error {
 	if !ok {
 		return fmt.Errorf("%s: this store does not keep plan events", store.RedactURL(t.url))
 	}
-	pf, err := store.Open(t.repo)
+	pf, err := store.Open(t.repo, o.g.clock())
 	if err != nil {
 		return err
 	}

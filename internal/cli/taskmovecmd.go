@@ -210,7 +210,7 @@ func runTaskMove(o *taskMoveOpts) error {
 		releaseLeft(o.s, guard, task, rec.State)
 	}
 	if o.asJSON {
-		return writeJSON(o.s.Out, taskMoveView{Plan: p.ID, Task: task.String(), Lifecycle: newQueryView(rec, clock(), timeouts, nil)})
+		return writeJSON(o.s.Out, taskMoveView{Plan: p.ID, Task: task.String(), Lifecycle: newQueryView(rec, o.s.Clock.Now(), timeouts, nil)})
 	}
 	return nil
 }
@@ -305,7 +305,7 @@ func lifecycleChange(snap *store.Snapshot, o *taskMoveOpts, task domain.TaskID, 
 	if err != nil {
 		return store.Change{}, lifecycle.Task{}, &state.FieldError{Path: snap.Path(state.FileName), Field: "lifecycle", Msg: err.Error()}
 	}
-	now := clock()
+	now := o.s.Clock.Now()
 	t, ok := tasks[task]
 	var effs []lifecycle.Effect
 	if !ok {

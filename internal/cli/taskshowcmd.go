@@ -107,7 +107,7 @@ func runTaskShow(o *taskShowOpts) error {
 	if p.Exists(plan.TaskFile(int(task))) {
 		v.TaskFile = store.Rel(p.ID, plan.TaskFile(int(task)))
 	}
-	now := clock()
+	now := p.Store.Now()
 	records := taskRecords(p)
 	if rec, ok := records[task]; ok {
 		timeouts, err := lifecycleTimeouts(p)

@@ -84,7 +84,7 @@ func runTrust(o *trustOpts) error {
 	if err != nil {
 		return usageErr(err, "a program taskie runs from the repository must be a regular file inside it")
 	}
-	e, err := store.TrustPinned(file, data, pins, time.Now())
+	e, err := store.TrustPinned(file, data, pins, o.s.Clock.Now())
 	if err != nil {
 		return err
 	}

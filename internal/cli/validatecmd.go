@@ -95,7 +95,7 @@ func plansToValidate(g *globals, id string) ([]*project.Plan, error) {
 	}
 	var out []*project.Plan
 	for _, id := range ids {
-		p, err := getPlan(r, id)
+		p, err := getPlan(r, id, g.clock())
 		if err != nil {
 			return nil, err
 		}

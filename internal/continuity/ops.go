@@ -42,7 +42,7 @@ func Note(p *project.Plan, id domain.TaskID, e Entry) (NoteResult, error) {
 		if err != nil {
 			return store.Change{}, err
 		}
-		if res.Session, err = f.AddSession(events.Now(), e); err != nil {
+		if res.Session, err = f.AddSession(p.Store.Now(), e); err != nil {
 			return store.Change{}, err
 		}
 		c := store.Change{Actor: "cli", Reason: "progress note", Files: map[string][]byte{}}

@@ -7,10 +7,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/plan"
@@ -32,7 +32,7 @@ func newPlan(t testing.TB, files map[string]string) *project.Plan {
 			t.Fatal(err)
 		}
 	}
-	p, err := project.Get(&plan.Repo{Root: root}, "p")
+	p, err := project.Get(&plan.Repo{Root: root}, "p", clock.At(ts0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,11 +54,6 @@ const tasksMD = `| Id | Status | Title | Depends on |
 | 2 | in-progress | Validate | 1 |
 | 3 | pending | Report | 1, 2 |
 `
-
-func TestMain(m *testing.M) {
-	events.Now = func() time.Time { return ts0 }
-	os.Exit(m.Run())
-}
 
 func TestContextPicksTheTask(t *testing.T) {
 	for _, tc := range []struct {

@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/config"
 	"github.com/taskie-dev/taskie/internal/install"
 	"github.com/taskie-dev/taskie/internal/plan"
@@ -46,6 +47,8 @@ type Env struct {
 	// Assets holds codex/hooks.json: the hooks taskie installs, to tell
 	// them from hooks that only look like them.
 	Assets fs.FS
+	// Clock is the time taskie acts at (TASKIE_NOW when set).
+	Clock clock.Clock
 }
 
 // Run performs every check.
@@ -91,7 +94,7 @@ func Run(e Env) []Check {
 	out = append(out, reviewer(e, cfg, ag)...)
 	out = append(out, blockCap(e, cfg, ag))
 	if repo != nil {
-		out = append(out, plans(repo)...)
+		out = append(out, plans(repo, e.Clock)...)
 	} else {
 		out = append(out, Check{Name: "project", OK: true, Detail: "no .taskie here (run `taskie init` in a project to use taskie)"})
 	}
@@ -405,14 +408,14 @@ func blockCap(e Env, cfg config.Config, ag agents) Check {
 	return Check{Name: "block cap", OK: true, Detail: "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=" + v}
 }
 
-func plans(r *plan.Repo) []Check {
+func plans(r *plan.Repo, now clock.Clock) []Check {
 	ids, err := r.Plans()
 	if err != nil {
 		return []Check{{Name: "plans", Detail: err.Error(), Fix: "check " + r.PlansDir()}}
 	}
 	var out []Check
 	for _, id := range ids {
-		p, err := project.Get(r, id)
+		p, err := project.Get(r, id, now)
 		if err != nil {
 			out = append(out, Check{Name: "plan " + id, Detail: err.Error(), Fix: "remove or fix " + filepath.Join(r.PlansDir(), id)})
 			continue

@@ -101,9 +101,6 @@ func (e *Event) Replaces() bool {
 	return e.Prev == "" || e.Event == Checkpoint || e.Event == Recovered
 }
 
-// Now is the clock; tests replace it.
-var Now = func() time.Time { return time.Now().UTC().Truncate(time.Second) }
-
 // Path returns the event log of a plan directory.
 func Path(dir string) string { return filepath.Join(dir, FileName) }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/plan"
@@ -47,7 +48,7 @@ func newStore(t *testing.T) (*store.Files, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(r)
+	st, err := store.Open(r, clock.Real())
 	if err != nil {
 		t.Fatal(err)
 	}

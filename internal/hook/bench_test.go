@@ -16,7 +16,7 @@ import (
 func benchStop(b *testing.B, cwd string) {
 	in := []byte(fmt.Sprintf(`{"session_id":"bench","cwd":%q,"stop_hook_active":false,"hook_event_name":"Stop"}`, cwd))
 	env := Env{Stdout: io.Discard, Stderr: io.Discard, Getenv: func(string) string { return "" },
-		Now: time.Now, InputDeadline: time.Second}
+		InputDeadline: time.Second}
 	b.ReportAllocs()
 	for b.Loop() {
 		env.Stdin = bytes.NewReader(in)
@@ -57,7 +57,7 @@ func benchStopTranscript(b *testing.B, edit func(root, transcript string) error)
 	}
 	in := []byte(fmt.Sprintf(`{"session_id":"bench","cwd":%q,"stop_hook_active":false,"hook_event_name":"Stop","transcript_path":%q}`, root, transcript))
 	var out bytes.Buffer
-	env := Env{Stdout: &out, Stderr: io.Discard, Getenv: func(string) string { return "" }, Now: time.Now, InputDeadline: time.Second}
+	env := Env{Stdout: &out, Stderr: io.Discard, Getenv: func(string) string { return "" }, InputDeadline: time.Second}
 	check := func() {
 		out.Reset()
 		env.Stdin = bytes.NewReader(in)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
@@ -174,7 +175,7 @@ func TestSummaryIsSmallAndSaysTheNextStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := project.Get(r, "p")
+	p, err := project.Get(r, "p", clock.Real())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +197,7 @@ func openStore(t *testing.T, root string) *store.Files {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs, err := store.Open(r)
+	fs, err := store.Open(r, clock.Real())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,13 +34,13 @@ func SessionStart(e Env) int {
 	if err != nil {
 		return 0
 	}
-	fs, err := store.Open(repo)
+	fs, err := store.Open(repo, e.Clock)
 	if err != nil {
 		return 0
 	}
 	defer fs.Close()
 	cfg, _ := config.Load(repo.TaskieDir())
-	sel := SelectPlan(fs, in, e.Now(), cfg.ReviewerTimeout.D())
+	sel := SelectPlan(fs, in, e.Clock.Now(), cfg.ReviewerTimeout.D())
 	id := sel.Plan
 	if sel.Message != "" {
 		logChoice(fs.Root(), "session-start", in, sel)
@@ -59,7 +59,7 @@ func SessionStart(e Env) int {
 	text := Summary(p)
 	if snap, err := p.Snapshot(); err == nil && snap.State != nil {
 		pending := snap.PendingOther(snap.State.Task())
-		if lines := needsLines(id, project.PlanFlagFor(id, sel.Plans), snap.State, pending, cfg, e.Now()); lines != "" {
+		if lines := needsLines(id, project.PlanFlagFor(id, sel.Plans), snap.State, pending, cfg, e.Clock.Now()); lines != "" {
 			text += lines + "\n"
 		}
 	}

@@ -158,7 +158,7 @@ func TestSessionStartChild(t *testing.T) {
 		}
 	}()
 	start := time.Now()
-	code := SessionStart(Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Now: time.Now, InputDeadline: time.Second})
+	code := SessionStart(Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, InputDeadline: time.Second})
 	fmt.Fprintf(os.Stderr, "elapsed %s\n", time.Since(start))
 	os.Exit(code)
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/config"
 	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/plan"
@@ -23,7 +24,9 @@ type Env struct {
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
-	Now            func() time.Time
+	// Clock is the time the hook acts at, for its plan choice and its
+	// events alike (TASKIE_NOW when set; the zero Clock is the real one).
+	Clock clock.Clock
 	// Format overrides the configured block output format ("" = config).
 	Format string
 	// InputDeadline bounds the wait for stdin.
@@ -78,12 +81,12 @@ func stop(e Env, format *string) Result {
 	if *format == "" {
 		*format = cfg.OutputFormat
 	}
-	fs, err := store.Open(repo)
+	fs, err := store.Open(repo, e.Clock)
 	if err != nil {
 		return warnAllow(e, err.Error())
 	}
 	defer fs.Close()
-	now := e.Now()
+	now := e.Clock.Now()
 	sel := SelectPlan(fs, in, now, cfg.ReviewerTimeout.D())
 	id := sel.Plan
 	if sel.Message != "" {
@@ -227,7 +230,7 @@ func logInputError(hook string, in Input, err error) {
 	if ferr != nil {
 		return
 	}
-	fs, oerr := store.Open(repo)
+	fs, oerr := store.Open(repo, clock.Real()) // for its log only
 	if oerr != nil {
 		return
 	}

@@ -106,7 +106,7 @@ func subagentStop(e Env, format *string) Result {
 	if len(names) == 0 {
 		return Allow("")
 	}
-	fs, err := store.Open(repo)
+	fs, err := store.Open(repo, e.Clock)
 	if err != nil {
 		return warnAllow(e, err.Error())
 	}
@@ -116,7 +116,7 @@ func subagentStop(e Env, format *string) Result {
 	// the connection and then goes silent never holds the agent up.
 	ctx, cancel := context.WithTimeout(context.Background(), CoordDeadline)
 	defer cancel()
-	coord, project, err := store.OpenCoordination(ctx, repo.Root, store.CoordSettings{Store: cfg.Store, Project: cfg.Project})
+	coord, project, err := store.OpenCoordination(ctx, repo.Root, store.CoordSettings{Store: cfg.Store, Project: cfg.Project, Clock: e.Clock})
 	if err != nil {
 		return warnAllow(e, err.Error()+"; subagent stop allowed")
 	}

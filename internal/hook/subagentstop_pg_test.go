@@ -64,7 +64,7 @@ func TestSubagentStopSilentDatabase(t *testing.T) {
 	in, _ := json.Marshal(map[string]string{"session_id": "s1", "cwd": dir, "hook_event_name": "SubagentStop", "agent_id": "worker-1"})
 	var out, errb bytes.Buffer
 	e := Env{Stdin: bytes.NewReader(in), Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" },
-		Now: time.Now, InputDeadline: time.Second, Format: FormatJSON}
+		InputDeadline: time.Second, Format: FormatJSON}
 	start := time.Now()
 	code := SubagentStop(e)
 	took := time.Since(start)

@@ -57,7 +57,7 @@ func TestSubagentStopAllows(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			var out, errb bytes.Buffer
 			e := Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb, Getenv: func(string) string { return "" },
-				Now: time.Now, InputDeadline: time.Second}
+				InputDeadline: time.Second}
 			if code := SubagentStop(e); code != 0 || strings.Contains(out.String(), "block") {
 				t.Errorf("exit %d, stdout %q", code, out.String())
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
@@ -20,7 +21,7 @@ var at = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 func lifecyclePlan(t *testing.T, st string) *Plan {
 	t.Helper()
 	p := newPlan(t, map[string]string{"plan.md": "# p\n", "tasks.md": "| Id | Status |\n|---|---|\n| 1 | pending |\n| 2 | pending |\n", "state.json": st})
-	p.Store.Now = func() time.Time { return at }
+	p.Store.Clock = clock.At(at)
 	return p
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/config"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
@@ -43,8 +44,9 @@ func Open(cwd string) (*plan.Repo, error) {
 	return r, err
 }
 
-// Get returns plan id, or the most recently modified plan when id is "".
-func Get(r *plan.Repo, id string) (*Plan, error) {
+// Get returns plan id, or the most recently modified plan when id is "";
+// its store stamps events with now.
+func Get(r *plan.Repo, id string, now clock.Clock) (*Plan, error) {
 	if id == "" {
 		var err error
 		if id, err = r.MostRecent(); err != nil {
@@ -62,7 +64,7 @@ func Get(r *plan.Repo, id string) (*Plan, error) {
 		ids, _ := r.Plans()
 		return nil, fmt.Errorf("plan %q not found; plans: %s", id, listOrNone(ids))
 	}
-	fs, err := store.Open(r)
+	fs, err := store.Open(r, now)
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/plan"
@@ -32,7 +33,7 @@ func newPlan(t *testing.T, files map[string]string) *Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := Get(r, "p")
+	p, err := Get(r, "p", clock.Real())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func TestCommitRefusesAMovedState(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Someone else changes the plan while we "review".
-	other, err := Get(p.Repo, "p")
+	other, err := Get(p.Repo, "p", clock.Real())
 	if err != nil {
 		t.Fatal(err)
 	}

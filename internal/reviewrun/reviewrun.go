@@ -60,7 +60,7 @@ func (j Job) meta(kv ...any) map[string]any {
 type Runner struct {
 	Plan *project.Plan
 	Cfg  config.Config
-	Now  time.Time // names the kept logs; judges an orphaned review's deadline
+	Now  time.Time // names the kept logs
 	// Info writes a warning to the caller's log; nil drops it.
 	Info func(msg string, attrs ...any)
 	// Ctx, when set, bounds the review (tests); otherwise the review ends
@@ -122,7 +122,9 @@ func (r *Runner) Lock() (*fsafe.Lock, bool, error) {
 		if err != nil {
 			return nil, false, err
 		}
-		o := review.EndOrphan(root, rel, r.Now)
+		// The lease is a real process's (started and timed on the real
+		// clock): TASKIE_NOW must not end or spare it.
+		o := review.EndOrphan(root, rel, time.Now())
 		if !o.Ended {
 			return nil, false, nil
 		}

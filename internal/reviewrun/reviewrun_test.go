@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
@@ -32,7 +33,7 @@ func openPlan(t *testing.T, root, id string) *project.Plan {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs, err := store.Open(r)
+	fs, err := store.Open(r, clock.Real())
 	if err != nil {
 		t.Fatal(err)
 	}

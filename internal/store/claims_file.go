@@ -7,44 +7,17 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"slices"
-	"strings"
 	"time"
 
+	"github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/gitwt"
 	"github.com/taskie-dev/taskie/internal/plan"
 )
-
-// NowEnv names the clock override of the coordination data: an RFC 3339
-// time that every lease decision takes for "now" (tests expire leases
-// with it), honoured only together with TestClockEnv=1.
-const NowEnv = "TASKIE_NOW"
-
-// TestClockEnv switches the lease clock to TASKIE_NOW. TASKIE_NOW alone
-// moves events and timeouts but never leases: an agent that set it could
-// otherwise take over a live lease, and hold its own until the year 2099.
-const TestClockEnv = "TASKIE_TEST_CLOCK"
-
-// Clock returns the lease clock, to the second, in UTC: the local clock,
-// or the time TASKIE_NOW names when TASKIE_TEST_CLOCK=1. A TASKIE_NOW that
-// does not parse is then an error, never ignored: a test must not silently
-// run on the real clock.
-func Clock() (time.Time, error) {
-	v := strings.TrimSpace(os.Getenv(NowEnv))
-	if v == "" || os.Getenv(TestClockEnv) != "1" {
-		return time.Now().UTC().Truncate(time.Second), nil
-	}
-	t, err := time.Parse(time.RFC3339, v)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("%s=%q is not an RFC 3339 time like 2026-05-01T12:00:00Z", NowEnv, v)
-	}
-	return t.UTC().Truncate(time.Second), nil
-}
 
 // Files of a plan's coordination directory.
 const (
@@ -75,7 +48,9 @@ type FileCoord struct {
 	root   *fsafe.Root
 	base   string // relative to root
 	shared bool   // root is the git common directory
-	// Clock is "now" for every lease; tests replace it.
+	// Clock is "now" for every lease: the real clock unless the caller
+	// hands its lease clock (OpenCoordination, clock.Clock.Lease); tests
+	// replace it.
 	Clock func() (time.Time, error)
 	// LockTimeout bounds the wait for a plan's coordination lock.
 	LockTimeout time.Duration
@@ -115,7 +90,7 @@ func OpenFileCoordAt(dir, base string, shared bool) (*FileCoord, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &FileCoord{root: root, base: base, shared: shared, Clock: Clock, LockTimeout: LockTimeout}, nil
+	return &FileCoord{root: root, base: base, shared: shared, Clock: realClock, LockTimeout: LockTimeout}, nil
 }
 
 // Close releases the directory.
@@ -127,6 +102,9 @@ func (c *FileCoord) Shared() bool { return c.shared }
 
 // Dir returns the absolute coordination directory of a plan.
 func (c *FileCoord) Dir(p PlanKey) string { return c.root.Path(path.Join(c.base, p.Plan)) }
+
+// realClock is the machine's clock, to the second.
+func realClock() (time.Time, error) { return clock.Real().Now(), nil }
 
 // Now is the coordination clock: the local clock (TASKIE_NOW in tests).
 func (c *FileCoord) Now(context.Context) (time.Time, error) { return c.Clock() }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	tclock "github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/fsafe"
@@ -329,34 +330,33 @@ func TestBadPlanKey(t *testing.T) {
 	}
 }
 
-func TestClock(t *testing.T) {
-	t.Setenv(store.TestClockEnv, "1")
-	t.Setenv(store.NowEnv, "2026-05-01T12:30:00+02:00")
-	got, err := store.Clock()
-	if err != nil || !got.Equal(time.Date(2026, 5, 1, 10, 30, 0, 0, time.UTC)) || got.Location() != time.UTC {
-		t.Errorf("Clock() = %v, %v", got, err)
-	}
-	t.Setenv(store.NowEnv, "yesterday")
-	if _, err := store.Clock(); err == nil || !strings.Contains(err.Error(), "TASKIE_NOW") {
-		t.Errorf("Clock() with a bad TASKIE_NOW: %v", err)
-	}
-	t.Setenv(store.NowEnv, "")
-	if got, err := store.Clock(); err != nil || time.Since(got) > time.Minute {
-		t.Errorf("Clock() = %v, %v", got, err)
-	}
-}
-
 // TestClockNeedsTestSwitch: TASKIE_NOW alone never moves the lease clock,
 // so that an agent cannot expire another's live lease, or hold its own
-// until 2099, by setting it.
+// until 2099, by setting it; with TASKIE_TEST_CLOCK=1 it does (tests).
 func TestClockNeedsTestSwitch(t *testing.T) {
-	for _, sw := range []string{"", "0", "true"} {
+	root := t.TempDir()
+	for _, sw := range []string{"", "0", "true", "1"} {
 		t.Run("switch="+sw, func(t *testing.T) {
-			t.Setenv(store.TestClockEnv, sw)
-			t.Setenv(store.NowEnv, "2099-01-01T00:00:00Z")
-			got, err := store.Clock()
-			if err != nil || time.Since(got).Abs() > time.Minute {
-				t.Errorf("Clock() = %v, %v; want the real clock", got, err)
+			env := map[string]string{tclock.Env: "2099-01-01T00:00:00Z", tclock.TestEnv: sw}
+			clk, err := tclock.FromEnv(func(k string) string { return env[k] })
+			if err != nil {
+				t.Fatal(err)
+			}
+			c, _, err := store.OpenCoordination(ctx, root, store.CoordSettings{Clock: clk})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			got, err := c.Now(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sw == "1" {
+				if got.Year() != 2099 {
+					t.Errorf("Now() = %v; want the test clock", got)
+				}
+			} else if time.Since(got).Abs() > time.Minute {
+				t.Errorf("Now() = %v; want the real clock", got)
 			}
 		})
 	}

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/fsafe"
@@ -40,8 +41,9 @@ const tailSize = 16 << 10
 type Files struct {
 	Repo *plan.Repo
 	root *fsafe.Root
-	// Now stamps events; tests replace it.
-	Now func() time.Time
+	// Clock stamps the events that come without a time: the caller's
+	// (Open); tests replace it.
+	Clock clock.Clock
 	// Mirror, when set, gets every event appended to a plan's log (under
 	// the plan lock), to share it beyond the clone (SetMirror).
 	Mirror Mirror
@@ -87,13 +89,17 @@ func (f *Files) planDir(id string) (string, error) {
 
 var _ Store = (*Files)(nil)
 
-// Open opens the file store of a repository.
-func Open(r *plan.Repo) (*Files, error) {
+// Now is the time of the store's clock.
+func (f *Files) Now() time.Time { return f.Clock.Now() }
+
+// Open opens the file store of a repository; now stamps the events that
+// come without a time (the caller's clock: TASKIE_NOW when set).
+func Open(r *plan.Repo, now clock.Clock) (*Files, error) {
 	root, err := fsafe.Open(r.Root)
 	if err != nil {
 		return nil, err
 	}
-	return &Files{Repo: r, root: root, Now: events.Now, Mirror: mirrorFor(r)}, nil
+	return &Files{Repo: r, root: root, Clock: now, Mirror: mirrorFor(r)}, nil
 }
 
 // Root is the repository root through which every file is opened.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/plan"
 )
@@ -70,7 +71,7 @@ func TestFilesMirror(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := Open(r)
+	f, err := Open(r, clock.Real())
 	if err != nil {
 		t.Fatal(err)
 	}

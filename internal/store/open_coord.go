@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/gitwt"
@@ -29,6 +30,9 @@ type CoordSettings struct {
 	// Project names the repository across its clones; "" is the origin
 	// remote's URL, normalised. Only a shared store needs it.
 	Project string
+	// Clock is the caller's clock; file leases take its Lease clock (the
+	// real one unless TASKIE_TEST_CLOCK=1). A database keeps its own.
+	Clock clock.Clock
 	// Ignored, when not "", says that the repository's own store setting
 	// was left out (the user has not trusted it): OpenCoordination warns
 	// once on stderr and uses the file store.
@@ -79,6 +83,8 @@ func OpenCoordination(ctx context.Context, repoRoot string, s CoordSettings) (Co
 		if err != nil {
 			return nil, "", err
 		}
+		lease := s.Clock.Lease()
+		c.Clock = func() (time.Time, error) { return lease.Now(), nil }
 		return c, "", nil
 	}
 	open, err := opener(raw)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	tclock "github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/history"
@@ -53,12 +54,12 @@ func completed(t *testing.T, st *store.Files, s *store.Snapshot, c store.Change)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cp, err := store.Open(r)
+	cp, err := store.Open(r, tclock.Real())
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cp.Close()
-	cp.Now = st.Now
+	cp.Clock = st.Clock
 	if _, err := cp.Commit(id, s.Version, c); err != nil {
 		t.Fatal(err)
 	}

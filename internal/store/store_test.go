@@ -17,6 +17,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	tclock "github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/fsafe"
@@ -57,11 +58,11 @@ func repo(t *testing.T, files map[string]string) (*store.Files, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(r)
+	st, err := store.Open(r, tclock.Real())
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.Now = func() time.Time { return t0 }
+	st.Clock = tclock.At(t0)
 	t.Cleanup(func() { st.Close() })
 	return st, root
 }
@@ -976,7 +977,7 @@ func TestConcurrentUpdatesLoseNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		other, err := store.Open(r) // one store per "process"
+		other, err := store.Open(r, tclock.Real()) // one store per "process"
 		if err != nil {
 			t.Fatal(err)
 		}
