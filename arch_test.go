@@ -194,6 +194,7 @@ var fileCallsAllowed = map[string]string{
 	"internal/review/proc_linux.go":     "/proc, to recognise a reviewer's process group",
 	"internal/trust/trust.go":           "the user's own trust store in $XDG_STATE_HOME (random exclusive temp file, rename)",
 	"internal/config/box.go":            "the user's own ~/.claude.json, read for Claude Code's folder trust",
+	"internal/cli/configsetcmd.go":      "creates the user's own config directory ($XDG_CONFIG_HOME/taskie) for `config set --scope user`",
 	"internal/cli/taskcmd.go":           "`task output --file`: a file the user names on the command line",
 	"internal/events/events.go":         "Read and Scan, the tests' reader of a plan's log",
 }

@@ -17,7 +17,7 @@ type agents struct {
 	// Claude Code has not installed (no hook runs).
 	claudeEnabledOnly []string
 	home              string
-	unreadable          []string // why a Claude Code settings file could not be read
+	unreadable        []string // why a Claude Code settings file could not be read
 }
 
 // codexOnly: Codex is here and Claude Code is not, so no fix may send the
