@@ -40,7 +40,7 @@ type Request struct {
 	// the reviewer and every child that inherits the descriptor keep the
 	// lock for as long as they live: a reviewer orphaned by a killed hook
 	// can never be joined by a second one. The lock must be a flock(2)
-	// (gofrs/flock on unix), not an fcntl lock, which a child does not
+	// (fsafe.Lock on unix), not an fcntl lock, which a child does not
 	// inherit. Release it by closing the file: an explicit unlock (LOCK_UN)
 	// frees the shared lock for the reviewer's leftovers too. Unix only:
 	// Windows ignores it and kills the reviewer's tree with the hook
