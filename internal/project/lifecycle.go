@@ -30,8 +30,11 @@ import (
 // field that does not decode is left as it is for `taskie validate` to
 // report.
 func (p *Plan) follow(s *store.Snapshot, c store.Change) store.Change {
-	if c.State == nil || c.Replace {
+	if c.Replace {
 		return c
+	}
+	if c.State == nil {
+		return p.dueWarnings(s, c)
 	}
 	cues := lifecycle.Follow(s.State, c.State, reviewOf(c.Events))
 	// A `taskie task` command's own commit does what it says and no more:
@@ -61,7 +64,7 @@ func (p *Plan) follow(s *store.Snapshot, c store.Change) store.Change {
 		more, _ := lifecycle.Feed(tasks, p.commitsSeen(tasks, c.State, g), actor, now)
 		effs = append(effs, more...)
 	}
-	effs = append(effs, timeoutWarnings(tasks, now, p.timeouts())...)
+	effs = append(effs, timeoutWarnings(tasks, Readiness(s.Tasks, tasks), now, p.timeouts())...)
 	if len(effs) == 0 {
 		return c
 	}
@@ -72,12 +75,37 @@ func (p *Plan) follow(s *store.Snapshot, c store.Change) store.Change {
 	return c
 }
 
+// dueWarnings adds the TIMEOUT_WARNINGs due to a change that leaves
+// state.json alone (a progress note, a review file): it writes anyway, so
+// the levels crossed since are logged now, with the records they update —
+// not only at the next phase or lifecycle move. A plan without records
+// costs nothing.
+func (p *Plan) dueWarnings(s *store.Snapshot, c store.Change) store.Change {
+	if s == nil || s.State == nil || len(s.State.Lifecycle) == 0 {
+		return c
+	}
+	tasks, err := lifecycle.Decode(s.State.Lifecycle)
+	if err != nil {
+		return c
+	}
+	effs := timeoutWarnings(tasks, Readiness(s.Tasks, tasks), p.Store.Now().UTC(), p.timeouts())
+	if len(effs) == 0 {
+		return c
+	}
+	n := s.State.Clone()
+	n.Lifecycle = lifecycle.Encode(tasks)
+	c.State = n
+	c.Events = append(slices.Clone(c.Events), LifecycleEvents(effs)...)
+	return c
+}
+
 // timeoutWarnings adds to the records, and returns, a TIMEOUT_WARNING for
 // each timeout level a task crossed in its state and that no earlier
 // commit logged (lifecycle.TimeoutWarnings), by task id: every commit
 // logs the levels crossed since, so the log says when a task got stuck
-// without anything written between commands.
-func timeoutWarnings(tasks map[domain.TaskID]lifecycle.Task, now time.Time, timeouts lifecycle.Timeouts) []lifecycle.Effect {
+// without anything written between commands. A pending task counts from
+// when it became ready (ready); a queued one gets none.
+func timeoutWarnings(tasks map[domain.TaskID]lifecycle.Task, ready lifecycle.ReadyAt, now time.Time, timeouts lifecycle.Timeouts) []lifecycle.Effect {
 	ids := make([]domain.TaskID, 0, len(tasks))
 	for id := range tasks {
 		ids = append(ids, id)
@@ -85,7 +113,7 @@ func timeoutWarnings(tasks map[domain.TaskID]lifecycle.Task, now time.Time, time
 	slices.Sort(ids)
 	var effs []lifecycle.Effect
 	for _, id := range ids {
-		if t, es, err := lifecycle.TimeoutWarnings(tasks[id], now, timeouts); err == nil && len(es) > 0 {
+		if t, es, err := ready.TimeoutWarnings(tasks[id], now, timeouts); err == nil && len(es) > 0 {
 			tasks[id] = t
 			effs = append(effs, es...)
 		}
