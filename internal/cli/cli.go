@@ -155,6 +155,7 @@ or input error.`,
 	root.AddCommand(newQueryCmd(s, g))
 	root.AddCommand(newReadyCmd(s, g), newClaimCmd(s, g), newHeartbeatCmd(s, g), newReleaseCmd(s, g), newGroupsCmd(s, g), newWorktreeCmd(s, g))
 	root.AddCommand(newVersionCmd(s), newReviewCmd(s, g))
+	root.AddCommand(newMergeDriverCmd(s, g))
 	finishTree(root, s, g)
 	return root
 }

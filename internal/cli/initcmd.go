@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskie-dev/taskie/internal/fsafe"
+	"github.com/taskie-dev/taskie/internal/install"
 )
 
 // gitignore keeps taskie's machine-local files out of version control.
@@ -50,17 +51,29 @@ func runInit(o *initOpts) error {
 	if err != nil {
 		return err
 	}
+	// In a git repository: the merge drivers of plan files (docs/fleet.md).
+	registered, err := install.MergeDriver(cwd)
+	if err != nil {
+		return fmt.Errorf("registering the plan-file merge drivers: %w", err)
+	}
 	if o.asJSON {
 		if created == nil {
 			created = []string{}
 		}
-		return writeJSON(o.s.Out, map[string]any{"dir": filepath.Join(cwd, ".taskie"), "created": created})
+		out := map[string]any{"dir": filepath.Join(cwd, ".taskie"), "created": created}
+		if len(registered) > 0 {
+			out["registered"] = registered
+		}
+		return writeJSON(o.s.Out, out)
 	}
 	if len(created) == 0 {
 		fmt.Fprintf(o.s.Err, "taskie: %s already set up\n", filepath.Join(cwd, ".taskie"))
 	}
 	for _, c := range created {
 		fmt.Fprintf(o.s.Err, "created %s\n", c)
+	}
+	for _, c := range registered {
+		fmt.Fprintf(o.s.Err, "%s %s: %s\n", c.Action, c.Path, c.What)
 	}
 	return nil
 }

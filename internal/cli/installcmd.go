@@ -92,6 +92,13 @@ func runInstallCmd(o *installOpts) error {
 	if err != nil {
 		return err
 	}
+	if !o.remove {
+		more, err := install.ProjectMergeDriver(t)
+		if err != nil {
+			return err
+		}
+		changes = append(changes, more...)
+	}
 	if o.asJSON {
 		return writeJSON(o.s.Out, changes)
 	}
