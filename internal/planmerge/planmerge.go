@@ -16,6 +16,7 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/history"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/state"
 )
 
@@ -56,8 +57,14 @@ func split(data []byte) []line {
 // union merges the sides' lines: every line once (identical lines are the
 // same event), each side's own order kept, and across sides the earlier
 // event first; at the same time base, then ours, then theirs.
+//
+// A TIMEOUT_WARNING is one per level per state entry (the lifecycle's
+// rule): two clones that both saw a task overdue logged the same warning
+// at different times, and only the first is kept.
 func union(sides ...[]line) []line {
 	seen := map[string]bool{}
+	entry := map[string]int{} // task → state entries so far
+	warned := map[string]bool{}
 	pos := make([]int, len(sides))
 	var out []line
 	for {
@@ -78,8 +85,21 @@ func union(sides ...[]line) []line {
 		}
 		l := sides[best][pos[best]]
 		seen[string(l.raw)] = true
-		out = append(out, l)
 		pos[best]++
+		if e := l.ev; e != nil && e.Task != "" {
+			if k, err := lifecycle.ParseKind(e.Event); err == nil {
+				if k == lifecycle.KindTimeout {
+					key := fmt.Sprintf("%s\x00%d\x00%s\x00%v", e.Task, entry[e.Task], e.From, e.Meta["level"])
+					if warned[key] {
+						continue
+					}
+					warned[key] = true
+				} else if k.Moves() && e.From != e.To {
+					entry[e.Task]++
+				}
+			}
+		}
+		out = append(out, l)
 	}
 }
 
@@ -205,7 +225,7 @@ func bothSides(base, ours, theirs []line) []string {
 	tt, tf := changed(theirs, ours)
 	var notes []string
 	for _, id := range common(ot, tt) {
-		notes = append(notes, fmt.Sprintf("task %s moved on both sides: the later move is kept", id))
+		notes = append(notes, fmt.Sprintf("task %s changed on both sides: the later change is kept", id))
 	}
 	if f := common(of, tf); len(f) > 0 {
 		notes = append(notes, fmt.Sprintf("state.json %s changed on both sides: the later change is kept", strings.Join(f, ", ")))

@@ -92,6 +92,12 @@ func TestEvents(t *testing.T) {
 	ev := func(min int, kind string) string {
 		return `{"ts":"` + t0.Add(time.Duration(min)*time.Minute).Format(time.RFC3339) + `","plan":"p","event":"` + kind + `"}`
 	}
+	tw := func(min int, level string) string {
+		return `{"ts":"` + t0.Add(time.Duration(min)*time.Minute).Format(time.RFC3339) + `","plan":"p","task":"3","event":"TIMEOUT_WARNING","from":"assigned","to":"assigned","meta":{"level":"` + level + `"}}`
+	}
+	mv := func(min int) string {
+		return `{"ts":"` + t0.Add(time.Duration(min)*time.Minute).Format(time.RFC3339) + `","plan":"p","task":"3","event":"STATE_TRANSITION","from":"assigned","to":"planning"}`
+	}
 	lines := func(ls ...string) []byte {
 		if len(ls) == 0 {
 			return nil
@@ -124,6 +130,9 @@ func TestEvents(t *testing.T) {
 		{"a base line one side dropped is kept",
 			lines(ev(0, "A"), ev(1, "B")), lines(ev(0, "A")), lines(ev(0, "A"), ev(1, "B"), ev(2, "T")),
 			lines(ev(0, "A"), ev(1, "B"), ev(2, "T"))},
+		{"a timeout warning both sides logged in the same state entry is kept once",
+			nil, lines(tw(1, "warning"), tw(3, "alert")), lines(tw(2, "warning"), mv(4), tw(5, "warning")),
+			lines(tw(1, "warning"), tw(3, "alert"), mv(4), tw(5, "warning"))},
 		{"no trailing newline, blank lines",
 			nil, []byte(ev(1, "O") + "\n\n"), []byte(ev(2, "T")),
 			lines(ev(1, "O"), ev(2, "T"))},
@@ -162,7 +171,7 @@ func TestPlan(t *testing.T) {
 				o.commit(t, 2, moveTask("1", "abandoned"))
 				return b, o, th
 			},
-			`{"1":{"state":"abandoned"},"2":{"state":"pending"}}`, true, []string{"task 1 moved on both sides: the later move is kept"}},
+			`{"1":{"state":"abandoned"},"2":{"state":"pending"}}`, true, []string{"task 1 changed on both sides: the later change is kept"}},
 		{"only one side committed: no checkpoint",
 			func(t *testing.T) (*side, *side, *side) {
 				b := baseSide(t)
