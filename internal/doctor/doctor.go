@@ -93,6 +93,9 @@ func Run(e Env) []Check {
 	}
 	out = append(out, reviewer(e, cfg, ag)...)
 	out = append(out, blockCap(e, cfg, ag))
+	if c, ok := mergeDriver(root); ok {
+		out = append(out, c)
+	}
 	if repo != nil {
 		out = append(out, plans(repo, e.Clock)...)
 	} else {
