@@ -173,7 +173,8 @@ const maxNeedsLines = 3
 // needsLines are the needs-you items of one plan that the hook can tell
 // from what it already read — the snapshot and the configuration, no log
 // scan (docs/needs-you.md lists what only `taskie status` shows) — one
-// short line each, without the kinds in skip (the message says them).
+// short line each, without the kinds in skip (the message says them), then
+// its tasks over their timeout (alertLines).
 func needsLines(id, planFlag string, st *state.State, pendingOther bool, cfg config.Config, now time.Time, skip ...needs.Kind) string {
 	in := needs.Input{Repo: needs.Repo{Untrusted: cfg.TrustMessage()}}
 	if st != nil {
@@ -205,7 +206,58 @@ func needsLines(id, planFlag string, st *state.State, pendingOther bool, cfg con
 	if n > maxNeedsLines {
 		lines = append(lines, fmt.Sprintf("taskie: … and %d more: `taskie status%s`", n-maxNeedsLines, planFlag))
 	}
+	if len(in.Plans) > 0 {
+		lines = append(lines, alertLines(in.Plans[0], now)...)
+	}
 	return strings.Join(lines, "\n")
+}
+
+// maxAlertLines caps the timeout alerts a hook message mentions.
+const maxAlertLines = 2
+
+// alertLines name the tasks of the plan past 100 % of their state's
+// timeout and under 150 % (from 150 % a task is a needs-you item, said
+// above), one short line each: the agent hears that a task is stuck while
+// it can still move it on. Pending tasks wait their turn and are left to
+// `taskie query --stuck`, as in the needs-you list.
+func alertLines(p needs.Plan, now time.Time) []string {
+	var stuck []lifecycle.Task
+	for _, t := range p.Tasks {
+		if t.State == lifecycle.Pending || t.State.Terminal() || t.State == lifecycle.HumanEscalation {
+			continue
+		}
+		if lifecycle.Status(t, now, p.Timeouts).Level == lifecycle.LevelAlert {
+			stuck = append(stuck, t)
+		}
+	}
+	slices.SortFunc(stuck, func(a, b lifecycle.Task) int { return int(a.ID - b.ID) })
+	var lines []string
+	for i, t := range stuck {
+		if i == maxAlertLines {
+			lines = append(lines, fmt.Sprintf("taskie: … and %d more over their timeout: `taskie query --stuck%s`", len(stuck)-i, p.PlanFlag))
+			break
+		}
+		st := lifecycle.Status(t, now, p.Timeouts)
+		lines = append(lines, fmt.Sprintf("taskie: timeout: task %s has been in %s for %s, %d %% of its timeout of %s — move it on, or `taskie task escalate %s%s`",
+			t.ID, t.State, shortDur(st.Elapsed), int(st.Elapsed*100/st.Limit), shortDur(st.Limit), t.ID, p.PlanFlag))
+	}
+	return lines
+}
+
+// shortDur renders a duration as "4h10m", "45m", "30s".
+func shortDur(d time.Duration) string {
+	d = d.Round(time.Second)
+	switch {
+	case d >= time.Hour && d%time.Hour == 0:
+		return fmt.Sprintf("%dh", d/time.Hour)
+	case d >= time.Hour:
+		return fmt.Sprintf("%dh%dm", d/time.Hour, d%time.Hour/time.Minute)
+	case d >= time.Minute && d%time.Minute == 0:
+		return fmt.Sprintf("%dm", d/time.Minute)
+	case d >= time.Minute:
+		return fmt.Sprintf("%dm%ds", d/time.Minute, d%time.Minute/time.Second)
+	}
+	return fmt.Sprintf("%ds", d/time.Second)
 }
 
 // cycleOf names the review cycle a state is in, "" when none.
