@@ -193,10 +193,10 @@ var fileCallsAllowed = map[string]string{
 	"internal/review/codex.go":          "files in the codex reviewer's private temp directory",
 	"internal/review/proc_linux.go":     "/proc, to recognise a reviewer's process group",
 	"internal/trust/trust.go":           "the user's own trust store in $XDG_STATE_HOME (random exclusive temp file, rename)",
+	"internal/events/eventstest/":       "test support: reads a plan's log in the tests' temp directories",
 	"internal/config/box.go":            "the user's own ~/.claude.json, read for Claude Code's folder trust",
 	"internal/cli/configsetcmd.go":      "creates the user's own config directory ($XDG_CONFIG_HOME/taskie) for `config set --scope user`",
 	"internal/cli/taskcmd.go":           "`task output --file`: a file the user names on the command line",
-	"internal/events/events.go":         "Read and Scan, the tests' reader of a plan's log",
 }
 
 func allowedFileCall(path string) bool {

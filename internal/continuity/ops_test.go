@@ -13,6 +13,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/events/eventstest"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -174,7 +175,7 @@ func TestNote(t *testing.T) {
 	if diff := cmp.Diff(want, read(t, p.Path("task-2.md"))); diff != "" {
 		t.Errorf("task file (-want +got):\n%s", diff)
 	}
-	evs, _, _ := events.Read(p.Dir)
+	evs, _, _ := eventstest.Read(p.Dir)
 	wantEv := []events.Event{{TS: ts0, Plan: "p", Task: "2", Event: events.Progress, Actor: "cli", Reason: "session 1: a",
 		Meta: map[string]any{"session": float64(1), "did": "a", "next": "b"}}}
 	if diff := cmp.Diff(wantEv, evs); diff != "" {
@@ -321,7 +322,7 @@ func TestNoteConcurrent(t *testing.T) {
 			t.Fatalf("session %d is numbered %d", i+1, s.N)
 		}
 	}
-	evs, _, _ := events.Read(p.Dir)
+	evs, _, _ := eventstest.Read(p.Dir)
 	if len(evs) != workers*each {
 		t.Errorf("%d events", len(evs))
 	}

@@ -6,11 +6,8 @@ package events
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 )
@@ -103,28 +100,6 @@ func (e *Event) Replaces() bool {
 
 // Path returns the event log of a plan directory.
 func Path(dir string) string { return filepath.Join(dir, FileName) }
-
-// Read returns every readable event. Lines that do not parse (a torn last
-// line after a crash) are skipped and reported as warnings, never fatal.
-func Read(dir string) ([]Event, []string, error) {
-	var out []Event
-	var warns []string
-	err := Scan(dir, func(e Event) { out = append(out, e) }, func(w string) { warns = append(warns, w) })
-	return out, warns, err
-}
-
-// Scan streams the events of a plan to fn without holding them all.
-func Scan(dir string, fn func(Event), warn func(string)) error {
-	f, err := os.Open(Path(dir))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return ScanReader(f, Path(dir), fn, warn)
-}
 
 // ScanReader streams the events read from r; name is used in warnings.
 // Lines that do not parse (a torn last line after a crash) are skipped

@@ -9,6 +9,16 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+// scanFile streams the log of the plan directory dir, as the store does.
+func scanFile(dir string, fn func(Event), warn func(string)) error {
+	f, err := os.Open(Path(dir))
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return ScanReader(f, Path(dir), fn, warn)
+}
+
 func TestTornLastLine(t *testing.T) {
 	dir := t.TempDir()
 	good := `{"ts":"2026-01-01T00:00:00Z","plan":"p","event":"PHASE_CHANGE","from":"new-plan","to":"create-tasks"}` + "\n"
@@ -16,9 +26,11 @@ func TestTornLastLine(t *testing.T) {
 	if err := os.WriteFile(Path(dir), []byte(good+good+torn), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	got, warns, err := Read(dir)
+	var got []Event
+	var warns []string
+	err := scanFile(dir, func(e Event) { got = append(got, e) }, func(w string) { warns = append(warns, w) })
 	if err != nil {
-		t.Fatalf("Read: %v", err)
+		t.Fatalf("ScanReader: %v", err)
 	}
 	if len(got) != 2 || got[1].To != "create-tasks" {
 		t.Errorf("events = %+v, want the 2 complete lines", got)
@@ -40,7 +52,7 @@ func TestScanSkipsBadLinesAndBlankLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	var kinds, warns []string
-	err := Scan(dir, func(e Event) { kinds = append(kinds, e.Event) }, func(w string) { warns = append(warns, w) })
+	err := scanFile(dir, func(e Event) { kinds = append(kinds, e.Event) }, func(w string) { warns = append(warns, w) })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/events/eventstest"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
@@ -84,7 +85,7 @@ func (m *sim) commit(reason string, n *state.State, extra ...events.Event) {
 func checkReplay(t *testing.T, root, after string, want *state.State) Result {
 	t.Helper()
 	dir := filepath.Join(root, ".taskie", "plans", simPlan)
-	evs, warns, err := events.Read(dir)
+	evs, warns, err := eventstest.Read(dir)
 	if err != nil || len(warns) > 0 {
 		t.Fatalf("after %q: reading the log: %v %v", after, err, warns)
 	}
@@ -428,7 +429,7 @@ func TestReplayTornLastLine(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, events.FileName), []byte(log), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	evs, warns, err := events.Read(dir)
+	evs, warns, err := eventstest.Read(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -528,7 +529,7 @@ func BenchmarkReplayFile(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		r := NewReplayer(Defaults{})
-		if err := events.Scan(dir, r.Apply, func(w string) { b.Fatal(w) }); err != nil {
+		if err := eventstest.Scan(dir, r.Apply, func(w string) { b.Fatal(w) }); err != nil {
 			b.Fatal(err)
 		}
 		if r.Result().Events != 100_000 {

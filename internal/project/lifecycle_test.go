@@ -10,6 +10,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/events/eventstest"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
@@ -41,7 +42,7 @@ func records(t *testing.T, p *Plan) map[domain.TaskID]lifecycle.Task {
 
 func kindsInLog(t *testing.T, p *Plan) []string {
 	t.Helper()
-	evs, _, err := events.Read(p.Dir)
+	evs, _, err := eventstest.Read(p.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/events/eventstest"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
@@ -216,7 +217,7 @@ func TestChange(t *testing.T) {
 	if disk.Next() != "plan-review" || string(disk.Extra["colour"]) != `"blue"` {
 		t.Errorf("state.json after Change = %s, want next_phase set and the unknown field kept", disk.Encode())
 	}
-	evs, warns, err := events.Read(p.Dir)
+	evs, warns, err := eventstest.Read(p.Dir)
 	if err != nil || len(warns) > 0 {
 		t.Fatal(err, warns)
 	}
@@ -315,7 +316,7 @@ func TestNewCycleArchivesTheSeries(t *testing.T) {
 		t.Fatalf("archived review not found: %v", matches)
 	}
 	// The move is part of the commit: its event says which files went where.
-	evs, _, _ := events.Read(p.Dir)
+	evs, _, _ := eventstest.Read(p.Dir)
 	if len(evs) == 0 || evs[len(evs)-1].Archive == nil {
 		t.Fatalf("events = %+v, want the commit event to record the archive", evs)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/events/eventstest"
 	"github.com/taskie-dev/taskie/internal/fsafe"
 )
 
@@ -43,7 +44,7 @@ func TestAppendLogRoundTrip(t *testing.T) {
 	if err := appendLog(r, "log/"+events.FileName, evs[1:], false); err != nil {
 		t.Fatal(err)
 	}
-	got, warns, err := events.Read(dir)
+	got, warns, err := eventstest.Read(dir)
 	if err != nil || len(warns) != 0 {
 		t.Fatalf("Read: %v, warnings %q", err, warns)
 	}
@@ -75,7 +76,7 @@ func TestAppendLogAfterTornLine(t *testing.T) {
 	if err := appendLog(r, rel, []events.Event{{Plan: "p", Event: events.ReviewStarted}, {Plan: "p", Event: events.ReviewFailed}}, true); err != nil {
 		t.Fatal(err)
 	}
-	got, warns, err := events.Read(dir)
+	got, warns, err := eventstest.Read(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +99,7 @@ func TestAppendLogAfterTornLine(t *testing.T) {
 	if err := appendLog(r, rel, []events.Event{{Plan: "p", Event: events.Progress}}, true); err != nil {
 		t.Fatal(err)
 	}
-	got, warns, _ = events.Read(dir)
+	got, warns, _ = eventstest.Read(dir)
 	if len(got) != 5 || len(warns) != 1 {
 		t.Errorf("after a second append: %d events, warnings %q", len(got), warns)
 	}

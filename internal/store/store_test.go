@@ -20,6 +20,7 @@ import (
 	tclock "github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/events/eventstest"
 	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -97,7 +98,7 @@ func sameFiles(t *testing.T, what string, before map[string]string, root string)
 
 func logOf(t *testing.T, root string) []events.Event {
 	t.Helper()
-	evs, warns, err := events.Read(filepath.Join(root, ".taskie", "plans", id))
+	evs, warns, err := eventstest.Read(filepath.Join(root, ".taskie", "plans", id))
 	if err != nil || len(warns) > 0 {
 		t.Fatalf("reading the log: %v %v", err, warns)
 	}
