@@ -164,17 +164,6 @@ func compactJSON(v json.RawMessage) []byte {
 	return b.Bytes()
 }
 
-// NeedsTrust reports whether a repository's value for key would need
-// `taskie trust` before it takes effect: a setting that runs a program
-// (reviewer_command, a models entry with a "cmd:" command) or says where
-// data go (store, project, allowed_tools).
-func NeedsTrust(key string, value json.RawMessage) bool {
-	if slices.Contains(dataSettings, key) {
-		return true
-	}
-	return slices.Contains(programKeys(map[string]json.RawMessage{key: value}), key)
-}
-
 // KindOf describes the JSON value setting key takes ("a whole number", "a
 // list of strings", …).
 func KindOf(key string) string { return kind(key) }

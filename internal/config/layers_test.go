@@ -25,7 +25,7 @@ func trustFile(t *testing.T, path string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Trust(path, data, time.Now()); err != nil {
+	if _, err := s.TrustPinned(path, data, nil, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 }

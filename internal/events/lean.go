@@ -348,24 +348,8 @@ func keyIs(k []byte, key string) bool {
 	return err == nil && s == key
 }
 
-// MetaEach calls fn with each key and raw value of a raw meta object, in
-// order, until fn returns false.
-func MetaEach(meta []byte, fn func(key string, v []byte) bool) error {
-	var err error
-	walkErr := metaEach(meta, func(k, v []byte) bool {
-		var key string
-		if key, err = Text(k); err != nil {
-			return false
-		}
-		return fn(key, v)
-	})
-	if walkErr != nil {
-		return walkErr
-	}
-	return err
-}
-
-// MetaEachRaw is MetaEach with raw keys, quotes included (see KeyIs): it
+// MetaEachRaw calls fn with each raw key (quotes included, see KeyIs) and
+// raw value of a raw meta object, in order, until fn returns false. It
 // allocates nothing.
 func MetaEachRaw(meta []byte, fn func(k, v []byte) bool) error { return metaEach(meta, fn) }
 
@@ -427,21 +411,6 @@ func MetaNumber(meta []byte, key string) (float64, bool) {
 	}
 	f, err := strconv.ParseFloat(string(v), 64)
 	return f, err == nil
-}
-
-// MetaBool returns a boolean value of meta; false, false when absent or
-// not a boolean.
-func MetaBool(meta []byte, key string) (value, ok bool) {
-	v, found := MetaValue(meta, key)
-	switch {
-	case !found:
-		return false, false
-	case string(v) == "true":
-		return true, true
-	case string(v) == "false":
-		return false, true
-	}
-	return false, false
 }
 
 // tailChunk is how much ScanLeanTail reads at a time, from the end.

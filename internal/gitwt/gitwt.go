@@ -246,15 +246,6 @@ func layoutOf(top, gitdir string, viaFile bool) (Layout, error) {
 	return l, nil
 }
 
-// Toplevel returns the root of the worktree that holds dir.
-func Toplevel(dir string) (string, error) {
-	out, err := run(dir, "rev-parse", "--show-toplevel")
-	if err != nil {
-		return "", err
-	}
-	return abs(dir, out), nil
-}
-
 // Head returns the full commit id HEAD points to in the worktree at dir.
 func Head(dir string) (string, error) {
 	return Commit(dir, "HEAD")

@@ -107,9 +107,6 @@ func LeanTS(s string) string {
 	return t.Format(time.RFC3339)
 }
 
-// MetaSummary renders meta as "key=value …", keys sorted, long values clipped.
-func MetaSummary(meta map[string]any) string { return mapMeta(meta).summary() }
-
 // joinSorted renders key=value pairs sorted by key.
 func joinSorted(keys []string, val func(k string) string) string {
 	if len(keys) == 0 {
@@ -385,11 +382,6 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
-}
-
-// LogLine formats one event for `taskie log`: "[ts] EVENT: message".
-func LogLine(e events.Event) string {
-	return fmt.Sprintf("[%s] %s: %s", TS(e), e.Event, Message(e))
 }
 
 // Message is a short human sentence for one event.

@@ -512,7 +512,7 @@ func BenchmarkReplay(b *testing.B) {
 }
 
 // BenchmarkReplayFile is what `taskie recover` does: read 100,000 events
-// from events.jsonl (events.Scan) and replay them as they stream in.
+// from events.jsonl (eventstest.Scan) and replay them as they stream in.
 func BenchmarkReplayFile(b *testing.B) {
 	dir := b.TempDir()
 	var log []byte

@@ -58,7 +58,7 @@ func TestSubagentStopSilentDatabase(t *testing.T) {
 	cfgData, _ := os.ReadFile(cfgFile)
 	if ts, err := trust.Open(); err != nil {
 		t.Fatal(err)
-	} else if _, err := ts.Trust(cfgFile, cfgData, time.Now()); err != nil {
+	} else if _, err := ts.TrustPinned(cfgFile, cfgData, nil, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	in, _ := json.Marshal(map[string]string{"session_id": "s1", "cwd": dir, "hook_event_name": "SubagentStop", "agent_id": "worker-1"})

@@ -30,6 +30,7 @@ const (
 	HookLookalike
 )
 
+// String names the value in test failures (%v); taskie prints none.
 func (k HookKind) String() string {
 	return [...]string{"other", "own", "lookalike"}[k]
 }

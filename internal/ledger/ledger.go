@@ -190,15 +190,6 @@ func (l Ledger) clone() Ledger {
 	return l
 }
 
-// Replay folds events, in order, into an empty ledger.
-func Replay(events []Event) Ledger {
-	var l Ledger
-	for _, e := range events {
-		l = Fold(l, e)
-	}
-	return l
-}
-
 // Findings returns every finding of the cycle, in id order.
 func (l Ledger) Findings() []Finding { return slices.Clone(l.findings) }
 

@@ -37,11 +37,6 @@ type Settings struct {
 	ReviewBudget time.Duration
 }
 
-// DefaultSettings returns the settings of a project that sets none.
-func DefaultSettings() Settings {
-	return Settings{BlockSeverity: domain.DefaultBlockSeverity, RatchetAfter: domain.DefaultRatchetAfter}
-}
-
 func (s Settings) withDefaults() Settings {
 	if _, ok := ranks[s.BlockSeverity]; !ok {
 		s.BlockSeverity = domain.DefaultBlockSeverity

@@ -217,9 +217,6 @@ func TestResumeCountsAfresh(t *testing.T) {
 
 func TestSettings(t *testing.T) {
 	want := Settings{BlockSeverity: domain.Major, RatchetAfter: 4}
-	if diff := cmp.Diff(want, DefaultSettings()); diff != "" {
-		t.Errorf("DefaultSettings (-want +got):\n%s", diff)
-	}
 	if diff := cmp.Diff(want, Settings{BlockSeverity: "urgent", RatchetAfter: -1}.withDefaults()); diff != "" {
 		t.Errorf("withDefaults (-want +got):\n%s", diff)
 	}

@@ -25,6 +25,7 @@ const (
 
 var writeNames = [...]string{"", "free", "holder", "forced", "refused"}
 
+// String names the value in test failures (%v); taskie prints none.
 func (o WriteOutcome) String() string {
 	if o <= 0 || int(o) >= len(writeNames) {
 		return fmt.Sprintf("write(%d)", int(o))

@@ -34,6 +34,7 @@ const (
 
 var standingNames = [...]string{"", "schedulable", "parked", "awaiting-cto", "finished", "dropped", "with-human"}
 
+// String names the value in test failures (%v); taskie prints none.
 func (s Standing) String() string {
 	if s < 0 || int(s) >= len(standingNames) {
 		return "unknown"

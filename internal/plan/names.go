@@ -25,6 +25,7 @@ const (
 	KindOutput
 )
 
+// String names the value in test failures (%v); taskie prints none.
 func (k FileKind) String() string {
 	switch k {
 	case KindPlan:
@@ -171,14 +172,8 @@ func legacyName(review string, task, n int, suffix string) string {
 	return "task-" + strconv.Itoa(task) + "-code-" + suffix + "-" + strconv.Itoa(n) + ".md"
 }
 
-// ReviewFileExists reports whether the review file exists in dir under its
-// current or legacy name.
-func ReviewFileExists(dir, review string, task, n int) bool {
-	return fileExists(dir, ReviewFile(review, task, n)) ||
-		fileExists(dir, legacyName(review, task, n, "review"))
-}
-
-// PostReviewFileExists is ReviewFileExists for post-review files.
+// PostReviewFileExists reports whether the post-review file exists in dir
+// under its current or legacy name.
 func PostReviewFileExists(dir, review string, task, n int) bool {
 	return fileExists(dir, PostReviewFile(review, task, n)) ||
 		fileExists(dir, legacyName(review, task, n, "post-review"))

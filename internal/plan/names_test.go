@@ -98,9 +98,9 @@ func TestReviewFileNames(t *testing.T) {
 	}
 }
 
-func TestReviewFileExists(t *testing.T) {
+func TestPostReviewFileExists(t *testing.T) {
 	dir := t.TempDir()
-	for _, n := range []string{"task-2-code-review-1.md", "task-2-code-post-review-1.md", "task-2-review-2.md", "plan-review-1.md"} {
+	for _, n := range []string{"task-2-code-post-review-1.md", "task-2-post-review-2.md", "plan-post-review-2.md", "task-2-code-review-3.md"} {
 		if err := os.WriteFile(filepath.Join(dir, n), nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -113,19 +113,20 @@ func TestReviewFileExists(t *testing.T) {
 		got    bool
 		wanted bool
 	}{
-		{"legacy review", ReviewFileExists(dir, "code-review", 2, 1), true},
 		{"legacy post-review", PostReviewFileExists(dir, "code-review", 2, 1), true},
-		{"current review", ReviewFileExists(dir, "code-review", 2, 2), true},
-		{"missing post-review", PostReviewFileExists(dir, "code-review", 2, 2), false},
-		{"other task", ReviewFileExists(dir, "code-review", 3, 1), false},
-		{"plan review", ReviewFileExists(dir, "plan-review", 0, 1), true},
-		{"legacy form is only for code reviews", ReviewFileExists(dir, "tasks-review", 2, 1), false},
+		{"current post-review", PostReviewFileExists(dir, "code-review", 2, 2), true},
+		{"a review is not a post-review", PostReviewFileExists(dir, "code-review", 2, 3), false},
+		{"other task", PostReviewFileExists(dir, "code-review", 3, 1), false},
+		{"plan post-review", PostReviewFileExists(dir, "plan-review", 0, 2), true},
+		{"legacy form is only for code reviews", PostReviewFileExists(dir, "tasks-review", 2, 1), false},
 		{"a directory is not a file", PostReviewFileExists(dir, "plan-review", 0, 1), false},
-		{"unknown review", ReviewFileExists(dir, "bogus", 2, 1), false},
+		{"unknown review", PostReviewFileExists(dir, "bogus", 2, 1), false},
 	}
 	for _, tc := range tests {
-		if tc.got != tc.wanted {
-			t.Errorf("%s: got %v, want %v", tc.name, tc.got, tc.wanted)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.got != tc.wanted {
+				t.Errorf("got %v, want %v", tc.got, tc.wanted)
+			}
+		})
 	}
 }

@@ -3,13 +3,10 @@ package plan
 import (
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/taskie-dev/taskie/internal/fsafe"
 )
 
 // Severity says whether a violation blocks (error) or only informs.
@@ -42,16 +39,6 @@ func (v Violation) String() string {
 		sev = "warning: "
 	}
 	return fmt.Sprintf("%s: %s%s (rule %d)", loc, sev, v.Msg, v.Rule)
-}
-
-// HasErrors reports whether any violation is an error, not a warning.
-func HasErrors(vs []Violation) bool {
-	for _, v := range vs {
-		if v.Severity == SeverityError {
-			return true
-		}
-	}
-	return false
 }
 
 // mdFile is a top-level .md file whose name parsed.
@@ -93,31 +80,6 @@ type Listing struct {
 type ListEntry struct {
 	Name string
 	Mode fs.FileMode
-}
-
-// Validate reads the plan directory dir and checks every rule; see
-// ValidateListing. Use it where no snapshot exists (benchmarks, tools).
-func Validate(dir string, checkState func(data []byte) []string) []Violation {
-	in := Listing{Dir: dir}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return []Violation{{Rule: 1, File: "plan.md", Severity: SeverityError, Msg: fmt.Sprintf("cannot read the plan directory: %v", err)}}
-	}
-	for _, e := range entries {
-		in.Entries = append(in.Entries, ListEntry{Name: e.Name(), Mode: e.Type()})
-	}
-	// Through the safe file layer: no link out of the directory, no FIFO,
-	// each file within its size limit.
-	if root, err := fsafe.Open(dir); err == nil {
-		defer root.Close()
-		if data, err := root.ReadFile("tasks.md"); err == nil {
-			in.Tasks, in.HasTasks = data, true
-		}
-		if data, err := root.ReadFile("state.json"); err == nil {
-			in.State, in.HasState = data, true
-		}
-	}
-	return ValidateListing(in, checkState)
 }
 
 // ValidateListing checks every §7 rule on a plan and returns all

@@ -3,7 +3,6 @@ package plan
 import (
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -142,9 +141,6 @@ func TestValidateRules(t *testing.T) {
 			if gotState != "{}" {
 				t.Errorf("checkState got %q, want state.json's content", gotState)
 			}
-			if HasErrors(got) != (len(tc.want) > 0 && tc.want[0].Severity == e) {
-				t.Errorf("HasErrors = %v for %v", HasErrors(got), got)
-			}
 		})
 	}
 }
@@ -224,13 +220,6 @@ func TestValidateSymlinkedDirNotFollowed(t *testing.T) {
 	}
 }
 
-func TestValidateMissingDir(t *testing.T) {
-	got := Validate(filepath.Join(t.TempDir(), "nope"), nil)
-	if len(got) != 1 || got[0].Rule != 1 || got[0].File != "plan.md" || !strings.Contains(got[0].Msg, "cannot read the plan directory") {
-		t.Errorf("Validate on a missing dir = %v", got)
-	}
-}
-
 func TestViolationString(t *testing.T) {
 	tests := []struct {
 		v    Violation
@@ -244,9 +233,6 @@ func TestViolationString(t *testing.T) {
 		if got := tc.v.String(); got != tc.want {
 			t.Errorf("String() = %q, want %q", got, tc.want)
 		}
-	}
-	if HasErrors([]Violation{{Severity: SeverityWarning}}) || !HasErrors([]Violation{{Severity: SeverityWarning}, {Severity: SeverityError}}) {
-		t.Error("HasErrors does not tell warnings from errors")
 	}
 }
 

@@ -8,25 +8,14 @@ import (
 	"slices"
 )
 
-// Mentions returns the known plan ids that text names, in order of their
-// last occurrence: the last element is the most recent. A plan is named by
-// `plans/<id>/`, `--plan <id>`, `--plan=<id>` or `plan new <id>` (boolean
-// flags such as --auto may come between `new` and the id). An id is taken
-// whole: "--plan auth-v2" names auth-v2, never auth.
-//
-// text is scanned once, whatever the number of plans; known is called once
-// per distinct id found. Every word of text counts: for a transcript, use
-// AgentMentions.
-func Mentions(text []byte, known func(id string) bool) []string {
-	last := map[string]int{}
-	scan(text, 0, known, last, nil)
-	return byPosition(last)
-}
-
 // AgentMentions returns the known plan ids the agent's own recent words
-// name, as Mentions orders them: its messages and tool calls in the
+// name, in order of their last occurrence (the last element is the most
+// recent): its messages and tool calls in the
 // transcript's tail, then lastMessage (the hook input's
-// last_assistant_message, which the transcript may not hold yet).
+// last_assistant_message, which the transcript may not hold yet). A plan is
+// named by `plans/<id>/`, `--plan <id>`, `--plan=<id>` or `plan new <id>`
+// (boolean flags such as --auto may come between `new` and the id); an id
+// is taken whole: "--plan auth-v2" names auth-v2, never auth.
 //
 // Only the agent's lines of the transcript count (Claude Code's
 // "assistant" lines; a Codex rollout's assistant messages and tool calls):

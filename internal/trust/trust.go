@@ -114,17 +114,6 @@ func Key(file string) (string, error) {
 	return filepath.Join(dir, base), nil
 }
 
-// Trusted reports whether the user trusts file with exactly the content
-// data. The caller passes the bytes it read and will use, so that what is
-// checked is what runs.
-func (s *Store) Trusted(file string, data []byte) (bool, error) {
-	e, ok, err := s.Get(file)
-	if err != nil || !ok {
-		return false, err
-	}
-	return e.SHA256 == Hash(data), nil
-}
-
 // Get returns the entry for file, if there is one.
 func (s *Store) Get(file string) (Entry, bool, error) {
 	key, err := Key(file)
@@ -153,13 +142,8 @@ func (s *Store) List() ([]Entry, error) {
 	return out, nil
 }
 
-// Trust records that the user trusts file with the content data, replacing
-// any earlier entry for it.
-func (s *Store) Trust(file string, data []byte, now time.Time) (Entry, error) {
-	return s.TrustPinned(file, data, nil, now)
-}
-
-// TrustPinned is Trust that also pins the program files the config names
+// TrustPinned records that the user trusts file with the content data,
+// replacing any earlier entry for it, and pins the program files the config names
 // (see Entry.Pins).
 func (s *Store) TrustPinned(file string, data []byte, pins map[string]string, now time.Time) (Entry, error) {
 	key, err := Key(file)

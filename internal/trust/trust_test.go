@@ -76,7 +76,7 @@ func TestTrust(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			s, file := newStore(t, content)
 			tc.steps(t, s, file)
-			got, err := s.Trusted(file, []byte(tc.check))
+			got, err := trusted(s, file, []byte(tc.check))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,7 +94,7 @@ func trustIt(t *testing.T, s *Store, file string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Trust(file, data, time.Now()); err != nil {
+	if _, err := s.TrustPinned(file, data, nil, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -102,7 +102,7 @@ func trustIt(t *testing.T, s *Store, file string) {
 func TestStoreFile(t *testing.T) {
 	s, file := newStore(t, "{}")
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	e, err := s.Trust(file, []byte("{}"), now)
+	e, err := s.TrustPinned(file, []byte("{}"), nil, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestKeyResolvesDirectories(t *testing.T) {
 		t.Fatal(err)
 	}
 	trustIt(t, s, filepath.Join(link, "config.json"))
-	if ok, err := s.Trusted(file, []byte("{}")); !ok || err != nil {
+	if ok, err := trusted(s, file, []byte("{}")); !ok || err != nil {
 		t.Errorf("Trusted through the real path = %v, %v", ok, err)
 	}
 	if k, err := Key(filepath.Join(link, "missing.json")); err != nil || !strings.HasSuffix(k, "/.taskie/missing.json") || strings.Contains(k, "link") {
@@ -162,7 +162,7 @@ func TestList(t *testing.T) {
 	b := filepath.Join(filepath.Dir(a), "other.json")
 	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	for _, f := range []string{b, a} {
-		if _, err := s.Trust(f, []byte(f), now); err != nil {
+		if _, err := s.TrustPinned(f, []byte(f), nil, now); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -201,11 +201,11 @@ func TestBadStore(t *testing.T) {
 			if err := os.Chmod(s.Path(), tc.mode); err != nil {
 				t.Fatal(err)
 			}
-			ok, err := s.Trusted(file, []byte("{}"))
+			ok, err := trusted(s, file, []byte("{}"))
 			if ok || err == nil || !strings.HasPrefix(err.Error(), s.Path()+": ") || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("Trusted = %v, %v; want an error naming %s: …%s", ok, err, s.Path(), tc.want)
 			}
-			if _, err := s.Trust(file, []byte("{}"), time.Now()); err == nil {
+			if _, err := s.TrustPinned(file, []byte("{}"), nil, time.Now()); err == nil {
 				t.Error("Trust overwrote a store it could not read")
 			}
 		})
@@ -217,7 +217,7 @@ func TestStoreIsADirectory(t *testing.T) {
 	if err := os.MkdirAll(s.Path(), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Trusted(file, []byte("{}")); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+	if _, err := trusted(s, file, []byte("{}")); err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Errorf("Trusted = %v", err)
 	}
 }
@@ -231,7 +231,7 @@ func TestConcurrentTrust(t *testing.T) {
 	for i := range 20 {
 		wg.Go(func() {
 			// Separate Store values, as separate processes would have.
-			if _, err := At(s.Path()).Trust(filepath.Join(dir, fmt.Sprintf("c%02d.json", i)), []byte{byte(i)}, time.Now()); err != nil {
+			if _, err := At(s.Path()).TrustPinned(filepath.Join(dir, fmt.Sprintf("c%02d.json", i)), []byte{byte(i)}, nil, time.Now()); err != nil {
 				t.Error(err)
 			}
 		})
@@ -252,4 +252,14 @@ func TestNoHome(t *testing.T) {
 	if _, err := Open(); err == nil || !strings.Contains(err.Error(), "XDG_STATE_HOME") {
 		t.Errorf("Open = %v, want an error naming XDG_STATE_HOME", err)
 	}
+}
+
+// trusted reports whether the user trusts file with exactly the content
+// data, as config's trust check decides from Get.
+func trusted(s *Store, file string, data []byte) (bool, error) {
+	e, ok, err := s.Get(file)
+	if err != nil || !ok {
+		return false, err
+	}
+	return e.SHA256 == Hash(data), nil
 }
