@@ -12,8 +12,9 @@ import (
 // everyone may take an action.
 var everyone = []Actor{ActorAgent, ActorHook, ActorCTO, ActorHuman, ActorSystem}
 
-// permits is who may take each action. Escalation by the hook or taskie
-// itself happens only through failure counting; only the CTO and humans
+// permits is who may take each action. The hook escalates only through
+// failure counting; taskie itself (system) also hands a task to a human
+// when its review cycle ends without passing (ToHuman); only the CTO and humans
 // take a task out of cto_intervention or roll it back; skip is the CTO's,
 // abandon and resolve are humans'.
 var permits = map[Action][]Actor{
@@ -25,7 +26,7 @@ var permits = map[Action][]Actor{
 	ActSkip:        {ActorCTO},
 	ActAbandon:     {ActorHuman},
 	ActResolve:     {ActorHuman},
-	ActEscalate:    {ActorAgent, ActorCTO, ActorHuman},
+	ActEscalate:    {ActorAgent, ActorCTO, ActorHuman, ActorSystem},
 }
 
 // Actions returns every action, in a stable order.
@@ -235,4 +236,24 @@ func toHuman(id domain.TaskID, now time.Time) Effect {
 		Task: id, Kind: KindEscalated, At: now, From: CTOIntervention, To: HumanEscalation,
 		Actor: ActorSystem, Reason: fmt.Sprintf("%d CTO attempts used up", MaxCTOAttempts),
 	}
+}
+
+// ToHuman hands a task to a human with reason: an explicit escalation by
+// taskie (actor system) when its review cycle ends without passing — the
+// review cap, a cycle that does not converge, or a CTO's decision to
+// escalate. A working task passes through cto_intervention (two effects);
+// a task already with a human is left as it is.
+func ToHuman(t Task, reason string, now time.Time) (Task, []Effect, error) {
+	var effs []Effect
+	for range 2 {
+		if t.State == HumanEscalation {
+			return t, effs, nil
+		}
+		next, es, err := Escalate(t, ActorSystem, reason, now)
+		if err != nil {
+			return t, nil, err
+		}
+		t, effs = next, append(effs, es...)
+	}
+	return t, effs, nil
 }

@@ -24,7 +24,7 @@ func TestWhoMayDoWhat(t *testing.T) {
 		ActSkip:        {ActorCTO},
 		ActAbandon:     {ActorHuman},
 		ActResolve:     {ActorHuman},
-		ActEscalate:    {ActorAgent, ActorCTO, ActorHuman},
+		ActEscalate:    {ActorAgent, ActorCTO, ActorHuman, ActorSystem},
 	}
 	inCTO := reach(t, CTOIntervention, Testing)
 	inHuman := reach(t, HumanEscalation, Testing)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/state"
 )
 
@@ -143,6 +144,8 @@ func route(f RouteFacts, models []domain.Model) Route {
 		return guess(f)
 	case !s.IsEnabled():
 		return Route{Action: Resume, Command: "taskie resume", Why: "automation is paused for this plan"}
+	case escalated(s):
+		return HumanRoute(s)
 	case s.NeedsHuman:
 		return Route{Action: Human, Task: s.Task(), Command: "taskie findings",
 			Why: "the review cycle stopped for a human: the reviews are not converging (or a budget is spent); a human reads the open findings, decides, then runs taskie resume to review again"}
@@ -159,6 +162,8 @@ func route(f RouteFacts, models []domain.Model) Route {
 		return iterationOutOfRange(f, s)
 	case domain.IsPostReview(s.Next()):
 		return postReviewDue(f, s)
+	case domain.IsReview(s.Next()) && s.Iteration() >= s.MaxReviews:
+		return capRoute(f, s)
 	case domain.IsReview(s.Next()):
 		return reviewDue(f, s, models)
 	case domain.IsAdvanceTarget(s.Next()):
@@ -231,8 +236,65 @@ func reviewDue(f RouteFacts, s *state.State, models []domain.Model) Route {
 		return Route{Action: string(domain.ContinueTask), Task: s.Task(), Command: "taskie done " + string(s.Phase),
 			Why: fmt.Sprintf("task %s has unfinished subtasks; finish them, then run the command and end your turn for the code review", s.Task())}
 	}
+	if st, _ := TaskLife(s); review == domain.CodeReview && st == lifecycle.CTOIntervention {
+		return Route{Action: EndTurn, Task: t,
+			Why: fmt.Sprintf("task %s is in cto_intervention (its reviews failed 3 times): end your turn and the Stop hook runs the CTO review, whose decision comes back in its block", t)}
+	}
 	return Route{Action: EndTurn, Task: s.Task(),
 		Why: fmt.Sprintf("%s iteration %d is due: end your turn and the Stop hook runs it", review, n)}
+}
+
+// escalated reports a current task with a human while its code-review
+// cycle is on: the Stop hook runs nothing for it.
+func escalated(s *state.State) bool {
+	st, _ := TaskLife(s)
+	return st == lifecycle.HumanEscalation && inCodeCycle(s.Next())
+}
+
+// capRoute: the review due is past max_reviews. A code review hands its
+// task to a human, as the Stop hook does at the cap.
+func capRoute(f RouteFacts, s *state.State) Route {
+	review := s.Next()
+	if review == domain.CodeReview && s.Task() > 0 {
+		r := HumanRoute(s)
+		r.Why = fmt.Sprintf("max_reviews (%d) reached for the code review of task %s without two clean reviews in a row: the Stop hook hands the task to a human (human_escalation); %s",
+			s.MaxReviews, s.Task(), HumanDecision(s))
+		return r
+	}
+	return Route{Action: Human, Task: s.Task(), Command: fmt.Sprintf("taskie set max_reviews %d", s.MaxReviews+4),
+		Why: fmt.Sprintf("max_reviews (%d) reached for %s: no review runs; raise it to review again, or move on with `taskie set next_phase %s`",
+			s.MaxReviews, review, AdvanceTarget(review, s.TDD, pendingOther(f, s.Task())))}
+}
+
+// pendingOther reports a pending task other than t in tasks.md.
+func pendingOther(f RouteFacts, t domain.TaskID) bool {
+	_, ok := firstPending(f.Tasks, t)
+	return ok
+}
+
+// HumanRoute is `taskie continue`'s answer for a task with a human.
+func HumanRoute(s *state.State) Route {
+	t := s.Task()
+	return Route{Action: Human, Task: t, Command: fmt.Sprintf("taskie task resolve %s --actor human", t),
+		Why: fmt.Sprintf("task %s is in human_escalation: the Stop hook runs no review for it until a human decides; %s", t, HumanDecision(s))}
+}
+
+// HumanDecision says what a human decides for the current task of s, with
+// the exact commands: the same words in the hook, continue and status.
+func HumanDecision(s *state.State) string {
+	t := s.Task()
+	var b strings.Builder
+	switch {
+	case domain.IsReview(s.Next()) && s.Iteration() >= s.MaxReviews:
+		fmt.Fprintf(&b, "it reached max_reviews (%d): raise it (`taskie set max_reviews %d`) and resume the reviews with `taskie task resolve %s --actor human`, or accept the work as it is (`taskie set next_phase %s`)",
+			s.MaxReviews, s.MaxReviews+4, t, AdvanceTarget(domain.CodeReview, s.TDD, true))
+	case s.NeedsHuman:
+		fmt.Fprintf(&b, "its reviews do not converge (`taskie findings` lists what goes round): fix or decline the findings, then `taskie task resolve %s --actor human` and `taskie resume` review again", t)
+	default:
+		fmt.Fprintf(&b, "the CTO's attempts did not get it through its reviews (read task-%s-cto-*.md and the reviews): change the task or the code, then `taskie task resolve %s --actor human` reviews again with fresh counts", t, t)
+	}
+	fmt.Fprintf(&b, "; or give it up: `taskie task abandon %s --actor human`", t)
+	return b.String()
 }
 
 func unfinished(subtasks []string) bool {

@@ -3,6 +3,7 @@ package workflow
 import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/ledger"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/state"
 )
 
@@ -69,6 +70,12 @@ type StopFacts struct {
 	// hook died (its review started and never finished): never adopt it.
 	OrphanAhead func(review domain.Phase, n int) bool
 
+	// TaskState is the current task's lifecycle state ("" without a
+	// record) and CTOAttempts its CTO attempts so far (TaskLife): a task in
+	// cto_intervention gets a CTO review, one in human_escalation no review.
+	TaskState   lifecycle.State
+	CTOAttempts int
+
 	TaskFileExists bool // task-{current_task}.md exists
 	AnyTaskFile    bool // a task file named in tasks.md exists
 	PendingOther   bool // a pending task other than the current one remains
@@ -100,6 +107,9 @@ const (
 	RunReview
 	// TakeLock asks the hook to take the review lock and decide again.
 	TakeLock
+	// RunCTO runs the CTO review of a task in cto_intervention
+	// (docs/lifecycle.md, "The CTO"); AfterCTO decides what follows.
+	RunCTO
 )
 
 // Reason codes: why the hook decided what it did. Messages are rendered
@@ -132,6 +142,8 @@ const (
 	RLock            Reason = "review-lock-needed"
 	RNeedsHuman      Reason = "needs-human"
 	RBudget          Reason = "budget-spent"
+	RCTOReview       Reason = "cto-review"
+	RHumanEscalation Reason = "human-escalation"
 )
 
 // StopDecision is the outcome of Decide.
@@ -154,6 +166,9 @@ type StopDecision struct {
 	Model     domain.Model
 	// Budget is the budget a review was refused for (RBudget).
 	Budget *ledger.BudgetOverrun
+	// ToHuman, when set, is the reason to hand the task to a human
+	// (human_escalation) before acting: the review cap reached.
+	ToHuman string
 }
 
 // Decide returns the Stop hook's decision for one plan (SPEC §5 steps 1,
@@ -179,6 +194,11 @@ func Decide(f StopFacts) StopDecision {
 	n := s.Next()
 	if !domain.IsReview(n) && !domain.IsPostReview(n) {
 		return StopDecision{Reason: RNotReview, Review: n}
+	}
+	if f.TaskState == lifecycle.HumanEscalation && s.Task() > 0 && inCodeCycle(n) {
+		// The task is with a human (docs/lifecycle.md, "The CTO"): no
+		// review, no reminder, until `taskie task resolve`.
+		return StopDecision{Reason: RHumanEscalation, Review: domain.CodeReview, Task: s.Task(), Iteration: s.Iteration()}
 	}
 	if s.NeedsHuman {
 		// The review ledger found the cycle going round (SPEC §19): no
@@ -310,7 +330,12 @@ func decide(f StopFacts, s *state.State) StopDecision {
 	}
 	iter := s.Iteration() + 1
 	if iter > s.MaxReviews {
-		return StopDecision{Reason: RMaxReviews, Review: review, Iteration: s.MaxReviews}
+		d := StopDecision{Reason: RMaxReviews, Review: review, Iteration: s.MaxReviews}
+		if review == domain.CodeReview && s.Task() > 0 {
+			// The cap ends the task's cycle without a pass: a human decides.
+			d.Task, d.ToHuman = s.Task(), "max_reviews reached"
+		}
+		return d
 	}
 	switch review {
 	case domain.CodeReview:
@@ -329,6 +354,14 @@ func decide(f StopFacts, s *state.State) StopDecision {
 		if b := f.Budget(); b != nil {
 			return StopDecision{Reason: RBudget, Review: review, Task: s.Task(), Iteration: iter, Budget: b}
 		}
+	}
+	if review == domain.CodeReview && f.TaskState == lifecycle.CTOIntervention {
+		if f.CTOAttempts >= lifecycle.MaxCTOAttempts {
+			return StopDecision{Reason: RHumanEscalation, Review: review, Task: s.Task(), Iteration: s.Iteration(),
+				ToHuman: "CTO attempts used up"}
+		}
+		// The strongest model of the rotation reviews the whole cycle.
+		return StopDecision{Action: RunCTO, Reason: RCTOReview, Review: review, Task: s.Task(), Iteration: f.CTOAttempts + 1, Model: FirstModel(f.Models)}
 	}
 	model := s.ReviewModel
 	if model == "" {
@@ -422,6 +455,9 @@ type ReviewResult struct {
 	// NeedsHuman: the review ledger found the cycle going round; the state
 	// says so (needs_human) and the agent is not blocked: a human decides.
 	NeedsHuman bool
+	// ToHuman, when set, is the reason to hand the reviewed task to a
+	// human (human_escalation): its code-review cycle does not converge.
+	ToHuman string
 }
 
 // Finished is a finished review as AfterReview judges it.
@@ -455,6 +491,9 @@ func AfterReview(s *state.State, d StopDecision, fin Finished, pendingOther bool
 	if fin.Ledger != nil && fin.Ledger.NeedsHuman && !out.Advanced {
 		next.NeedsHuman, r.NeedsHuman = true, true
 		r.Paused = !s.IsEnabled()
+		if d.Review == domain.CodeReview && d.Task > 0 {
+			r.ToHuman = "the review cycle does not converge"
+		}
 		return r
 	}
 	if !s.IsEnabled() {

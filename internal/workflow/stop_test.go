@@ -10,6 +10,7 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/ledger"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/state"
 )
 
@@ -510,13 +511,13 @@ func TestDecide(t *testing.T) {
 		{
 			name: "max review limit reached (code-review, pending tasks)",
 			f:    okFacts(with(mkState(domain.PostCodeReview, domain.CodeReview, 3, 8, "opus", 0), func(s *state.State) { s.MaxReviews = 8 })),
-			want: StopDecision{Reason: RMaxReviews, Review: domain.CodeReview, Iteration: 8},
+			want: StopDecision{Reason: RMaxReviews, Review: domain.CodeReview, Task: 3, Iteration: 8, ToHuman: "max_reviews reached"},
 		},
 		{
 			name: "max review limit reached (code-review, last task)",
 			f: factsWith(with(mkState(domain.PostCodeReview, domain.CodeReview, 3, 3, "opus", 0), func(s *state.State) { s.MaxReviews = 3 }),
 				func(f *StopFacts) { f.PendingOther = false }),
-			want: StopDecision{Reason: RMaxReviews, Review: domain.CodeReview, Iteration: 3},
+			want: StopDecision{Reason: RMaxReviews, Review: domain.CodeReview, Task: 3, Iteration: 3, ToHuman: "max_reviews reached"},
 		},
 		{
 			name: "max review limit reached (plan-review)",
@@ -527,6 +528,56 @@ func TestDecide(t *testing.T) {
 			name: "max review limit reached (all-code-review)",
 			f:    okFacts(with(mkState(domain.PostAllCodeReview, domain.AllCodeReview, 3, 1, "opus", 0), func(s *state.State) { s.MaxReviews = 1 })),
 			want: StopDecision{Reason: RMaxReviews, Review: domain.AllCodeReview, Iteration: 1},
+		},
+		{
+			name: "ladder: a task in cto_intervention gets a CTO review by the rotation's first model",
+			f: factsWith(mkState(domain.PostCodeReview, domain.CodeReview, 3, 3, "sonnet", 0), func(f *StopFacts) {
+				f.TaskState, f.Models = lifecycle.CTOIntervention, []domain.Model{"opus", "sonnet"}
+			}),
+			want: StopDecision{Action: RunCTO, Reason: RCTOReview, Review: domain.CodeReview, Task: 3, Iteration: 1, Model: "opus"},
+		},
+		{
+			name: "ladder: the second CTO attempt is numbered 2",
+			f: factsWith(mkState(domain.PostCodeReview, domain.CodeReview, 3, 6, "sonnet", 0), func(f *StopFacts) {
+				f.TaskState, f.CTOAttempts, f.Models = lifecycle.CTOIntervention, 1, []domain.Model{"opus", "sonnet"}
+			}),
+			want: StopDecision{Action: RunCTO, Reason: RCTOReview, Review: domain.CodeReview, Task: 3, Iteration: 2, Model: "opus"},
+		},
+		{
+			name: "ladder: CTO attempts used up: to a human, no review",
+			f: factsWith(mkState(domain.PostCodeReview, domain.CodeReview, 3, 6, "sonnet", 0), func(f *StopFacts) {
+				f.TaskState, f.CTOAttempts = lifecycle.CTOIntervention, 2
+			}),
+			want: StopDecision{Reason: RHumanEscalation, Review: domain.CodeReview, Task: 3, Iteration: 6, ToHuman: "CTO attempts used up"},
+		},
+		{
+			name: "ladder: the owed post-review comes before the CTO review",
+			f: factsWith(mkState(domain.CodeReview, domain.PostCodeReview, 3, 3, "sonnet", 0), func(f *StopFacts) {
+				f.TaskState = lifecycle.CTOIntervention
+			}),
+			want: StopDecision{Action: Block, Reason: RPostOwedRemind, Review: domain.CodeReview, Task: 3, Iteration: 3,
+				Mark: &Mark{Phase: domain.CodeReview, Task: 3, Iteration: 3}},
+		},
+		{
+			name: "ladder: human_escalation: allowed, no review, before the lock",
+			f: factsWith(mkState(domain.PostCodeReview, domain.CodeReview, 3, 7, "opus", 0), func(f *StopFacts) {
+				f.TaskState, f.Lock = lifecycle.HumanEscalation, LockUnknown
+			}),
+			want: StopDecision{Reason: RHumanEscalation, Review: domain.CodeReview, Task: 3, Iteration: 7},
+		},
+		{
+			name: "ladder: human_escalation: no reminder of an owed post-review either",
+			f: factsWith(mkState(domain.CodeReview, domain.PostCodeReview, 3, 7, "opus", 0), func(f *StopFacts) {
+				f.TaskState = lifecycle.HumanEscalation
+			}),
+			want: StopDecision{Reason: RHumanEscalation, Review: domain.CodeReview, Task: 3, Iteration: 7},
+		},
+		{
+			name: "ladder: the cap comes before a CTO review",
+			f: factsWith(with(mkState(domain.PostCodeReview, domain.CodeReview, 3, 3, "opus", 0), func(s *state.State) { s.MaxReviews = 3 }), func(f *StopFacts) {
+				f.TaskState = lifecycle.CTOIntervention
+			}),
+			want: StopDecision{Reason: RMaxReviews, Review: domain.CodeReview, Task: 3, Iteration: 3, ToHuman: "max_reviews reached"},
 		},
 		{
 			name: "last review allowed by the limit",
@@ -1044,14 +1095,14 @@ func TestAfterReview(t *testing.T) {
 			s:    mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 0), d: code(3, "opus"), verdict: domain.Fail, pending: true,
 			ledger: &ledger.Assessment{Reason: ledger.ReasonReopened, Tracked: true, Threshold: domain.Major, Blocking: []string{"F1"}, NeedsHuman: true, Going: []string{"F1"}},
 			want: ReviewResult{Save: with(mkState(domain.CodeReview, domain.PostCodeReview, 3, 3, "sonnet", 0), func(s *state.State) { s.NeedsHuman = true }),
-				Outcome: Outcome{Clean: 0}, NeedsHuman: true},
+				Outcome: Outcome{Clean: 0}, NeedsHuman: true, ToHuman: "the review cycle does not converge"},
 		},
 		{
 			name: "ledger: the cycle goes round while paused: needs_human set, paused",
 			s:    paused(mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 0)), d: code(3, "opus"), verdict: domain.Fail, pending: true,
 			ledger: &ledger.Assessment{Reason: ledger.ReasonStalled, Tracked: true, NeedsHuman: true, Going: []string{"F1"}},
 			want: ReviewResult{Save: with(paused(mkState(domain.CodeReview, domain.PostCodeReview, 3, 3, "sonnet", 0)), func(s *state.State) { s.NeedsHuman = true }),
-				Outcome: Outcome{Clean: 0}, NeedsHuman: true, Paused: true},
+				Outcome: Outcome{Clean: 0}, NeedsHuman: true, Paused: true, ToHuman: "the review cycle does not converge"},
 		},
 		{
 			name: "ledger: budget spent by this review: recorded as usual, the next stop refuses",
