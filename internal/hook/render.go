@@ -94,7 +94,13 @@ func render(d workflow.StopDecision, v view) Result {
 		return Allow(fmt.Sprintf("taskie: reviews are disabled (max_reviews 0); %s skipped. Run `taskie continue%s` to go on.", d.Review, v.planFlag))
 	case workflow.RIterationRange:
 		return Allow(fmt.Sprintf("taskie: warning: phase_iteration %d is outside 0…%d (max_reviews), an illegal state, so no review ran. Fix it with `taskie set phase_iteration 0%s` or `taskie recover%s`.", d.Iteration, s.MaxReviews, v.planFlag, v.planFlag))
+	case workflow.RHumanEscalation:
+		return Allow(fmt.Sprintf("taskie: task %s is in human_escalation, so the Stop hook runs no review for it until a human decides: %s. Stop here and tell the user.", d.Task, workflow.HumanDecision(s)))
 	case workflow.RMaxReviews:
+		if d.ToHuman != "" {
+			return Allow(fmt.Sprintf("taskie: max review limit (%d) reached for the code review of task %s without two clean reviews in a row, so the task is handed to a human (human_escalation) and no review runs for it: %s. Stop here and tell the user.",
+				s.MaxReviews, d.Task, workflow.HumanDecision(s)))
+		}
 		return Allow(fmt.Sprintf("Max review limit (%d) reached for %s. Raise it with `taskie set max_reviews %d`, or move on: `taskie set next_phase %s` skips the rest of this review cycle.",
 			s.MaxReviews, d.Review, s.MaxReviews+4, workflow.AdvanceTarget(d.Review, s.TDD, v.pendingOther)))
 	case workflow.RNoTask:
@@ -280,7 +286,9 @@ func skipFor(why string) []needs.Kind {
 	skip := []needs.Kind{needs.BudgetSpent, needs.NeedsHuman}
 	switch workflow.Reason(why) {
 	case workflow.RMaxReviews:
-		skip = append(skip, needs.ReviewCap)
+		skip = append(skip, needs.ReviewCap, needs.HumanEscalation)
+	case workflow.RHumanEscalation, workflow.RCTOReview:
+		skip = append(skip, needs.HumanEscalation, needs.ReviewCap)
 	case workflow.RUntrusted:
 		skip = append(skip, needs.ConfigUntrusted)
 	}

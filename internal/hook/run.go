@@ -89,6 +89,12 @@ func (h *stopper) run() Result {
 	if d.Mark != nil {
 		h.sess.LastReviewBlock = d.Mark
 	}
+	if d.ToHuman != "" {
+		h.toHuman(d.Task, d.ToHuman)
+	}
+	if d.Action == workflow.RunCTO {
+		return h.cto(snap, d, v)
+	}
 	if d.Action != workflow.RunReview {
 		return render(d, v)
 	}
@@ -131,6 +137,7 @@ func (h *stopper) facts(snap *store.Snapshot) workflow.StopFacts {
 		return f
 	}
 	task := s.Task()
+	f.TaskState, f.CTOAttempts = workflow.TaskLife(s)
 	f.PendingOther = snap.PendingOther(task)
 	if task > 0 {
 		f.TaskFileExists = snap.Exists(plan.TaskFile(int(task)))
@@ -237,6 +244,9 @@ func (h *stopper) review(snap *store.Snapshot, d workflow.StopDecision, orphan b
 		return h.internal(fmt.Errorf("%s written but not recorded: %w", relPath(h.p.Repo.Root, h.p.Path(job.Name())), err))
 	}
 	h.why = fmt.Sprintf("%s %d: %s", d.Review, d.Iteration, res.Verdict)
+	if rr.ToHuman != "" {
+		h.toHuman(d.Task, rr.ToHuman)
+	}
 	return h.reviewed(v, d, res.Verdict, rr, done.After, a)
 }
 
@@ -258,6 +268,10 @@ func (h *stopper) reviewed(v view, d workflow.StopDecision, verdict domain.Verdi
 	if rr.NeedsHuman {
 		h.why += ", needs a human"
 		msg := strings.TrimPrefix(needsHumanMessage(v, d.Review, whyGoingRound(a.Reason, a.Threshold), indent(ledger.Describe(l, a.Going))), "taskie: the ")
+		if rr.ToHuman != "" {
+			msg += fmt.Sprintf(" Task %s is with a human now (human_escalation): `taskie task resolve %s --actor human%s` and `taskie resume%s` review again; `taskie task abandon %s --actor human%s` gives it up.",
+				d.Task, d.Task, v.planFlag, v.planFlag, d.Task, v.planFlag)
+		}
 		return Allow(fmt.Sprintf("taskie: %s %d: %s, recorded. The %s", d.Review, d.Iteration, verdict, msg))
 	}
 	if !rr.Outcome.Advanced {

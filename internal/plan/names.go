@@ -23,6 +23,9 @@ const (
 	// KindOutput is task-T-output.md, the output a finished task leaves
 	// (`taskie task result`).
 	KindOutput
+	// KindCTO is task-T-cto-N.md, the guidance of the task's CTO attempt N
+	// (docs/lifecycle.md, "The CTO").
+	KindCTO
 )
 
 // String names the value in test failures (%v); taskie prints none.
@@ -42,6 +45,8 @@ func (k FileKind) String() string {
 		return "post-review"
 	case KindOutput:
 		return "output"
+	case KindCTO:
+		return "cto"
 	}
 	return "unknown"
 }
@@ -93,6 +98,13 @@ func ParseFileName(name string) FileName {
 	}
 	if rest == "output" {
 		return FileName{Kind: KindOutput, Base: "task", Task: t}
+	}
+	if num, ok := strings.CutPrefix(rest, "cto-"); ok {
+		n, ok := canonicalInt(num)
+		if !ok {
+			return FileName{}
+		}
+		return FileName{Kind: KindCTO, Base: "task", Task: t, N: n}
 	}
 	fn := FileName{Base: "task", Task: t}
 	if r, ok := strings.CutPrefix(rest, "code-"); ok {
@@ -192,3 +204,8 @@ func TaskFile(task int) string { return "task-" + strconv.Itoa(task) + ".md" }
 
 // TaskOutputFile names the output file task T leaves when it completes.
 func TaskOutputFile(task int) string { return "task-" + strconv.Itoa(task) + "-output.md" }
+
+// CTOFile names the guidance file of CTO attempt n on task T.
+func CTOFile(task, n int) string {
+	return "task-" + strconv.Itoa(task) + "-cto-" + strconv.Itoa(n) + ".md"
+}

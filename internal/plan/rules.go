@@ -15,7 +15,7 @@ type Rule struct {
 // task lifecycle (10).
 var Rules = []Rule{
 	{1, "`plan.md` exists.", false},
-	{2, "Every `.md` file is a regular file named as taskie names them: `plan.md`, `design.md`, `tasks.md`, `task-T.md`, `task-T-output.md` (a finished task's output), or a review or post-review file such as `plan-review-N.md`, `task-T-review-N.md`, `task-T-post-review-N.md` (the older `task-T-code-review-N.md` names are accepted).", false},
+	{2, "Every `.md` file is a regular file named as taskie names them: `plan.md`, `design.md`, `tasks.md`, `task-T.md`, `task-T-output.md` (a finished task's output), `task-T-cto-N.md` (the guidance of CTO attempt N), or a review or post-review file such as `plan-review-N.md`, `task-T-review-N.md`, `task-T-post-review-N.md` (the older `task-T-code-review-N.md` names are accepted).", false},
 	{3, "No `.md` file is in a subdirectory of the plan.", false},
 	{4, "A review file has the file it reviews: `plan-review-*` → `plan.md`, `design-review-*` → `design.md`, `tasks-review-*` and `all-code-review-*` → `tasks.md`, `task-T-review-*` → `task-T.md`.", false},
 	{5, "A post-review file has its review file, and every review of a series except the latest has its post-review file.", false},

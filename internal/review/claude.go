@@ -30,7 +30,7 @@ func claudeArgs(req Request, bash bool) []string {
 	}
 	argv = append(argv,
 		"--output-format", "json",
-		"--json-schema", Schema(),
+		"--json-schema", SchemaFor(req.Kind),
 		"--permission-mode", "dontAsk",
 		"--allowedTools", strings.Join(reviewerTools(req.Tools, req.ReviewFile, bash), ","),
 		"--strict-mcp-config",
@@ -102,7 +102,7 @@ func (claudeReviewer) Review(ctx context.Context, req Request) (Result, error) {
 	if res.DurationMS == 0 {
 		res.DurationMS = out.elapsed.Milliseconds()
 	}
-	return finish(req, res)
+	return finishAnswer(req, res, out.raw)
 }
 
 func commandOr(cmd []string, def string) []string {

@@ -128,7 +128,7 @@ func (codexReviewer) Review(ctx context.Context, req Request) (Result, error) {
 	defer os.RemoveAll(tmp)
 	schemaFile := filepath.Join(tmp, "schema.json")
 	lastFile := filepath.Join(tmp, "last-message.json")
-	if err := os.WriteFile(schemaFile, []byte(Schema()), 0o600); err != nil {
+	if err := os.WriteFile(schemaFile, []byte(SchemaFor(req.Kind)), 0o600); err != nil {
 		return Result{}, failf(FailExit, nil, "codex reviewer: not started: %v", err)
 	}
 
@@ -149,7 +149,7 @@ func (codexReviewer) Review(ctx context.Context, req Request) (Result, error) {
 	}
 	res.Model = req.Model
 	res.DurationMS = out.elapsed.Milliseconds()
-	return finish(req, res)
+	return finishAnswer(req, res, out.raw)
 }
 
 // codexMessage is the final message: the -o file, else the last verdict

@@ -55,6 +55,14 @@ func ParseClaude(out []byte) (Result, error) {
 	if !ok {
 		return res, failf(FailOutput, out, "claude reviewer: no verdict in structured_output or result")
 	}
+	if obj["verdict"] == nil {
+		cto, err := ctoOf(obj)
+		if err != nil {
+			return res, failf(FailOutput, out, "claude reviewer: %v", err)
+		}
+		res.CTO, res.Text = &cto, cto.Review
+		return res, nil
+	}
 	v, text, err := verdictOf(obj)
 	if err != nil {
 		return res, failf(FailOutput, out, "claude reviewer: %v", err)
@@ -70,6 +78,13 @@ func ParseCodex(msg []byte) (Result, error) {
 	if !ok {
 		return Result{Raw: msg}, failf(FailOutput, msg, "codex reviewer: final message holds no verdict object: %s", snippet(msg))
 	}
+	if obj["verdict"] == nil {
+		cto, err := ctoOf(obj)
+		if err != nil {
+			return Result{Raw: msg}, failf(FailOutput, msg, "codex reviewer: %v", err)
+		}
+		return Result{CTO: &cto, Text: cto.Review, Raw: msg}, nil
+	}
 	v, text, err := verdictOf(obj)
 	if err != nil {
 		return Result{Raw: msg}, failf(FailOutput, msg, "codex reviewer: %v", err)
@@ -80,10 +95,10 @@ func ParseCodex(msg []byte) (Result, error) {
 // claudeVerdictObject returns the first object carrying a verdict, in
 // order of trust.
 func claudeVerdictObject(co claudeOutput) (map[string]json.RawMessage, bool) {
-	if obj, ok := asObject(co.StructuredOutput); ok && obj["verdict"] != nil {
+	if obj, ok := asObject(co.StructuredOutput); ok && isAnswer(obj) {
 		return obj, true
 	}
-	if obj, ok := asObject(co.Result); ok && obj["verdict"] != nil {
+	if obj, ok := asObject(co.Result); ok && isAnswer(obj) {
 		return obj, true
 	}
 	var s string
@@ -143,7 +158,7 @@ func findObject(s string) (map[string]json.RawMessage, bool) {
 		cands = append(cands, s[i:j+1])
 	}
 	for _, c := range cands {
-		if obj, ok := asObject([]byte(c)); ok && obj["verdict"] != nil {
+		if obj, ok := asObject([]byte(c)); ok && isAnswer(obj) {
 			return obj, true
 		}
 	}
@@ -161,7 +176,7 @@ func lastObject(b []byte) ([]byte, bool) {
 		if atLineStart(b, i) {
 			dec := json.NewDecoder(bytes.NewReader(b[i:]))
 			var obj map[string]json.RawMessage
-			if dec.Decode(&obj) == nil && obj["verdict"] != nil {
+			if dec.Decode(&obj) == nil && isAnswer(obj) {
 				return b[i : i+int(dec.InputOffset())], true
 			}
 		}
@@ -182,6 +197,12 @@ func atLineStart(b []byte, i int) bool {
 		}
 	}
 	return true
+}
+
+// isAnswer reports whether obj is a reviewer's answer: a review's verdict
+// or a CTO's decision.
+func isAnswer(obj map[string]json.RawMessage) bool {
+	return obj["verdict"] != nil || obj["decision"] != nil
 }
 
 func asObject(b []byte) (map[string]json.RawMessage, bool) {

@@ -22,6 +22,7 @@ var promptFiles = map[domain.Phase]string{
 	domain.TasksReview:   "tasks.md",
 	domain.CodeReview:    "code.md",
 	domain.AllCodeReview: "allcode.md",
+	CTOReview:            "cto.md",
 }
 
 // prompts are parsed on first use: the hook starts on every stop.
@@ -45,6 +46,7 @@ type promptData struct {
 	TasksFile  string
 	TaskFile   string   // code-review: task-{T}.md
 	TaskPaths  []string // absolute paths of req.TaskFiles
+	CyclePaths []string // CTO review: absolute paths of req.Cycle
 }
 
 // Prompt returns the reviewer prompt for req.
@@ -62,7 +64,10 @@ func Prompt(req Request) (string, error) {
 	if p := filepath.Join(req.PlanDir, "design.md"); exists(p) {
 		d.DesignFile = p
 	}
-	if req.Kind == domain.CodeReview {
+	for _, f := range req.Cycle {
+		d.CyclePaths = append(d.CyclePaths, filepath.Join(req.PlanDir, f))
+	}
+	if req.Kind == domain.CodeReview || req.Kind == CTOReview {
 		d.TaskFile = filepath.Join(req.PlanDir, "task-"+req.Task.String()+".md")
 	}
 	for _, f := range req.TaskFiles {
@@ -83,6 +88,8 @@ func title(req Request) string {
 		return "Tasks review"
 	case domain.CodeReview:
 		return "Code review of task " + req.Task.String()
+	case CTOReview:
+		return "CTO review of task " + req.Task.String()
 	default:
 		return "All-code review"
 	}

@@ -35,6 +35,14 @@ type Request struct {
 	// re-checked (ledger.ForReviewer); "" when there are none.
 	Findings string
 
+	// A CTO review (Kind CTOReview) reads the whole cycle: Cycle names its
+	// review and post-review files (base names, in order), History the
+	// ledger's history of each finding, Escalation why the task is in
+	// cto_intervention. It writes no file: taskie writes the guidance.
+	Cycle      []string
+	History    string
+	Escalation string
+
 	// HoldLock, when set, is an open file whose open file description
 	// holds the plan's review lock (a flock). The reviewer inherits it, so
 	// the reviewer and every child that inherits the descriptor keep the
@@ -66,6 +74,8 @@ type Result struct {
 	Model      domain.Model // the requested model
 	WroteFile  bool         // true when taskie wrote ReviewFile itself from Text
 	Raw        []byte       // the reviewer's raw stdout+stderr (for the failure log)
+	// CTO is a CTO review's decision (Kind CTOReview); nil for a review.
+	CTO *CTODecision
 }
 
 // Answer returns the review as the ledger reads it.
@@ -160,6 +170,14 @@ func check(req Request) error {
 		if req.Task == 0 {
 			return fmt.Errorf("code-review needs a task id")
 		}
+	case CTOReview:
+		if req.Task == 0 {
+			return fmt.Errorf("a CTO review needs a task id")
+		}
+		if req.PlanDir == "" {
+			return fmt.Errorf("%s: no plan directory given", req.Kind)
+		}
+		return nil // it writes no file
 	default:
 		return fmt.Errorf("unknown review kind %q", req.Kind)
 	}

@@ -327,3 +327,62 @@ func (r *Runner) Event(evs ...events.Event) {
 		r.info("appending events", "error", err.Error())
 	}
 }
+
+// CTODone is a CTO review that ran: its decision, and the meta of its
+// REVIEW_FINISHED event.
+type CTODone struct {
+	Result   review.Result
+	Decision review.CTODecision
+	Took     time.Duration
+	Finished map[string]any
+	job      Job
+}
+
+// Event is the CTO review's REVIEW_FINISHED, to commit with what its
+// decision does.
+func (d *CTODone) Event() events.Event {
+	return events.Event{Task: d.job.Task.String(), Event: events.ReviewFinished, Actor: d.job.Actor, Meta: d.Finished}
+}
+
+// CTO runs the CTO review of job.Task (docs/lifecycle.md, "The CTO") under
+// lock: job.Kind is review.CTOReview and job.Iteration the CTO attempt.
+// The reviewer reads the task, the plan, cycle (the review and post-review
+// files of the task's code-review cycle) and the review ledger's history
+// of each finding, and answers a decision; it writes no file. A failed run
+// is a *Failed, as for a review.
+func (r *Runner) CTO(job Job, lock *fsafe.Lock, cycle []string, escalation string) (*CTODone, error) {
+	rv, err := review.New(job.Pick.Reviewer)
+	if err != nil {
+		return nil, err
+	}
+	p := r.Plan
+	settings := r.Cfg.Ledger()
+	req := review.Request{
+		Kind: review.CTOReview, PlanID: p.ID, Task: job.Task, Iteration: job.Iteration, Model: job.Pick.Model,
+		Root: p.Repo.Root, PlanDir: p.Dir,
+		Timeout: ledger.ReviewTimeout(settings, r.Cfg.ReviewerTimeout.D()), Tools: r.Cfg.AllowedTools,
+		Command: job.Pick.Program(r.Cfg.Reviewer, r.Cfg.ReviewerCommand), Effort: job.Pick.Effort, HoldLock: lock.File(),
+		Lease: r.recordLease, Cycle: cycle, Escalation: escalation,
+		History: r.Ledger().History(ledgerlog.SeriesOf(domain.CodeReview, job.Task)),
+	}
+	r.Event(events.Event{Task: job.Task.String(), Event: events.ReviewStarted, Actor: job.Actor, Meta: job.meta("reviewer", job.Pick.Reviewer)})
+	ctx := r.Ctx
+	if ctx == nil {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		defer stop()
+	}
+	start := time.Now()
+	res, err := rv.Review(ctx, req)
+	took := time.Since(start)
+	if err != nil {
+		return nil, r.failed(job, false, err, took, settings.ReviewBudget > 0 && req.Timeout == settings.ReviewBudget)
+	}
+	d := &CTODone{Result: res, Decision: *res.CTO, Took: took, job: job}
+	d.Finished = job.meta("decision", d.Decision.Decision, "cost_usd", res.CostUSD, "duration_ms", res.DurationMS,
+		"took_ms", took.Milliseconds(), "reviewer_session", res.SessionID, "cto_file", plan.CTOFile(int(job.Task), job.Iteration))
+	if d.Decision.RollbackTo != "" {
+		d.Finished["rollback_to"] = d.Decision.RollbackTo
+	}
+	return d, nil
+}

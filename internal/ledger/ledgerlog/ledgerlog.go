@@ -175,6 +175,9 @@ func isLedgerKind(kind string) bool {
 // Reader folds a plan's log, event by event, in log order.
 type Reader struct {
 	cycles map[Series]ledger.Ledger
+	// trails are the ledger events of each series' latest cycle, in order:
+	// the history of each finding a CTO review reads.
+	trails map[Series][]ledger.Event
 	// SpentUSD is what the plan's reviews cost: the cost_usd of every
 	// REVIEW_FINISHED, recorded or not (a review whose cycle moved on was
 	// paid for too).
@@ -199,6 +202,10 @@ func (r *Reader) Add(e events.Event) {
 				r.cycles = map[Series]ledger.Ledger{}
 			}
 			r.cycles[s] = ledger.Fold(r.cycles[s], le)
+			if r.trails == nil {
+				r.trails = map[Series][]ledger.Event{}
+			}
+			r.trails[s] = append(r.trails[s], le)
 		}
 	}
 }
@@ -216,6 +223,36 @@ func (r *Reader) reviewFinished(e events.Event) {
 	}
 	task, _ := domain.ParseTaskID(e.Task)
 	delete(r.cycles, SeriesOf(domain.Phase(review), task)) // its review 1: a new cycle
+	delete(r.trails, SeriesOf(domain.Phase(review), task))
+}
+
+// History is the history of each finding of the latest cycle of series s,
+// one finding a paragraph in id order, each change on its own line: what
+// a CTO review reads. "" when the cycle has no finding.
+func (r *Reader) History(s Series) string {
+	byID := map[string][]string{}
+	var ids []string
+	for _, e := range r.trails[s] {
+		if e.ID == "" {
+			continue
+		}
+		if _, ok := byID[e.ID]; !ok {
+			ids = append(ids, e.ID)
+		}
+		line := describe(s, e)
+		if e.Iteration > 0 {
+			line = fmt.Sprintf("review %d: %s", e.Iteration, line)
+		}
+		byID[e.ID] = append(byID[e.ID], line)
+	}
+	var b strings.Builder
+	for _, id := range ids {
+		b.WriteString("- " + id + ":\n")
+		for _, l := range byID[id] {
+			b.WriteString("  - " + l + "\n")
+		}
+	}
+	return b.String()
 }
 
 // took reads how long a review ran: taskie's own measure (took_ms), else
