@@ -87,12 +87,17 @@ func claude(inv invocation) int {
 		return sleepForever()
 	}
 
-	v, writeFile := verdictOf(inv.step)
-	text := reviewText(inv, v)
-	if writeFile {
-		writeReview(inv, text)
+	var out any
+	if isCTOStep(inv.step) {
+		out = ctoAnswer(inv, ctoText)
+	} else {
+		v, writeFile := verdictOf(inv.step)
+		text := reviewText(inv, v)
+		if writeFile {
+			writeReview(inv, text)
+		}
+		out = answerOf(inv, v, text)
 	}
-	out := answerOf(inv, v, text)
 	switch {
 	case inv.step == "RESULT-OBJ":
 		res.Result = out

@@ -46,6 +46,9 @@ func codex(inv invocation) int {
 		return sleepForever()
 	case "GARBAGE":
 		msg = "not json at all"
+	case "CTO-RETRY", "CTO-ROLLBACK", "CTO-SKIP", "CTO-ESCALATE":
+		b, _ := json.Marshal(ctoAnswer(inv, ctoText))
+		msg = string(b)
 	default:
 		v, writeFile := verdictOf(inv.step)
 		text := reviewText(inv, v)

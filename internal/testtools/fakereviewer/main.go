@@ -20,7 +20,8 @@
 // SLEEP (sleep an hour, with a child `sleep 3600`), RESULT-OBJ, RESULT-STR
 // (claude: verdict in .result as an object / a fenced JSON string; codex:
 // plain / fenced final message). When the script runs out, the last step
-// repeats.
+// repeats. CTO-RETRY, CTO-ROLLBACK, CTO-SKIP and CTO-ESCALATE answer a
+// CTO review's decision (see cto.go).
 //
 // Findings (SPEC §19): a step followed by a JSON array answers with those
 // findings, e.g.
@@ -55,6 +56,9 @@ import (
 	"time"
 )
 
+// ctoText is the text after a CTO step's keyword (its guidance).
+var ctoText string
+
 func main() {
 	os.Exit(run())
 }
@@ -76,6 +80,9 @@ type logRecord struct {
 	Cwd              string   `json:"cwd"`
 	ChildPID         int      `json:"child_pid,omitempty"`
 	PromptIDs        []string `json:"prompt_ids,omitempty"`
+	// PromptFiles are the review and post-review files the prompt names
+	// (base names, in order): what a CTO review is given to read.
+	PromptFiles []string `json:"prompt_files,omitempty"`
 }
 
 // invocation is what one run of the fake knows.
@@ -99,8 +106,10 @@ func run() int {
 		fmt.Fprintln(os.Stderr, "fakereviewer:", err)
 		return 2
 	}
-	fs, err := parseFindings(extra)
-	if err != nil {
+	var fs []finding
+	if isCTOStep(step) {
+		ctoText = extra
+	} else if fs, err = parseFindings(extra); err != nil {
 		fmt.Fprintf(os.Stderr, "fakereviewer: step %d: %v\n", n, err)
 		return 2
 	}
@@ -126,6 +135,7 @@ func answer(inv invocation, prompt []byte) int {
 		Step:             step,
 		Run:              n,
 		PromptIDs:        promptIDs(string(prompt)),
+		PromptFiles:      promptFiles(string(prompt)),
 	}
 	rec.Cwd, _ = os.Getwd()
 	if step == "SLEEP" {
@@ -187,6 +197,15 @@ var (
 	quotedReview = regexp.MustCompile("`([^`\n]*-review-[0-9]+\\.md)`")
 	bareReview   = regexp.MustCompile(`\S*-review-[0-9]+\.md`)
 )
+
+// promptFiles lists the base names of the review files the prompt names.
+func promptFiles(prompt string) []string {
+	var out []string
+	for _, m := range quotedReview.FindAllStringSubmatch(prompt, -1) {
+		out = append(out, filepath.Base(m[1]))
+	}
+	return out
+}
 
 // findReviewFile returns the first review file path named in the prompt.
 func findReviewFile(prompt string) string {
