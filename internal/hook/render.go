@@ -64,7 +64,10 @@ func render(d workflow.StopDecision, v view) Result {
 		return Result{Block: true, needsMemory: true, Reason: blockMessage(v, s, "", "", true)}
 	case workflow.RRecoveredBlock:
 		return Result{Block: true, Reason: blockMessage(v, d.Save, d.Model, "", false)}
-	case workflow.RNeedsHuman:
+	case workflow.RNeedsHuman, workflow.RHumanEscalation:
+		if d.Reason == workflow.RHumanEscalation && !s.NeedsHuman {
+			return Allow(fmt.Sprintf("taskie: task %s is in human_escalation, so the Stop hook runs no review for it until a human decides: %s. Stop here and tell the user.", d.Task, workflow.HumanDecision(s)))
+		}
 		why, list := "the review ledger found it going round", ""
 		if v.ledger != nil && s != nil {
 			lv := v.ledger(s)
@@ -74,7 +77,11 @@ func render(d workflow.StopDecision, v view) Result {
 				why = whyGoingRound(a.Reason, a.Threshold)
 			}
 		}
-		return Allow(needsHumanMessage(v, d.Review, why, list))
+		msg := needsHumanMessage(v, d.Review, why, list)
+		if d.Reason == workflow.RHumanEscalation {
+			msg += fmt.Sprintf(" Task %s is with a human (human_escalation): `taskie task resolve %s --actor human%s` comes first; `taskie task abandon %s --actor human%s` gives it up.", d.Task, d.Task, v.planFlag, d.Task, v.planFlag)
+		}
+		return Allow(msg)
 	case workflow.RBudget:
 		return Allow(budgetMessage(v, d))
 	case workflow.RPostOwed:
@@ -94,8 +101,6 @@ func render(d workflow.StopDecision, v view) Result {
 		return Allow(fmt.Sprintf("taskie: reviews are disabled (max_reviews 0); %s skipped. Run `taskie continue%s` to go on.", d.Review, v.planFlag))
 	case workflow.RIterationRange:
 		return Allow(fmt.Sprintf("taskie: warning: phase_iteration %d is outside 0…%d (max_reviews), an illegal state, so no review ran. Fix it with `taskie set phase_iteration 0%s` or `taskie recover%s`.", d.Iteration, s.MaxReviews, v.planFlag, v.planFlag))
-	case workflow.RHumanEscalation:
-		return Allow(fmt.Sprintf("taskie: task %s is in human_escalation, so the Stop hook runs no review for it until a human decides: %s. Stop here and tell the user.", d.Task, workflow.HumanDecision(s)))
 	case workflow.RMaxReviews:
 		if d.ToHuman != "" {
 			return Allow(fmt.Sprintf("taskie: max review limit (%d) reached for the code review of task %s without two clean reviews in a row, so the task is handed to a human (human_escalation) and no review runs for it: %s. Stop here and tell the user.",

@@ -275,7 +275,11 @@ func pendingOther(f RouteFacts, t domain.TaskID) bool {
 // HumanRoute is `taskie continue`'s answer for a task with a human.
 func HumanRoute(s *state.State) Route {
 	t := s.Task()
-	return Route{Action: Human, Task: t, Command: fmt.Sprintf("taskie task resolve %s --actor human", t),
+	cmd := fmt.Sprintf("taskie task resolve %s --actor human", t)
+	if s.NeedsHuman {
+		cmd = "taskie findings" // what goes round, read first
+	}
+	return Route{Action: Human, Task: t, Command: cmd,
 		Why: fmt.Sprintf("task %s is in human_escalation: the Stop hook runs no review for it until a human decides; %s", t, HumanDecision(s))}
 }
 
