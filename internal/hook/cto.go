@@ -212,8 +212,7 @@ func (h *stopper) ctoDone(v view, task domain.TaskID, attempt int, dec review.CT
 		}
 		return r
 	case workflow.CTOEscalate:
-		s := v.s
-		return Allow(fmt.Sprintf("%s and handed it to a human (human_escalation): read %s. %s Stop here and tell the user.", head, file, humanWhat(s, task)))
+		return Allow(fmt.Sprintf("%s and handed it to a human (human_escalation): read %s. %s Stop here and tell the user.", head, file, humanWhat(v, task)))
 	}
 	what := "decided: guided retry"
 	if dec.Decision == workflow.CTORollback && fallback == "" {
@@ -228,9 +227,10 @@ func (h *stopper) ctoDone(v view, task domain.TaskID, attempt int, dec review.CT
 }
 
 // humanWhat is what a human must decide for a task with a human.
-func humanWhat(s *state.State, task domain.TaskID) string {
+func humanWhat(v view, task domain.TaskID) string {
+	s := v.s
 	if s == nil || s.Task() != task {
 		return fmt.Sprintf("A human decides: `taskie task resolve %s --actor human` resumes its reviews with fresh counts, `taskie task abandon %s --actor human` gives it up.", task, task)
 	}
-	return "A human decides: " + workflow.HumanDecision(s) + "."
+	return "A human decides: " + workflow.HumanDecision(s, v.pendingOther) + "."
 }

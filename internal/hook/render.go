@@ -66,7 +66,7 @@ func render(d workflow.StopDecision, v view) Result {
 		return Result{Block: true, Reason: blockMessage(v, d.Save, d.Model, "", false)}
 	case workflow.RNeedsHuman, workflow.RHumanEscalation:
 		if d.Reason == workflow.RHumanEscalation && !s.NeedsHuman {
-			return Allow(fmt.Sprintf("taskie: task %s is in human_escalation, so the Stop hook runs no review for it until a human decides: %s. Stop here and tell the user.", d.Task, workflow.HumanDecision(s)))
+			return Allow(fmt.Sprintf("taskie: task %s is in human_escalation, so the Stop hook runs no review for it until a human decides: %s. Stop here and tell the user.", d.Task, workflow.HumanDecision(s, v.pendingOther)))
 		}
 		why, list := "the review ledger found it going round", ""
 		if v.ledger != nil && s != nil {
@@ -104,7 +104,7 @@ func render(d workflow.StopDecision, v view) Result {
 	case workflow.RMaxReviews:
 		if d.ToHuman != "" {
 			return Allow(fmt.Sprintf("taskie: max review limit (%d) reached for the code review of task %s without two clean reviews in a row, so the task is handed to a human (human_escalation) and no review runs for it: %s. Stop here and tell the user.",
-				s.MaxReviews, d.Task, workflow.HumanDecision(s)))
+				s.MaxReviews, d.Task, workflow.HumanDecision(s, v.pendingOther)))
 		}
 		return Allow(fmt.Sprintf("Max review limit (%d) reached for %s. Raise it with `taskie set max_reviews %d`, or move on: `taskie set next_phase %s` skips the rest of this review cycle.",
 			s.MaxReviews, d.Review, s.MaxReviews+4, workflow.AdvanceTarget(d.Review, s.TDD, v.pendingOther)))

@@ -86,6 +86,8 @@ var renderKind = map[workflow.Reason]string{
 	workflow.RLock:            silent,
 	workflow.RNeedsHuman:      message,
 	workflow.RBudget:          message,
+	workflow.RCTOReview:       silent, // the stopper runs the CTO review
+	workflow.RHumanEscalation: message,
 }
 
 func mk(phase, next domain.Phase, task domain.TaskID, iter int, model domain.Model, clean int) *state.State {
@@ -228,7 +230,7 @@ func TestRenderGolden(t *testing.T) {
 			name:   "max review limit (code-review, pending tasks)",
 			f:      okFacts(withMax(mk(domain.PostCodeReview, domain.CodeReview, 3, 8, "opus", 0), 8)),
 			reason: workflow.RMaxReviews,
-			text:   "Max review limit (8) reached for code-review. Raise it with `taskie set max_reviews 12`, or move on: `taskie set next_phase complete-task` skips the rest of this review cycle.",
+			text:   "taskie: max review limit (8) reached for the code review of task 3 without two clean reviews in a row, so the task is handed to a human (human_escalation) and no review runs for it: it reached max_reviews (8): raise it (`taskie set max_reviews 12`) and resume the reviews with `taskie task resolve 3 --actor human`, or accept the work as it is (`taskie set next_phase complete-task`); or give it up: `taskie task abandon 3 --actor human`. Stop here and tell the user.",
 		},
 		{
 			name: "max review limit (code-review, last task)",
@@ -238,7 +240,7 @@ func TestRenderGolden(t *testing.T) {
 				return f
 			}(),
 			reason: workflow.RMaxReviews,
-			text:   "Max review limit (3) reached for code-review. Raise it with `taskie set max_reviews 7`, or move on: `taskie set next_phase all-code-review` skips the rest of this review cycle.",
+			text:   "taskie: max review limit (3) reached for the code review of task 3 without two clean reviews in a row, so the task is handed to a human (human_escalation) and no review runs for it: it reached max_reviews (3): raise it (`taskie set max_reviews 7`) and resume the reviews with `taskie task resolve 3 --actor human`, or accept the work as it is (`taskie set next_phase all-code-review`); or give it up: `taskie task abandon 3 --actor human`. Stop here and tell the user.",
 		},
 		{
 			name:   "max review limit (plan-review)",

@@ -145,7 +145,7 @@ func route(f RouteFacts, models []domain.Model) Route {
 	case !s.IsEnabled():
 		return Route{Action: Resume, Command: "taskie resume", Why: "automation is paused for this plan"}
 	case escalated(s):
-		return HumanRoute(s)
+		return HumanRoute(s, pendingOther(f, s.Task()))
 	case s.NeedsHuman:
 		return Route{Action: Human, Task: s.Task(), Command: "taskie findings",
 			Why: "the review cycle stopped for a human: the reviews are not converging (or a budget is spent); a human reads the open findings, decides, then runs taskie resume to review again"}
@@ -256,9 +256,9 @@ func escalated(s *state.State) bool {
 func capRoute(f RouteFacts, s *state.State) Route {
 	review := s.Next()
 	if review == domain.CodeReview && s.Task() > 0 {
-		r := HumanRoute(s)
+		r := HumanRoute(s, pendingOther(f, s.Task()))
 		r.Why = fmt.Sprintf("max_reviews (%d) reached for the code review of task %s without two clean reviews in a row: the Stop hook hands the task to a human (human_escalation); %s",
-			s.MaxReviews, s.Task(), HumanDecision(s))
+			s.MaxReviews, s.Task(), HumanDecision(s, pendingOther(f, s.Task())))
 		return r
 	}
 	return Route{Action: Human, Task: s.Task(), Command: fmt.Sprintf("taskie set max_reviews %d", s.MaxReviews+4),
@@ -273,25 +273,25 @@ func pendingOther(f RouteFacts, t domain.TaskID) bool {
 }
 
 // HumanRoute is `taskie continue`'s answer for a task with a human.
-func HumanRoute(s *state.State) Route {
+func HumanRoute(s *state.State, pendingOther bool) Route {
 	t := s.Task()
 	cmd := fmt.Sprintf("taskie task resolve %s --actor human", t)
 	if s.NeedsHuman {
 		cmd = "taskie findings" // what goes round, read first
 	}
 	return Route{Action: Human, Task: t, Command: cmd,
-		Why: fmt.Sprintf("task %s is in human_escalation: the Stop hook runs no review for it until a human decides; %s", t, HumanDecision(s))}
+		Why: fmt.Sprintf("task %s is in human_escalation: the Stop hook runs no review for it until a human decides; %s", t, HumanDecision(s, pendingOther))}
 }
 
 // HumanDecision says what a human decides for the current task of s, with
 // the exact commands: the same words in the hook, continue and status.
-func HumanDecision(s *state.State) string {
+func HumanDecision(s *state.State, pendingOther bool) string {
 	t := s.Task()
 	var b strings.Builder
 	switch {
 	case domain.IsReview(s.Next()) && s.Iteration() >= s.MaxReviews:
 		fmt.Fprintf(&b, "it reached max_reviews (%d): raise it (`taskie set max_reviews %d`) and resume the reviews with `taskie task resolve %s --actor human`, or accept the work as it is (`taskie set next_phase %s`)",
-			s.MaxReviews, s.MaxReviews+4, t, AdvanceTarget(domain.CodeReview, s.TDD, true))
+			s.MaxReviews, s.MaxReviews+4, t, AdvanceTarget(domain.CodeReview, s.TDD, pendingOther))
 	case s.NeedsHuman:
 		fmt.Fprintf(&b, "its reviews do not converge (`taskie findings` lists what goes round): fix or decline the findings, then `taskie task resolve %s --actor human` and `taskie resume` review again", t)
 	default:
