@@ -64,7 +64,9 @@ func (h *stopper) toHuman(task domain.TaskID, reason string) {
 	now := h.p.Store.Now().UTC()
 	err := h.p.Update(func(snap *store.Snapshot) (store.Change, error) {
 		n, evs, _, err := lifeChange(snap, nil, task, now,
-			func(t lifecycle.Task) (lifecycle.Task, []lifecycle.Effect, error) { return lifecycle.ToHuman(t, reason, now) })
+			func(t lifecycle.Task) (lifecycle.Task, []lifecycle.Effect, error) {
+				return lifecycle.ToHuman(t, reason, now)
+			})
 		if err != nil {
 			return store.Change{}, err
 		}
