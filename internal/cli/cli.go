@@ -118,8 +118,9 @@ type globals struct {
 	dir  string // -C
 	plan string // --plan
 
-	s      *Streams // for the note naming a plan picked by default
-	picked bool     // that note was printed
+	s       *Streams // for the note naming a plan picked by default
+	picked  bool     // that note was printed
+	located bool     // the project was found (the worktree notice is said once)
 }
 
 func newRootCmd(s *Streams) *cobra.Command {

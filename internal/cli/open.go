@@ -23,17 +23,67 @@ import (
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
-// repo finds the project from the working directory.
+// repo finds the project from the working directory: in a linked
+// worktree, the main checkout's (said once on stderr), or a refusal
+// naming the -C to use.
 func (g *globals) repo() (*plan.Repo, error) {
 	cwd, err := g.cwd()
 	if err != nil {
 		return nil, err
 	}
-	r, err := project.Open(cwd)
+	loc, err := project.Locate(cwd)
 	if err != nil {
+		var nm *project.NoMainError
+		if errors.As(err, &nm) {
+			return nil, usageErr(err, noMainHint(nm))
+		}
 		return nil, usageErr(err, "run `taskie init` in the project root, or pass -C <dir>")
 	}
-	return r, nil
+	if n := loc.Notice(); n != "" && g.s != nil && !g.located {
+		fmt.Fprintf(g.s.Err, "%s %s\n", g.s.errs().Dim("taskie:"), n)
+	}
+	g.located = true
+	return loc.Repo, nil
+}
+
+// noMainHint is what to run instead in a worktree whose plan would be a
+// copy: this very command, with -C naming the checkout that holds the plan.
+func noMainHint(nm *project.NoMainError) string {
+	args := strings.Join(argsWithoutDir(os.Args[1:]), " ")
+	if nm.Main == "" {
+		return fmt.Sprintf("a bare repository's worktrees share no plan: keep the plan in one checkout that is not a linked worktree and run every command there, `taskie -C <that checkout> %s`", args)
+	}
+	main := shellQuote(nm.Main)
+	if st, err := os.Stat(nm.Main); err != nil || !st.IsDir() {
+		return fmt.Sprintf("restore the main checkout %s (or run `git worktree repair` from where it moved), then `taskie -C %s %s`", nm.Main, main, args)
+	}
+	return fmt.Sprintf("the plan lives in the main checkout: `taskie -C %s %s`, once it has the plan (merge the branch that carries .taskie/plans there, or start one with `taskie -C %s init`)", main, args, main)
+}
+
+// argsWithoutDir drops -C/--dir and its value from a command line.
+func argsWithoutDir(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return append(out, args[i:]...)
+		case a == "-C" || a == "--dir":
+			i++
+		case strings.HasPrefix(a, "-C") || strings.HasPrefix(a, "--dir="):
+		default:
+			out = append(out, shellQuote(a))
+		}
+	}
+	return out
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@,+%") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // openPlan returns the plan named by id, by --plan, or else the default

@@ -14,6 +14,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/fsafe"
+	"github.com/taskie-dev/taskie/internal/gitwt"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -77,12 +78,18 @@ func runPlanNew(o *planNewOpts) error {
 	if err != nil {
 		return err
 	}
-	r, err := plan.Find(cwd)
+	r, err := o.g.repo()
 	if errors.Is(err, plan.ErrNoTaskie) {
-		if _, err := initProject(cwd); err != nil {
+		// In a worktree the project is made in the main checkout, where
+		// every worktree finds it.
+		home := cwd
+		if co, _ := gitwt.MainCheckout(cwd); co.Linked && co.Main != "" {
+			home = co.Main
+		}
+		if _, err := initProject(home); err != nil {
 			return err
 		}
-		r, err = plan.Find(cwd)
+		r, err = o.g.repo()
 	}
 	if err != nil {
 		return err

@@ -56,7 +56,15 @@ func Run(e Env) []Check {
 	var out []Check
 	out = append(out, Check{Name: "version", OK: true, Detail: fmt.Sprintf("taskie %s at %s", e.Version, e.Exe)})
 	out = append(out, onPath(e))
-	repo, _ := plan.Find(e.Cwd)
+	loc, lerr := project.Locate(e.Cwd)
+	repo := loc.Repo
+	var nm *project.NoMainError
+	switch {
+	case errors.As(lerr, &nm):
+		out = append(out, Check{Name: "worktree", Detail: lerr.Error(), Fix: "run taskie in the checkout that holds the plan (`taskie -C <it> …`)"})
+	case loc.Notice() != "":
+		out = append(out, Check{Name: "worktree", OK: true, Detail: loc.Notice()})
+	}
 	cfg := config.Default()
 	if repo != nil {
 		c, err := config.Load(repo.TaskieDir())

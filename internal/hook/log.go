@@ -1,10 +1,13 @@
 package hook
 
 import (
+	"errors"
 	"log/slog"
 	"os"
 
 	"github.com/taskie-dev/taskie/internal/fsafe"
+	"github.com/taskie-dev/taskie/internal/plan"
+	"github.com/taskie-dev/taskie/internal/project"
 )
 
 // planLog is the per-plan structured log in .taskie/logs/{plan}.log: one
@@ -62,4 +65,24 @@ func Warn(root, msg string) {
 	pl := openLog(r, "hook")
 	defer pl.close()
 	pl.info("warning", "message", msg)
+}
+
+// findRepo is the project a hook acts on from the agent's cwd: in a
+// linked worktree, the main checkout's (project.Locate, as every command
+// does). The hook says so in .taskie/logs/hook.log, never on stderr; a
+// worktree refused for want of a main checkout is logged in its own
+// .taskie and the hook stays out of the way.
+func findRepo(hook, cwd string) (*plan.Repo, bool) {
+	loc, err := project.Locate(cwd)
+	if err != nil {
+		var nm *project.NoMainError
+		if errors.As(err, &nm) {
+			Warn(nm.Worktree, hook+": "+err.Error()+"; the hook does nothing here (run taskie against the checkout that holds the plan)")
+		}
+		return nil, false
+	}
+	if n := loc.Notice(); n != "" {
+		Warn(loc.Repo.Root, hook+": "+n+" (cwd "+cwd+")")
+	}
+	return loc.Repo, true
 }

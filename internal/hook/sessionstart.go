@@ -30,8 +30,8 @@ func SessionStart(e Env) int {
 		return 0
 	}
 	exportSession(e, in.SessionID) // also before any plan exists: `plan new` claims it
-	repo, err := plan.Find(in.Cwd)
-	if err != nil {
+	repo, ok := findRepo("session-start", in.Cwd)
+	if !ok {
 		return 0
 	}
 	fs, err := store.Open(repo, e.Clock)

@@ -13,7 +13,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/config"
 	"github.com/taskie-dev/taskie/internal/fsafe"
-	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/planchoice"
 	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/store"
@@ -73,8 +72,8 @@ func stop(e Env, format *string) Result {
 	if err != nil {
 		return warnAllow(e, err.Error()+"; stop allowed")
 	}
-	repo, err := plan.Find(in.Cwd)
-	if err != nil {
+	repo, ok := findRepo("stop", in.Cwd)
+	if !ok {
 		return Allow("") // not a taskie project: stay silent and fast
 	}
 	cfg, cfgErr := config.Load(repo.TaskieDir())
@@ -226,11 +225,11 @@ func logInputError(hook string, in Input, err error) {
 	if werr != nil {
 		return
 	}
-	repo, ferr := plan.Find(wd)
+	loc, ferr := project.Locate(wd)
 	if ferr != nil {
 		return
 	}
-	fs, oerr := store.Open(repo, clock.Real()) // for its log only
+	fs, oerr := store.Open(loc.Repo, clock.Real()) // for its log only
 	if oerr != nil {
 		return
 	}

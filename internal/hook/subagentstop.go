@@ -20,7 +20,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/gitwt"
 	"github.com/taskie-dev/taskie/internal/parallel"
-	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/planchoice"
 	"github.com/taskie-dev/taskie/internal/store"
 )
@@ -94,8 +93,8 @@ func subagentStop(e Env, format *string) Result {
 	if st, err := os.Stat(in.Cwd); in.Cwd == "" || err != nil || !st.IsDir() {
 		return Allow("") // nothing to check against; the Stop hook reports bad input
 	}
-	repo, err := plan.Find(in.Cwd)
-	if err != nil {
+	repo, ok := findRepo("subagent-stop", in.Cwd)
+	if !ok {
 		return Allow("") // not a taskie project
 	}
 	cfg, cfgErr := config.Load(repo.TaskieDir())
