@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -25,6 +26,24 @@ type Lock struct {
 	path string
 }
 
+// lockHook, when set (SetLockHook), is told of every lock taken: tests
+// count a command's locks with it; unset it costs one atomic load.
+var lockHook atomic.Pointer[func(path string)]
+
+// SetLockHook makes fn see the path of every lock that Lock and TryLock
+// take, until restore is called. For tests: fn runs on the locking
+// goroutine, so it must be safe for concurrent use.
+func SetLockHook(fn func(path string)) (restore func()) {
+	old := lockHook.Swap(&fn)
+	return func() { lockHook.Store(old) }
+}
+
+func locked(path string) {
+	if fn := lockHook.Load(); fn != nil {
+		(*fn)(path)
+	}
+}
+
 // Lock takes an exclusive lock on the regular file rel, creating it with
 // mode 0644 (less the umask). It tries every 20ms until timeout has passed,
 // then fails with an error that wraps ErrLockTimeout and names the file.
@@ -41,6 +60,7 @@ func (r *Root) Lock(rel string, timeout time.Duration) (*Lock, error) {
 			return nil, fmt.Errorf("lock %s: %w", r.Path(rel), err)
 		}
 		if ok {
+			locked(r.Path(rel))
 			return &Lock{f: f, path: r.Path(rel)}, nil
 		}
 		if !time.Now().Before(deadline) {
@@ -67,6 +87,7 @@ func (r *Root) TryLock(rel string) (l *Lock, ok bool, err error) {
 		}
 		return nil, false, nil
 	}
+	locked(r.Path(rel))
 	return &Lock{f: f, path: r.Path(rel)}, true, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/taskie-dev/taskie/internal/domain"
 )
@@ -145,9 +146,23 @@ func (e *FieldError) Error() string {
 	return fmt.Sprintf("%s: field %q: %s", e.Path, e.Field, e.Msg)
 }
 
+// decodeHook, when set (SetDecodeHook), is told of every Decode: tests
+// count a command's decodes with it; unset it costs one atomic load.
+var decodeHook atomic.Pointer[func(path string)]
+
+// SetDecodeHook makes fn see the path of every Decode until restore is
+// called. For tests: fn must be safe for concurrent use.
+func SetDecodeHook(fn func(path string)) (restore func()) {
+	old := decodeHook.Swap(&fn)
+	return func() { decodeHook.Store(old) }
+}
+
 // Decode parses state.json content. path is only used in error messages.
 // Numbers are accepted where strings are expected and the reverse.
 func Decode(path string, data []byte) (*State, error) {
+	if fn := decodeHook.Load(); fn != nil {
+		(*fn)(path)
+	}
 	raw, err := DecodeObject(path, data)
 	if err != nil {
 		return nil, err

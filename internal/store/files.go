@@ -51,13 +51,17 @@ type Files struct {
 	// peeked holds state.json bytes read by PeekState, so that the next
 	// Load of that plan does not read the file a second time.
 	peeked map[string][]byte
+	// decoded holds each plan's last decoded state.json with its bytes:
+	// a read that finds the same bytes (plan choice's peek, the snapshot,
+	// the re-read under the plan lock) clones it instead of decoding again.
+	decoded map[string]decodedState
 	// dirs caches the plan directories checked to resolve inside the
 	// repository: a command checks each once (symlinks resolved, a few
 	// syscalls), not at every read.
 	dirs map[string]string
 	// plansDir is .taskie/plans, opened by the first PeekState.
 	plansDir *fsafe.Dir
-	mu       sync.Mutex // guards peeked and dirs: a Files may serve goroutines at once
+	mu       sync.Mutex // guards peeked, decoded and dirs: a Files may serve goroutines at once
 
 	// failWrite, set by tests, fails the write of a path (relative to the
 	// repository root) as a full disk would: nil lets every write through.
@@ -216,7 +220,42 @@ func (f *Files) PeekState(id string) (*state.State, error) {
 	}
 	f.peeked[id] = raw
 	f.mu.Unlock()
-	return state.Decode(state.FileName, raw)
+	if st, ok := f.cachedState(id, raw); ok {
+		return st, nil
+	}
+	st, err := state.Decode(state.FileName, raw)
+	if err == nil {
+		f.keepState(id, raw, st)
+	}
+	return st, err
+}
+
+type decodedState struct {
+	raw []byte
+	st  *state.State
+}
+
+// cachedState returns a copy of the state decoded from exactly raw, if
+// the plan's last decode was of these bytes.
+func (f *Files) cachedState(id string, raw []byte) (*state.State, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d, ok := f.decoded[id]
+	if !ok || !bytes.Equal(d.raw, raw) {
+		return nil, false
+	}
+	return d.st.Clone(), true
+}
+
+// keepState remembers st as the decoding of raw (a copy: callers may
+// change theirs).
+func (f *Files) keepState(id string, raw []byte, st *state.State) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.decoded == nil {
+		f.decoded = map[string]decodedState{}
+	}
+	f.decoded[id] = decodedState{raw: raw, st: st.Clone()}
 }
 
 // peekRaw reads a plan's state.json through the plans directory, opened
@@ -262,7 +301,17 @@ func (s *Snapshot) readState(f *Files, d *fsafe.Dir, id string) {
 		s.StateErr = err
 		return
 	}
+	if st, ok := f.cachedState(id, raw); ok {
+		s.StateRaw = raw
+		if s.StateErr = checkPhases(p, st); s.StateErr == nil {
+			s.State = st
+		}
+		return
+	}
 	s.decodeState(raw)
+	if s.State != nil {
+		f.keepState(id, raw, s.State)
+	}
 }
 
 // decodeState sets the snapshot's state.json to raw.
@@ -517,6 +566,11 @@ func (f *Files) apply(s *Snapshot, c Change) (*Snapshot, error) {
 	// Shared only once made: a change that failed is no event anywhere.
 	if f.Mirror != nil && len(evs) > 0 {
 		f.Mirror.Events(s.Plan, evs)
+	}
+	if !delta.Empty() {
+		// The bytes just written decode to next (Encode's round trip, see
+		// state's tests): the snapshot below needs no decode of its own.
+		f.keepState(s.Plan, next.Encode(), next)
 	}
 	return f.read(s.Plan)
 }

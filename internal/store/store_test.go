@@ -1040,3 +1040,26 @@ func TestEmptyChanges(t *testing.T) {
 		t.Error("state.json changed")
 	}
 }
+
+// A state decoded once is handed out as a copy: a caller changing its
+// snapshot's state changes no other snapshot, and a file changed since is
+// decoded afresh.
+func TestDecodedStateIsACopy(t *testing.T) {
+	st, root := repo(t, map[string]string{"plan.md": "# P\n", "state.json": reviewSt})
+	peeked, err := st.PeekState(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	peeked.Phase = "complete"
+	a := load(t, st)
+	a.State.Phase = "complete"
+	if b := load(t, st); b.State.Phase != "code-review" {
+		t.Errorf("second load sees phase %q, want the file's code-review", b.State.Phase)
+	}
+	if err := os.WriteFile(planPath(root, "state.json"), []byte(strings.Replace(reviewSt, `"code-review"`, `"post-code-review"`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c := load(t, st); c.State.Phase != "post-code-review" {
+		t.Errorf("load after the file changed sees phase %q, want post-code-review", c.State.Phase)
+	}
+}
