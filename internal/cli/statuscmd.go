@@ -45,6 +45,9 @@ type statusView struct {
 	Wave *waveStatus `json:"wave,omitempty"`
 	// Timeouts are the tasks at 80 % of their lifecycle timeout or more (§10).
 	Timeouts []lifecycleAlert `json:"lifecycle_timeouts,omitempty"`
+	// HandEdits are tasks.md Status cells that do not render their task's
+	// lifecycle state (docs/lifecycle.md): one line each, how to settle it.
+	HandEdits []string `json:"status_hand_edits,omitempty"`
 	// ledgerStatus: needs_human, the cycle's findings trend, what reviews cost (§19).
 	ledgerStatus
 	// ReviewTime is how many reviews ran, how long they took and what they
@@ -202,6 +205,9 @@ func buildStatus(p *project.Plan) (*statusView, error) {
 	v.Running = runningReview(p, time.Now())
 	v.Claims = planClaims(p)
 	v.Timeouts = lifecycleAlerts(p)
+	for _, d := range cellDivergences(p) {
+		v.HandEdits = append(v.HandEdits, d.String())
+	}
 	if v.Running == nil {
 		v.LastHook = lastHookProblem(p)
 	}
@@ -316,6 +322,9 @@ func printStatus(w io.Writer, v *statusView, tty bool) {
 	}
 	printClaims(w, v.Claims)
 	printLifecycleAlerts(w, v.Timeouts)
+	for _, h := range v.HandEdits {
+		fmt.Fprintf(w, "tasks.md: %s\n", h)
+	}
 }
 
 // progress renders "3/6 done", with a bar on a terminal.

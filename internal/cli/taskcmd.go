@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -15,8 +16,11 @@ import (
 	"github.com/taskie-dev/taskie/internal/continuity"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/history"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
 )
 
@@ -360,12 +364,13 @@ func printCriteriaJSON(s *Streams, p *project.Plan, task domain.TaskID) error {
 
 // taskStatusOpts are the options of `taskie task status`.
 type taskStatusOpts struct {
-	s            *Streams
-	g            *globals
-	task, status string
-	as           string
-	asJSON       bool
-	force        bool
+	s             *Streams
+	g             *globals
+	task, status  string
+	actor, reason string
+	as            string
+	asJSON        bool
+	force         bool
 }
 
 func newTaskStatusCmd(s *Streams, g *globals) *cobra.Command {
@@ -376,22 +381,37 @@ func newTaskStatusCmdWith(s *Streams, g *globals, run func(*taskStatusOpts) erro
 	o := &taskStatusOpts{s: s, g: g}
 	c := &cobra.Command{
 		Use:   "status <task> <status>",
-		Short: "Set a task's Status cell in tasks.md (pending, in-progress, done, cancelled, postponed, blocked)",
+		Short: "Set a task's Status (pending, in-progress, done, cancelled, postponed, blocked): a requested lifecycle move",
 		Long: `Set one task's Status in tasks.md, keeping every other cell, column and line as
-written. The review loop marks a task done itself when its code review passes;
-this is for standalone work and for cancelling or postponing tasks.`,
-		Args: exactArgs(2, "a task id and a status"),
+written. The Status renders the task's lifecycle state (taskie help lifecycle),
+so a status is a requested move: done asks for completed, in-progress for
+in_progress (both forward along the chain, one move per state), pending and
+postponed for pending, cancelled for abandoned (a human's), blocked for an
+escalation. A move the lifecycle refuses is refused with the moves legal now.
+A task the lifecycle has not seen yet takes pending, postponed, done and
+cancelled as the cell alone, as always.
+
+The review loop marks a task done itself when its commit is seen; this is for
+standalone work and for cancelling or postponing tasks.`,
+		Example: "  taskie task status 3 done\n  taskie task status 4 cancelled --actor human --reason \"no longer needed\"",
+		Args:    exactArgs(2, "a task id and a status"),
 		RunE: func(_ *cobra.Command, args []string) error {
 			o.task, o.status = args[0], args[1]
 			return run(o)
 		},
 	}
+	c.Flags().StringVar(&o.actor, "actor", string(lifecycle.ActorAgent), "who asks for the move: agent, hook, cto, human or system (declared, not checked)")
+	c.Flags().StringVar(&o.reason, "reason", "", "why, for the event log")
 	c.Flags().BoolVar(&o.asJSON, "json", false, "print the task's resulting status as JSON")
 	addGuardFlags(c, &o.as, &o.force)
 	return c
 }
 
 func runTaskStatus(o *taskStatusOpts) error {
+	actor, err := lifecycle.ParseActor(o.actor)
+	if err != nil {
+		return usageErr(err, "")
+	}
 	p, task, err := o.g.openTask(o.task)
 	if err != nil {
 		return err
@@ -405,17 +425,76 @@ func runTaskStatus(o *taskStatusOpts) error {
 		return err
 	}
 	defer guard.close()
-	err = p.Update(func(*store.Snapshot) (store.Change, error) {
-		return store.Change{Actor: "cli", Reason: "task status", Kind: events.TaskStatus, Task: task,
-			Statuses: map[domain.TaskID]string{task: status}, Meta: guard.meta(nil)}, nil
+	var evs []events.Event
+	var rec *lifecycle.Task
+	err = p.Update(func(snap *store.Snapshot) (store.Change, error) {
+		c := store.Change{Actor: "cli", Reason: "task status", Kind: events.TaskStatus, Task: task,
+			Statuses: map[domain.TaskID]string{task: status}, Meta: guard.meta(nil)}
+		n, effs, t, err := requestStatus(snap, task, status, actor, o.reason, o.s.Clock.Now())
+		if err != nil || n == nil {
+			return c, err
+		}
+		c.State, c.Events = n, project.LifecycleEvents(effs)
+		c.Reason = fmt.Sprintf("task status %s %s by %s", task, status, actor)
+		evs, rec = c.Events, &t
+		return c, nil
 	})
 	if err != nil {
-		return err
+		return moveErr(p, err)
 	}
 	guard.done()
+	for _, e := range evs {
+		fmt.Fprintf(o.s.Err, "%s\n", history.Message(e))
+	}
+	if rec != nil {
+		releaseLeft(o.s, guard, task, rec.State)
+	}
 	if o.asJSON {
-		return writeJSON(o.s.Out, map[string]any{"plan": p.ID, "task": task.String(), "status": status})
+		v := map[string]any{"plan": p.ID, "task": task.String(), "status": status}
+		if rec != nil {
+			v["lifecycle"] = string(rec.State)
+		}
+		return writeJSON(o.s.Out, v)
 	}
 	fmt.Fprintf(o.s.Err, "task %s: %s\n", task, status)
 	return nil
+}
+
+// requestStatus decides, on a snapshot taken under the plan lock, the
+// lifecycle move a Status asks for (lifecycle.Request): the new state.json
+// and the effects, nil when the status is the cell alone — no state.json,
+// a task without a record given a status that needs none, or a record the
+// status renders already. A task without a record starts in pending.
+func requestStatus(snap *store.Snapshot, task domain.TaskID, status string, actor lifecycle.Actor, reason string, now time.Time) (*state.State, []lifecycle.Effect, lifecycle.Task, error) {
+	if snap.State == nil {
+		return nil, nil, lifecycle.Task{}, nil // no state.json: the cell is all there is
+	}
+	tasks, err := lifecycle.Decode(snap.State.Lifecycle)
+	if err != nil {
+		return nil, nil, lifecycle.Task{}, &state.FieldError{Path: snap.Path(state.FileName), Field: "lifecycle", Msg: err.Error()}
+	}
+	t, ok := tasks[task]
+	if !ok && lifecycle.CellOnly(status) {
+		return nil, nil, lifecycle.Task{}, nil
+	}
+	var effs []lifecycle.Effect
+	if !ok {
+		if t, effs, err = lifecycle.New(task, actor, now); err != nil {
+			return nil, nil, lifecycle.Task{}, err
+		}
+	}
+	next, more, err := lifecycle.Request(t, status, actor, reason, now)
+	if err != nil {
+		if lifecycle.Refused(err) {
+			err = &refusal{err: err, task: t, actor: actor}
+		}
+		return nil, nil, lifecycle.Task{}, err
+	}
+	if effs = append(effs, more...); len(effs) == 0 {
+		return nil, nil, next, nil
+	}
+	tasks[task] = next
+	n := snap.State.Clone()
+	n.Lifecycle = lifecycle.Encode(tasks)
+	return n, effs, next, nil
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
 )
@@ -57,6 +59,7 @@ func runValidate(o *validateOpts) error {
 	bad := false
 	for _, p := range plans {
 		vs := append(p.Validate(), lifecycleViolations(o.s, p)...)
+		vs = append(vs, handEditViolations(p)...)
 		if vs == nil {
 			vs = []plan.Violation{}
 		}
@@ -124,4 +127,45 @@ func printViolations(s *Streams, views []validateView) {
 			fmt.Fprintf(s.Out, "%s: %s\n", v.Plan, line)
 		}
 	}
+}
+
+// handEditViolations are the Status cells of tasks.md that do not render
+// their task's lifecycle state: edits by hand, read as requested moves
+// (docs/lifecycle.md). Warnings: the next commit makes the move when it is
+// legal; until then they say how to settle it.
+func handEditViolations(p *project.Plan) []plan.Violation {
+	var out []plan.Violation
+	for _, d := range cellDivergences(p) {
+		line := 0
+		if ts, _, err := p.Tasks(); err == nil && ts != nil {
+			if t, ok := ts.Find(int(d.Task)); ok {
+				line = t.Line
+			}
+		}
+		out = append(out, plan.Violation{Rule: lifecycleRule, File: "tasks.md", Line: line, Severity: plan.SeverityWarning, Msg: d.String()})
+	}
+	return out
+}
+
+// cellDivergences lists the Status cells of tasks.md that do not render
+// their task's lifecycle record (lifecycle.Divergences); none when either
+// file is missing or does not read.
+func cellDivergences(p *project.Plan) []lifecycle.Divergence {
+	st, err := p.State()
+	if err != nil || st == nil || len(st.Lifecycle) == 0 {
+		return nil
+	}
+	recs, err := lifecycle.Decode(st.Lifecycle)
+	if err != nil {
+		return nil
+	}
+	ts, _, err := p.Tasks()
+	if err != nil || ts == nil {
+		return nil
+	}
+	cells := make(map[domain.TaskID]string, len(ts.Tasks))
+	for _, t := range ts.Tasks {
+		cells[domain.TaskID(t.ID)] = t.Status
+	}
+	return lifecycle.Divergences(recs, cells)
 }

@@ -3,6 +3,7 @@ package project
 import (
 	"bytes"
 	"context"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,8 +34,15 @@ func (p *Plan) follow(s *store.Snapshot, c store.Change) store.Change {
 	if c.Replace {
 		return c
 	}
+	orig := c
 	if c.State == nil {
-		return p.dueWarnings(s, c)
+		// A change of Status cells, or any commit while a cell edited by
+		// hand waits: a task with a record gets its rendering, a hand edit
+		// its requested move. Otherwise only the timeout levels due.
+		if s.State == nil || len(s.State.Lifecycle) == 0 || (len(c.Statuses) == 0 && !handEdited(s)) {
+			return p.dueWarnings(s, c)
+		}
+		c.State = s.State
 	}
 	cues := lifecycle.Follow(s.State, c.State, reviewOf(c.Events))
 	// A `taskie task` command's own commit does what it says and no more:
@@ -47,12 +55,21 @@ func (p *Plan) follow(s *store.Snapshot, c store.Change) store.Change {
 	if err != nil {
 		return c
 	}
+	var before map[domain.TaskID]lifecycle.Task
+	if s.State != nil {
+		if before, err = lifecycle.Decode(s.State.Lifecycle); err != nil {
+			return c
+		}
+	}
 	now := p.Store.Now().UTC()
 	actor := lifecycle.ActorAgent
 	if c.Actor == "hook" {
 		actor = lifecycle.ActorHook
 	}
-	effs, _ := lifecycle.Feed(tasks, cues, actor, now)
+	onDisk := statusCells(s)
+	effs, kept := handEdits(before, tasks, onDisk, c.Statuses, now)
+	more, _ := lifecycle.Feed(tasks, cues, actor, now)
+	effs = append(effs, more...)
 	var g *gitHead
 	if lifecycle.EntersCommitting(effs) {
 		// Remember HEAD: the task's commit is one made after it.
@@ -65,6 +82,19 @@ func (p *Plan) follow(s *store.Snapshot, c store.Change) store.Change {
 		effs = append(effs, more...)
 	}
 	effs = append(effs, timeoutWarnings(tasks, Readiness(s.Tasks, tasks), now, p.timeouts())...)
+	statuses, restated := render(before, tasks, onDisk, c.Statuses, kept)
+	if restated {
+		c.Statuses = statuses
+	}
+	if len(effs) == 0 && (!restated || orig.State == nil && len(statuses) == 0) {
+		return orig
+	}
+	if orig.State == nil && c.Kind == "" {
+		c.Kind = events.LifecycleCommit
+		if len(c.Statuses) > 0 && len(effs) == 0 {
+			c.Kind = events.TaskStatus
+		}
+	}
 	if len(effs) == 0 {
 		return c
 	}
@@ -97,6 +127,106 @@ func (p *Plan) dueWarnings(s *store.Snapshot, c store.Change) store.Change {
 	c.State = n
 	c.Events = append(slices.Clone(c.Events), LifecycleEvents(effs)...)
 	return c
+}
+
+// handEdited reports whether some Status cell of tasks.md does not render
+// its task's record in the snapshot.
+func handEdited(s *store.Snapshot) bool {
+	recs, err := lifecycle.Decode(s.State.Lifecycle)
+	return err == nil && len(lifecycle.Divergences(recs, statusCells(s))) > 0
+}
+
+// statusCells are tasks.md's Status cells as the snapshot read them, by
+// task id; nil without tasks.md.
+func statusCells(s *store.Snapshot) map[domain.TaskID]string {
+	if s.Tasks == nil {
+		return nil
+	}
+	out := make(map[domain.TaskID]string, len(s.Tasks.Tasks))
+	for _, t := range s.Tasks.Tasks {
+		out[domain.TaskID(t.ID)] = t.StatusNorm()
+	}
+	return out
+}
+
+// handEdits reads the Status cells that do not render their task's record
+// (before the change) as requested moves, made as the agent (docs/
+// lifecycle.md, "tasks.md's Status"): in tasks, changed in place, with
+// their effects. A cell the change writes itself, or of a task the change
+// moves, is the change's to decide. A move the machine refuses leaves
+// the cell as it is — kept, never overwritten, reported by `validate` and
+// `status` until someone acts.
+func handEdits(before, tasks map[domain.TaskID]lifecycle.Task, onDisk, explicit map[domain.TaskID]string, now time.Time) ([]lifecycle.Effect, map[domain.TaskID]bool) {
+	var effs []lifecycle.Effect
+	var kept map[domain.TaskID]bool
+	for _, d := range lifecycle.Divergences(before, onDisk) {
+		if _, ok := explicit[d.Task]; ok {
+			continue
+		}
+		t, ok := tasks[d.Task]
+		if !ok || t.State != before[d.Task].State || !t.Since.Equal(before[d.Task].Since) {
+			continue
+		}
+		next, es, err := lifecycle.Request(t, d.Cell, lifecycle.ActorAgent, "tasks.md says "+d.Cell+" (edited by hand)", now)
+		if err != nil {
+			if kept == nil {
+				kept = map[domain.TaskID]bool{}
+			}
+			kept[d.Task] = true
+			continue
+		}
+		tasks[d.Task] = next
+		effs = append(effs, es...)
+	}
+	return effs, kept
+}
+
+// render returns the Status cells a change writes: its own, and for every
+// task with a record that the change moved or created, the rendering of
+// its state (lifecycle.Cell) — a cell the change asks for, or
+// tasks.md holds, stays when it renders that state too (postponed for
+// pending). Cells kept as hand edits are not written. restated is false
+// when that changes nothing.
+func render(before, tasks map[domain.TaskID]lifecycle.Task, onDisk, explicit map[domain.TaskID]string, kept map[domain.TaskID]bool) (map[domain.TaskID]string, bool) {
+	var out map[domain.TaskID]string
+	set := func(id domain.TaskID, cell string) {
+		if cur, ok := explicit[id]; ok && cur == cell {
+			return
+		}
+		if out == nil {
+			out = maps.Clone(explicit)
+			if out == nil {
+				out = map[domain.TaskID]string{}
+			}
+		}
+		out[id] = cell
+	}
+	for id, t := range tasks {
+		b, had := before[id]
+		_, named := explicit[id]
+		if kept[id] || (had && b.State == t.State) {
+			// Not moved: a cell the change names is its command's own
+			// decision (a retry sets pending), reported when it differs.
+			continue
+		}
+		want := lifecycle.Cell(t.State)
+		if want == "" {
+			continue
+		}
+		if e, ok := explicit[id]; ok && lifecycle.Agrees(t.State, e) {
+			want = e
+		} else if d, ok := onDisk[id]; ok && !named && lifecycle.Agrees(t.State, d) {
+			want = d
+		}
+		if _, ok := onDisk[id]; !ok && !named {
+			continue // no row in tasks.md to write
+		}
+		set(id, want)
+	}
+	if out == nil {
+		return explicit, false
+	}
+	return out, true
 }
 
 // timeoutWarnings adds to the records, and returns, a TIMEOUT_WARNING for
