@@ -24,13 +24,15 @@ const mergeFileLimit = 256 << 20
 
 func newMergeDriverCmd(s *Streams, g *globals) *cobra.Command {
 	return &cobra.Command{
-		Use:   "merge-driver events|state %O %A %B %P",
+		Use:   "merge-driver events|state|tasks %O %A %B %P",
 		Short: "Merge a plan's events.jsonl or state.json (git runs it; plumbing)",
 		Long: `The merge driver git runs for a plan's files, as taskie init registers it
 (.gitattributes and this clone's git config; docs/fleet.md, "Merging plan
 files"). events: the union of both sides' events in time order, written to
 %A. state: the replay of that merged log, written to %A; exit 1 (a conflict
-left to resolve) when a side's state.json was changed outside its log.`,
+left to resolve) when a side's state.json was changed outside its log.
+tasks: tasks.md line by line, each line from the side that changed it; exit 1
+when both changed one line, or rows were added or removed.`,
 		Hidden: true,
 		Args:   exactArgs(5, "events|state and git's %O %A %B %P"),
 		RunE: func(_ *cobra.Command, args []string) error {
@@ -40,8 +42,8 @@ left to resolve) when a side's state.json was changed outside its log.`,
 }
 
 func runMergeDriver(s *Streams, g *globals, kind, o, a, b, p string) error {
-	if kind != "events" && kind != "state" {
-		return usageErr(fmt.Errorf("merge-driver: unknown file kind %q", kind), "use events or state, as taskie init registers it")
+	if kind != "events" && kind != "state" && kind != "tasks" {
+		return usageErr(fmt.Errorf("merge-driver: unknown file kind %q", kind), "use events, state or tasks, as taskie init registers it")
 	}
 	cwd, err := g.cwd()
 	if err != nil {
@@ -62,8 +64,16 @@ func runMergeDriver(s *Streams, g *globals, kind, o, a, b, p string) error {
 			return fmt.Errorf("merge-driver: %w", err)
 		}
 	}
-	d := mergeDefaults(cwd, p)
 	out, _ := localPath(cwd, a)
+	if kind == "tasks" {
+		merged, ok := planmerge.Tasks(sides[0], sides[1], sides[2])
+		if !ok {
+			fmt.Fprintf(s.Err, "taskie merge-driver: %s: both sides changed the same row, or added or removed rows: left as a conflict to resolve by hand\n", p)
+			return errSilentProblems
+		}
+		return root.WriteFile(out, merged, true)
+	}
+	d := mergeDefaults(cwd, p)
 	if kind == "events" {
 		res := planmerge.Plan(sides[0], sides[1], sides[2], d)
 		mergeNotes(s, p, res.Notes)

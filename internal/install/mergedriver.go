@@ -19,6 +19,7 @@ var (
 	AttributeLines = []string{
 		".taskie/plans/*/events.jsonl merge=taskie-events",
 		".taskie/plans/*/state.json merge=taskie-state",
+		".taskie/plans/*/tasks.md merge=taskie-tasks",
 	}
 	// DriverConfig is the git config each clone needs: key → value.
 	DriverConfig = [][2]string{
@@ -26,6 +27,8 @@ var (
 		{"merge.taskie-events.driver", "taskie merge-driver events %O %A %B %P"},
 		{"merge.taskie-state.name", "taskie: a plan's state.json replayed from the merged events"},
 		{"merge.taskie-state.driver", "taskie merge-driver state %O %A %B %P"},
+		{"merge.taskie-tasks.name", "taskie: a plan's tasks.md, row by row (Status cells render each side's moves)"},
+		{"merge.taskie-tasks.driver", "taskie merge-driver tasks %O %A %B %P"},
 	}
 )
 
