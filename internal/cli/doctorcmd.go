@@ -35,8 +35,11 @@ Codex also: taskie's hooks are trusted in config.toml with the hash Codex
 computes (Codex skips an untrusted hook silently), a hook that only looks like
 taskie's is named, and both PATHs find taskie: the current one (Codex runs
 hooks with its own PATH) and a login shell's (Codex runs the agent's commands
-in one). Each problem comes with the command that fixes it. Exit 1 when a
-problem is found.`,
+in one). With a shared store (TASKIE_DATABASE_URL, or a trusted "store"
+setting): the server answers within 3 s and lets this user in, the schema
+against this taskie's, this clone's plan events are all in it, and the origin
+remote or project names the repository. Each problem comes with the command
+that fixes it. Exit 1 when a problem is found.`,
 		Args: exactArgs(0, "no arguments"),
 		RunE: func(*cobra.Command, []string) error { return run(o) },
 	}

@@ -104,6 +104,7 @@ func Run(e Env) []Check {
 	if c, ok := mergeDriver(root); ok {
 		out = append(out, c)
 	}
+	out = append(out, storeChecks(e, repo, cfg)...)
 	if repo != nil {
 		out = append(out, plans(repo, e.Clock)...)
 	} else {
