@@ -157,6 +157,7 @@ or input error.`,
 	root.AddCommand(newReadyCmd(s, g), newClaimCmd(s, g), newHeartbeatCmd(s, g), newReleaseCmd(s, g), newGroupsCmd(s, g), newWorktreeCmd(s, g))
 	root.AddCommand(newVersionCmd(s), newReviewCmd(s, g))
 	root.AddCommand(newMergeDriverCmd(s, g))
+	root.AddCommand(newWatchCmd(s, g))
 	finishTree(root, s, g)
 	return root
 }
