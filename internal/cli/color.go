@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"bytes"
 	"os"
-	"strings"
 
 	"golang.org/x/term"
 )
@@ -26,13 +24,6 @@ func SystemStreams() Streams {
 // (https://no-color.org).
 func colorWanted(getenv func(string) string) bool {
 	return getenv("NO_COLOR") == "" && getenv("TERM") != "dumb"
-}
-
-// testStreams returns streams on buffers for tests: in is stdin, the
-// buffers collect stdout and stderr; no terminal, no colour.
-func testStreams(in string) (*Streams, *bytes.Buffer, *bytes.Buffer) {
-	var out, errOut bytes.Buffer
-	return &Streams{In: strings.NewReader(in), Out: &out, Err: &errOut}, &out, &errOut
 }
 
 // palette colours text for a terminal; its zero value prints plain text.

@@ -47,10 +47,6 @@ func DetectAgent(data []byte) Agent {
 	return Claude
 }
 
-// AgentFromEnv tells which agent runs a taskie command from its
-// environment (workflow.AgentFromEnv).
-func AgentFromEnv(getenv func(string) string) Agent { return workflow.AgentFromEnv(getenv) }
-
 // ActionRef is how a user or an agent invokes a taskie action:
 // /taskie:continue-plan in Claude Code, $taskie-continue-plan in Codex
 // (a skill mention; Codex has no custom slash commands since 0.117.0).

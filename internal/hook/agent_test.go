@@ -25,19 +25,6 @@ func TestDetectAgent(t *testing.T) {
 	}
 }
 
-func TestAgentFromEnv(t *testing.T) {
-	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
-	if got := AgentFromEnv(env(map[string]string{"CODEX_THREAD_ID": "01a2"})); got != Codex {
-		t.Errorf("CODEX_THREAD_ID set: %s", got)
-	}
-	if got := AgentFromEnv(env(map[string]string{"CODEX_THREAD_ID": "01a2", "CLAUDECODE": "1"})); got != Claude {
-		t.Errorf("inside Claude Code: %s", got)
-	}
-	if got := AgentFromEnv(env(nil)); got != Claude {
-		t.Errorf("no agent: %s", got)
-	}
-}
-
 func TestActionWording(t *testing.T) {
 	tests := []struct {
 		agent     Agent

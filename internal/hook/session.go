@@ -9,7 +9,6 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/planchoice"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
@@ -67,14 +66,6 @@ func (s *Session) Save(now time.Time) error {
 	_, _ = s.root.CleanTemps(sessionsDir, time.Minute)
 	data, _ := json.MarshalIndent(s, "", "  ")
 	return s.root.WriteFile(s.path, append(data, '\n'), false) // cheap to lose: no fsync on the hot path
-}
-
-// Live reports whether another session was seen recently enough to still
-// own its plan. A last_seen in the future (beyond the clock skew allowed)
-// proves nothing and counts as not seen.
-func Live(root *fsafe.Root, id string, now time.Time) bool {
-	s := LoadSession(root, id)
-	return !s.LastSeen.IsZero() && now.Sub(s.LastSeen) < OwnerTTL && !s.LastSeen.After(now.Add(planchoice.MaxClockSkew))
 }
 
 // OwnerTTL is how long a session keeps its plan without a stop.

@@ -87,9 +87,6 @@ func (s *Snapshot) ReadFiles(names []string, fn func(name string, data []byte, e
 	}
 }
 
-// Files lists the parsed names of the plan's regular files.
-func (s *Snapshot) Files() []plan.FileName { return s.files }
-
 // ReviewExists reports whether review file n of a series exists (older
 // names included).
 func (s *Snapshot) ReviewExists(review domain.Phase, task domain.TaskID, n int) bool {
