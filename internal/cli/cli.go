@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -72,7 +73,7 @@ func Run(args []string, s Streams) int {
 		return ExitUsage
 	}
 	s.Clock = clk
-	root := newRootCmd(&s)
+	root := newRootCmdFor(&s, args)
 	root.SetArgs(args)
 	root.SetIn(s.In)
 	root.SetOut(s.Out)
@@ -123,7 +124,71 @@ type globals struct {
 	located bool     // the project was found (the worktree notice is said once)
 }
 
-func newRootCmd(s *Streams) *cobra.Command {
+// command is one top-level command: its name and how to build it.
+type command struct {
+	name  string
+	build func(*Streams, *globals) *cobra.Command
+}
+
+// commands lists every top-level command, one line each. A process builds
+// only the one its arguments name (see commandsFor): building all of them
+// cost `taskie --version` more than the rest of its start.
+var commands = []command{
+	{"init", newInitCmd}, {"plan", newPlanCmd}, {"status", newStatusCmd}, {"start", newStartCmd},
+	{"done", newDoneCmd}, {"set", newSetCmd},
+	{"pause", func(s *Streams, g *globals) *cobra.Command { return newPauseCmd(s, g, false) }},
+	{"resume", func(s *Streams, g *globals) *cobra.Command { return newPauseCmd(s, g, true) }},
+	{"continue", newContinueCmd}, {"validate", newValidateCmd},
+	{"diagram", func(s *Streams, _ *globals) *cobra.Command { return newDiagramCmd(s) }},
+	{"hook", func(s *Streams, _ *globals) *cobra.Command { return newHookCmd(s) }},
+	{"config", newConfigCmd},
+	{"install", func(s *Streams, g *globals) *cobra.Command { return newInstallCmd(s, g, false) }},
+	{"uninstall", func(s *Streams, g *globals) *cobra.Command { return newInstallCmd(s, g, true) }},
+	{"doctor", newDoctorCmd}, {"task", newTaskCmd}, {"context", newContextCmd},
+	{"recover", newRecoverCmd}, {"history", newHistoryCmd}, {"log", newLogCmd},
+	{"trust", newTrustCmd},
+	{"store", newStoreCmd},
+	{"findings", newFindingsCmd}, {"finding", newFindingCmd},
+	{"query", newQueryCmd},
+	{"ready", newReadyCmd}, {"claim", newClaimCmd}, {"heartbeat", newHeartbeatCmd}, {"release", newReleaseCmd},
+	{"groups", newGroupsCmd}, {"worktree", newWorktreeCmd},
+	{"version", func(s *Streams, _ *globals) *cobra.Command { return newVersionCmd(s) }},
+	{"review", newReviewCmd},
+	{"merge-driver", newMergeDriverCmd},
+	{"watch", newWatchCmd},
+}
+
+// commandsFor picks the commands to build for args: the one the first
+// argument that is not a flag names; none for a lone --version (-v); every one
+// otherwise (help, completion, a name to correct, no command at all).
+func commandsFor(args []string) []command {
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "-v") {
+		return nil
+	}
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "--":
+			return commands
+		case a == "-C" || a == "--dir" || a == "--plan":
+			i++ // its value
+		case strings.HasPrefix(a, "-"):
+		default:
+			for _, c := range commands {
+				if c.name == a {
+					return []command{c}
+				}
+			}
+			return commands
+		}
+	}
+	return commands
+}
+
+func newRootCmd(s *Streams) *cobra.Command { return newRootCmdFor(s, nil) }
+
+// newRootCmdFor builds the root with the commands args need (all of them
+// when args is nil).
+func newRootCmdFor(s *Streams, args []string) *cobra.Command {
 	g := &globals{s: s}
 	root := &cobra.Command{
 		Use:   "taskie",
@@ -142,22 +207,9 @@ or input error.`,
 	root.PersistentFlags().StringVarP(&g.dir, "dir", "C", "", "run as if taskie was started in `dir`")
 	root.PersistentFlags().StringVar(&g.plan, "plan", "", "plan `id` (default: the one `taskie plan use` set, else the most recently changed)")
 	root.SetFlagErrorFunc(flagError)
-	root.AddCommand(
-		newInitCmd(s, g), newPlanCmd(s, g), newStatusCmd(s, g), newStartCmd(s, g),
-		newDoneCmd(s, g), newSetCmd(s, g), newPauseCmd(s, g, false), newPauseCmd(s, g, true),
-		newContinueCmd(s, g), newValidateCmd(s, g), newDiagramCmd(s), newHookCmd(s), newConfigCmd(s, g),
-		newInstallCmd(s, g, false), newInstallCmd(s, g, true), newDoctorCmd(s, g),
-		newTaskCmd(s, g), newContextCmd(s, g),
-		newRecoverCmd(s, g), newHistoryCmd(s, g), newLogCmd(s, g),
-	)
-	root.AddCommand(newTrustCmd(s, g))
-	root.AddCommand(newStoreCmd(s, g))
-	root.AddCommand(newFindingsCmd(s, g), newFindingCmd(s, g))
-	root.AddCommand(newQueryCmd(s, g))
-	root.AddCommand(newReadyCmd(s, g), newClaimCmd(s, g), newHeartbeatCmd(s, g), newReleaseCmd(s, g), newGroupsCmd(s, g), newWorktreeCmd(s, g))
-	root.AddCommand(newVersionCmd(s), newReviewCmd(s, g))
-	root.AddCommand(newMergeDriverCmd(s, g))
-	root.AddCommand(newWatchCmd(s, g))
+	for _, c := range commandsFor(args) {
+		root.AddCommand(c.build(s, g))
+	}
 	finishTree(root, s, g)
 	return root
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -189,7 +190,7 @@ func lastReview(tail []events.Event) time.Time {
 
 // failedWhy reads a failed review's "why" in the hook log: "code-review 2
 // failed (exit): Not logged in".
-var failedWhy = regexp.MustCompile(`^\S+ \d+ failed \(([a-z]+)\): (.*)$`)
+var failedWhy = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\S+ \d+ failed \(([a-z]+)\): (.*)$`) })
 
 // hookDecisions reads the last decisions of the plan's hook log (its
 // tail only).
@@ -211,7 +212,7 @@ func hookDecisions(p *project.Plan) []needs.HookDecision {
 			continue
 		}
 		d := needs.HookDecision{Time: l.Time.UTC().Truncate(time.Second), Hook: l.Msg, Log: l.ReviewLog}
-		if m := failedWhy.FindStringSubmatch(l.Why); m != nil {
+		if m := failedWhy().FindStringSubmatch(l.Why); m != nil {
 			d.Failure, d.Detail = m[1], m[2]
 		}
 		out = append(out, d)

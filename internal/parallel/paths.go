@@ -3,28 +3,37 @@ package parallel
 import (
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/taskie-dev/taskie/internal/plan"
 )
 
 // knownExts are the extensions that make a word a file name. The list is
 // closed on purpose: "e.g.", "v1.2" and "plan.Tasks" must not become files.
-var knownExts = setOf(
-	"go", "mod", "sum", "md", "txt", "txtar", "json", "jsonl", "yaml", "yml",
-	"toml", "ini", "cfg", "conf", "env", "sh", "bash", "zsh", "fish", "ps1",
-	"py", "rb", "js", "mjs", "cjs", "ts", "tsx", "jsx", "rs", "c", "h", "cc",
-	"cpp", "hpp", "java", "kt", "kts", "swift", "scala", "cs", "php", "pl",
-	"lua", "sql", "proto", "graphql", "html", "htm", "css", "scss", "sass",
-	"less", "vue", "svelte", "xml", "svg", "csv", "tsv", "lock", "tf", "hcl",
-	"gradle", "mk", "tmpl", "tpl", "gotmpl", "golden", "rst", "adoc", "ipynb",
-	"dart", "ex", "exs", "erl", "hs", "ml", "nix", "zig", "bzl", "cmake",
-)
+// The sets are built at first use (wordSets): a process that reads no task
+// file pays nothing for them at start, not even a sync.OnceValue.
+var knownExts, knownNames, notFiles map[string]bool
 
-// knownNames are files without an extension that are still files.
-var knownNames = setOf("Makefile", "Dockerfile", "Justfile", "Rakefile", "Gemfile", "LICENSE", "Containerfile")
+var wordSetsOnce sync.Once
 
-// notFiles are words with a known extension that name products, not files.
-var notFiles = setOf("node.js", "vue.js", "next.js", "nuxt.js", "react.js", "express.js", "d3.js", "three.js", "chart.js")
+func wordSets() {
+	wordSetsOnce.Do(func() {
+		knownExts = setOf(
+			"go", "mod", "sum", "md", "txt", "txtar", "json", "jsonl", "yaml", "yml",
+			"toml", "ini", "cfg", "conf", "env", "sh", "bash", "zsh", "fish", "ps1",
+			"py", "rb", "js", "mjs", "cjs", "ts", "tsx", "jsx", "rs", "c", "h", "cc",
+			"cpp", "hpp", "java", "kt", "kts", "swift", "scala", "cs", "php", "pl",
+			"lua", "sql", "proto", "graphql", "html", "htm", "css", "scss", "sass",
+			"less", "vue", "svelte", "xml", "svg", "csv", "tsv", "lock", "tf", "hcl",
+			"gradle", "mk", "tmpl", "tpl", "gotmpl", "golden", "rst", "adoc", "ipynb",
+			"dart", "ex", "exs", "erl", "hs", "ml", "nix", "zig", "bzl", "cmake",
+		)
+		// knownNames are files without an extension that are still files.
+		knownNames = setOf("Makefile", "Dockerfile", "Justfile", "Rakefile", "Gemfile", "LICENSE", "Containerfile")
+		// notFiles are words with a known extension that name products, not files.
+		notFiles = setOf("node.js", "vue.js", "next.js", "nuxt.js", "react.js", "express.js", "d3.js", "three.js", "chart.js")
+	})
+}
 
 func setOf(words ...string) map[string]bool {
 	m := make(map[string]bool, len(words))
@@ -142,6 +151,7 @@ func scanWords(s string, add func(string)) {
 
 // codePath applies the backtick rule to a span's text.
 func codePath(s string) string {
+	wordSets()
 	if strings.ContainsAny(s, " \t") {
 		return ""
 	}
@@ -167,6 +177,7 @@ func codePath(s string) string {
 // cleanWord strips a ":line", ":line:col" or "#Lline" suffix from a word
 // and rejects what cannot be a relative repository path.
 func cleanWord(w string) (string, bool) {
+	wordSets()
 	if i := strings.IndexByte(w, ':'); i > 0 && lineSuffix(w[i+1:]) {
 		w = w[:i]
 	}
@@ -197,6 +208,7 @@ func lineSuffix(s string) bool {
 // hasKnownExt reports whether the last element of p ends in a known
 // extension after a non-empty name.
 func hasKnownExt(p string) bool {
+	wordSets()
 	base := path.Base(p)
 	i := strings.LastIndexByte(base, '.')
 	if i <= 0 || i == len(base)-1 {

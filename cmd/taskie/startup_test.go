@@ -1,0 +1,139 @@
+//go:build linux || darwin
+
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// initBudget is what each of taskie's own packages may allocate while the
+// process starts (package-level variables and init functions), in
+// allocations. Every process pays it, the Stop hook included, before it
+// does anything: build tables, regular expressions and templates at first
+// use (sync.OnceValue) instead. A package not listed may allocate nothing.
+// Lower a figure when it falls; raise one only with a reason.
+var initBudget = map[string]int{
+	"internal/cli":            26, // small maps (completion, help topics), the hook's mirror and claim rules
+	"internal/store/postgres": 28, // its SQL, built from fragments; registers the postgres:// store
+	"internal/lifecycle":      20, // the transition tables' maps
+	"internal/review":         10, // the reviewers' and prompts' maps
+	"internal/ledger":         8,
+	"internal/parallel":       4, // the priority words map
+	"internal/install":        6,
+	"internal/plan":           6,
+	"internal/needs":          4,
+	"internal/hook":           4,
+	"internal/domain":         2,
+	"internal/config":         2,
+	"internal/store":          2,
+	"internal/continuity":     2,
+}
+
+const module = "github.com/taskie-dev/taskie/"
+
+var initLine = regexp.MustCompile(`^init (\S+) @[0-9.]+ ms, ([0-9.]+) ms clock, ([0-9]+) bytes, ([0-9]+) allocs$`)
+
+type initCost struct {
+	pkg           string
+	ms            float64
+	bytes, allocs int
+}
+
+// TestStartupInitBudget runs the built binary the way the Stop hook and
+// `--version` run it, with the runtime's init trace on, and fails when one
+// of taskie's packages does more work at start than initBudget allows.
+// It asserts allocations, never time (the machine may be loaded); the
+// time, the other modules' share and the page faults are logged.
+func TestStartupInitBudget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := filepath.Join(t.TempDir(), "taskie")
+	build := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	outside := t.TempDir() // no .taskie: the stop has nothing to do
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		stdin string
+	}{
+		{"version", []string{"--version"}, ""},
+		{"hook stop outside a project", []string{"hook", "stop"}, `{"session_id":"s1","cwd":` + quote(outside) + `,"stop_hook_active":false,"hook_event_name":"Stop"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			costs, faults := traceInit(t, bin, outside, tc.stdin, tc.args...)
+			var ours, theirs initCost
+			var lines []string
+			for _, c := range costs {
+				name, mine := strings.CutPrefix(c.pkg, module)
+				if !mine {
+					theirs.ms += c.ms
+					theirs.bytes += c.bytes
+					theirs.allocs += c.allocs
+					if c.allocs > 0 {
+						lines = append(lines, fmt.Sprintf("  %-55s %6d B %4d allocs", c.pkg, c.bytes, c.allocs))
+					}
+					continue
+				}
+				ours.ms += c.ms
+				ours.bytes += c.bytes
+				ours.allocs += c.allocs
+				if c.allocs > initBudget[name] {
+					t.Errorf("%s allocates %d times (%d bytes) at start, budget %d: build what it needs at first use (sync.OnceValue), not in a package-level variable or init",
+						name, c.allocs, c.bytes, initBudget[name])
+				}
+			}
+			sort.Strings(lines)
+			t.Logf("%d packages initialised, %d minor page faults; taskie's: %.3f ms, %d B, %d allocs; other modules and the standard library: %.3f ms, %d B, %d allocs:\n%s",
+				len(costs), faults, ours.ms, ours.bytes, ours.allocs, theirs.ms, theirs.bytes, theirs.allocs, strings.Join(lines, "\n"))
+		})
+	}
+}
+
+// traceInit runs bin with GODEBUG=inittrace=1 and returns the cost of
+// every package's initialisation and the process's minor page faults.
+func traceInit(t *testing.T, bin, dir, stdin string, args ...string) ([]initCost, int64) {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1", "TASKIE_HOOK_SKIP=", "CLAUDECODE=")
+	cmd.Stdin = strings.NewReader(stdin)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("taskie %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	var costs []initCost
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		m := initLine.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		c := initCost{pkg: m[1]}
+		c.ms, _ = strconv.ParseFloat(m[2], 64)
+		c.bytes, _ = strconv.Atoi(m[3])
+		c.allocs, _ = strconv.Atoi(m[4])
+		costs = append(costs, c)
+	}
+	if len(costs) == 0 {
+		t.Fatalf("taskie %s printed no init trace:\n%s", strings.Join(args, " "), stderr.String())
+	}
+	var faults int64
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		faults = ru.Minflt
+	}
+	return costs, faults
+}
