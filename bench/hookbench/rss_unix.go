@@ -16,3 +16,13 @@ func maxRSS(ps *os.ProcessState) int64 {
 	}
 	return rssKB(ru.Maxrss)
 }
+
+// minFaults is a finished process's minor page faults: what paging in a
+// larger binary costs at start.
+func minFaults(ps *os.ProcessState) int64 {
+	ru, ok := ps.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return 0
+	}
+	return int64(ru.Minflt)
+}

@@ -14,6 +14,10 @@ func main() {
 	if len(os.Args) == 3 && os.Args[1] == "hook" && os.Args[2] == "stop" {
 		os.Exit(cli.HookStop())
 	}
+	if len(os.Args) == 2 && (os.Args[1] == "--version" || os.Args[1] == "-v") {
+		_, _ = os.Stdout.WriteString(cli.VersionLine())
+		return
+	}
 	cli.Assets = taskie.Assets
 	os.Exit(cli.Main(os.Args[1:]))
 }

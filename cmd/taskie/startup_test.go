@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -65,6 +66,19 @@ func TestStartupInitBudget(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	outside := t.TempDir() // no .taskie: the stop has nothing to do
+
+	// main prints --version without building any command: the same
+	// version as `taskie version --json`.
+	var v struct{ Version string }
+	out, err := exec.Command(bin, "version", "--json").Output()
+	if err != nil || json.Unmarshal(out, &v) != nil || v.Version == "" {
+		t.Fatalf("taskie version --json: %v: %s", err, out)
+	}
+	for _, flag := range []string{"--version", "-v"} {
+		if out, err := exec.Command(bin, flag).Output(); err != nil || string(out) != "taskie "+v.Version+"\n" {
+			t.Errorf("taskie %s = %q, %v; want %q", flag, out, err, "taskie "+v.Version+"\n")
+		}
+	}
 	for _, tc := range []struct {
 		name  string
 		args  []string

@@ -28,6 +28,10 @@ var Version = ""
 
 func version() string { return buildVersion().Version }
 
+// VersionLine is what `taskie --version` prints; main prints it without
+// building any command.
+func VersionLine() string { return "taskie " + version() + "\n" }
+
 // Streams carries all I/O: stdout holds only data; messages go to stderr.
 type Streams struct {
 	In       io.Reader
@@ -199,7 +203,6 @@ Stop hook.
 
 Exit codes: 0 ok, 1 problems found (validate, doctor, a FAIL review), 2 usage
 or input error.`,
-		Version:       version(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
@@ -207,7 +210,13 @@ or input error.`,
 	root.PersistentFlags().StringVarP(&g.dir, "dir", "C", "", "run as if taskie was started in `dir`")
 	root.PersistentFlags().StringVar(&g.plan, "plan", "", "plan `id` (default: the one `taskie plan use` set, else the most recently changed)")
 	root.SetFlagErrorFunc(flagError)
-	for _, c := range commandsFor(args) {
+	cmds := commandsFor(args)
+	if len(cmds) != 1 {
+		// --version is root's own flag: a process running one command does
+		// not read the build information for it.
+		root.Version = version()
+	}
+	for _, c := range cmds {
 		root.AddCommand(c.build(s, g))
 	}
 	finishTree(root, s, g)
