@@ -32,7 +32,11 @@ const seededFindings = 24
 //
 // Each task status and the phase have a single writer, so that the test
 // knows which commands really changed something (a command that sets what
-// is already there records no event).
+// is already there records no event). The status writers flip tasks 1 and 3
+// between postponed and cancelled, which never start their lifecycle (a
+// status request of a task with no record sets the cell alone, and neither
+// is ready, so no claim takes them); the claims take tasks 4 and 5, whose
+// claims and releases move their lifecycle (pending ⇄ assigned).
 func TestStressMixedCommands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("stress test: skipped with -short")
@@ -50,15 +54,16 @@ func TestStressMixedCommands(t *testing.T) {
 	}
 
 	s := &stress{t: t, h: h, root: root, deadline: time.Now().Add(stressDuration()),
-		status: map[string]string{"1": "pending", "3": "pending"}, flips: map[string]int{},
+		status: map[string]string{"1": "postponed", "3": "postponed"}, flips: map[string]int{},
 		findingNotes: map[string]string{}, fixes: map[string]int{}, failed: map[string]int{}}
 	workers := []func(w int){
 		s.noter,                           // PROGRESS on tasks 1 and 2
 		s.setter,                          // FIELD_SET review_model
 		func(w int) { s.flipper(w, "1") }, // TASK_STATUS of task 1
 		func(w int) { s.flipper(w, "3") }, // TASK_STATUS of task 3
-		s.phaser,                          // PHASE_CHANGE code-review ⇄ post-code-review
-		s.claimer, s.claimer, s.claimer,   // claim --next, release
+		// claims: tasks 4 and 5, pending ⇄ assigned
+		s.phaser,                        // PHASE_CHANGE code-review ⇄ post-code-review
+		s.claimer, s.claimer, s.claimer, // claim --next, release
 		s.decider, s.decider, // FINDING_FIXED / FINDING_DECLINED
 		s.stopper, // status --json and hook stop
 	}
@@ -123,6 +128,11 @@ func setupStress(t *testing.T, h *harness, root string) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
+	// tasks 1 and 3 are the status writers', 4 and 5 the claims'
+	h.must(root, "task", "status", "1", "postponed")
+	h.must(root, "task", "status", "3", "postponed")
+	h.must(root, "task", "add", "--title", "Claimed one")
+	h.must(root, "task", "add", "--title", "Claimed two")
 	if r := h.must(root, "findings"); strings.Count(r.stdout, "\topen\t") != seededFindings {
 		t.Fatalf("setup: want %d open findings, taskie findings printed:\n%s", seededFindings, r.stdout)
 	}
@@ -198,13 +208,13 @@ func (s *stress) setter(w int) {
 	}
 }
 
-// flipper is the one writer of task's status: done, pending, done, …
+// flipper is the one writer of task's status: cancelled, postponed, …
 func (s *stress) flipper(_ int, task string) {
 	for time.Now().Before(s.deadline) {
 		s.mu.Lock()
 		was := s.status[task]
 		s.mu.Unlock()
-		want := map[string]string{"pending": "done", "done": "pending"}[was]
+		want := map[string]string{"postponed": "cancelled", "cancelled": "postponed"}[was]
 		args := []string{"task", "status", task, want, "--json"}
 		r, ok := s.run("task status", args...)
 		var out struct{ Task, Status string }
@@ -359,11 +369,12 @@ func (s *stress) checkNotes() {
 
 // logEvent is what the checks read of a log line.
 type logEvent struct {
-	Event string            `json:"event"`
-	Task  string            `json:"task"`
-	Actor string            `json:"actor"`
-	Tasks map[string]string `json:"tasks"`
-	Meta  map[string]any    `json:"meta"`
+	Event  string            `json:"event"`
+	Task   string            `json:"task"`
+	Actor  string            `json:"actor"`
+	Tasks  map[string]string `json:"tasks"`
+	Meta   map[string]any    `json:"meta"`
+	Reason string            `json:"reason"`
 }
 
 // readLog reads the events of a log from offset off.
@@ -394,7 +405,15 @@ func (s *stress) checkPlanLog(path string, off int64) {
 	byKind := map[string]int{}
 	statusEvents := map[string]int{}
 	seen := map[string]int{} // finding decision notes
+	// A claim that finds its task still assigned to an agent whose claim
+	// was released (the release's lifecycle move not yet committed) moves
+	// it back to pending and on to assigned in its own commit; the late
+	// release then has nothing to move.
+	takeovers := 0
 	for _, e := range evs {
+		if e.Event == "STATE_TRANSITION" && strings.HasPrefix(e.Reason, "claim taken over") {
+			takeovers++
+		}
 		byKind[e.Event]++
 		switch e.Event {
 		case "TASK_STATUS":
@@ -424,12 +443,24 @@ func (s *stress) checkPlanLog(path string, off int64) {
 		findingKinds[kind]++
 	}
 	want := map[string]int{
-		"PROGRESS":         len(s.notes),
-		"FIELD_SET":        s.sets,
-		"TASK_STATUS":      s.flips["1"] + s.flips["3"],
-		"PHASE_CHANGE":     s.phaseMoves,
-		"FINDING_FIXED":    findingKinds["FINDING_FIXED"],
-		"FINDING_DECLINED": findingKinds["FINDING_DECLINED"],
+		// each claim and each release moves its task (pending ⇄ assigned)
+		// in one commit of its own
+		"STATE_TRANSITION":  s.claims + s.releases,
+		"LIFECYCLE_CHANGED": s.claims + s.releases - takeovers,
+		"PROGRESS":          len(s.notes),
+		"FIELD_SET":         s.sets,
+		"TASK_STATUS":       s.flips["1"] + s.flips["3"],
+		"PHASE_CHANGE":      s.phaseMoves,
+		"FINDING_FIXED":     findingKinds["FINDING_FIXED"],
+		"FINDING_DECLINED":  findingKinds["FINDING_DECLINED"],
+	}
+	// the first claim of each task creates its record; the first claim of
+	// the plan's wave starts it
+	for _, kind := range []string{"TASK_CREATED", "GROUP_START"} {
+		if byKind[kind] > 2 {
+			s.t.Errorf("%s events: %d, want at most one per claimed task", kind, byKind[kind])
+		}
+		delete(byKind, kind)
 	}
 	for kind := range byKind {
 		if _, ok := want[kind]; !ok {
@@ -463,7 +494,7 @@ func (s *stress) checkTasksFile() {
 	for _, m := range tasksRow.FindAllStringSubmatch(string(data), -1) {
 		inFile[m[1]] = m[2]
 	}
-	last := map[string]string{"1": "pending", "3": "pending"} // as setup left them
+	last := map[string]string{"1": "postponed", "3": "postponed"} // as setup left them
 	for _, e := range readLog(s.t, filepath.Join(pd, "events.jsonl"), 0) {
 		if e.Event == "TASK_STATUS" {
 			for task, st := range e.Tasks {
