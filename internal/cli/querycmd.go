@@ -211,7 +211,7 @@ type queryView struct {
 	Since         string           `json:"since"`
 	Created       string           `json:"created"`
 	InState       int64            `json:"in_state_s"`
-	Timeout       int64            `json:"timeout_s"` // 0: the state has none, or the task is queued
+	Timeout       int64            `json:"timeout_s"`        // 0: the state has none, or the task is queued
 	Queued        bool             `json:"queued,omitempty"` // pending, not ready yet: no timeout runs
 	Level         string           `json:"level"`
 	Failures      map[string]int   `json:"failures"`
