@@ -14,6 +14,9 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/ledger"
 	"github.com/taskie-dev/taskie/internal/ledger/ledgertest"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
+	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
 // TestLedgerScenariosThroughTheHook runs the review ledger's scripted
@@ -21,8 +24,11 @@ import (
 // fake reviewer and the post-review commands an agent runs, twice: with
 // the reviewer reporting its findings (the ledger's rules decide) and with
 // the same verdicts and no findings (the verdict alone decides, as before
-// the ledger). Each run must end as the pure simulation says, after as
-// many reviews; the table of iterations is logged (go test -v).
+// the ledger). The escalation ladder acts beside them (ladderWants): with
+// the ledger each run must end as the pure simulation says, after as many
+// code reviews, with the CTO reviews the ladder adds; verdict only, the
+// ladder ends the cycles that never pass before the cap does. The table of
+// iterations is logged (go test -v).
 func TestLedgerScenariosThroughTheHook(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs about a hundred reviews")
@@ -30,25 +36,78 @@ func TestLedgerScenariosThroughTheHook(t *testing.T) {
 	bin := buildFake(t)
 	var table bytes.Buffer
 	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "scenario\twith ledger: hook\t(simulated)\twithout: hook\t(simulated)")
+	fmt.Fprintln(tw, "scenario\twith ledger: hook\t(simulated)\twithout: hook\t(simulated, no ladder)")
 	for _, sc := range ledgertest.Scenarios() {
-		var with, without ledgertest.Outcome
+		lw, ok := ladderWants[sc.Name]
+		if !ok {
+			t.Fatalf("%s: no entry in ladderWants: say how the escalation ladder ends it through the hook", sc.Name)
+		}
+		var with, without hookOutcome
 		t.Run(sc.Name+"/with ledger", func(t *testing.T) {
 			with = runThroughHook(t, bin, sc, true)
-			if with != sc.Want {
-				t.Errorf("through the hook: %s, want %s (the simulation)", with, sc.Want)
+			if want := (hookOutcome{sc.Want, lw.ctoWith}); with != want {
+				t.Errorf("through the hook: %s, want %s (the simulation, and the ladder's CTO reviews)", with, want)
 			}
 		})
 		t.Run(sc.Name+"/verdict only", func(t *testing.T) {
 			without = runThroughHook(t, bin, sc, false)
-			if without.Iterations != sc.WantOld.Iterations || without.End != sc.WantOld.End {
-				t.Errorf("through the hook: %s, want %d %s (the simulation)", without, sc.WantOld.Iterations, sc.WantOld.End)
+			if without != lw.without {
+				t.Errorf("through the hook: %s, want %s", without, lw.without)
 			}
 		})
-		fmt.Fprintf(tw, "%s\t%s\t(%s)\t%d %s\t(%d %s)\n", sc.Name, with, sc.Want, without.Iterations, without.End, sc.WantOld.Iterations, sc.WantOld.End)
+		fmt.Fprintf(tw, "%s\t%s\t(%s)\t%s\t(%d %s)\n", sc.Name, with, sc.Want, without, sc.WantOld.Iterations, sc.WantOld.End)
 	}
 	tw.Flush()
 	t.Log("iterations per review cycle, through the real hook and simulated:\n" + table.String())
+}
+
+// endCTOUsedUp: the escalation ladder handed the task to a human after
+// the CTO's two attempts.
+const endCTOUsedUp = "with a human (CTO attempts used up)"
+
+// ladderWant is how the escalation ladder (docs/lifecycle.md, "The CTO")
+// plays a scenario through the hook. Its rules: the third code review of
+// the task that is not clean (counted since the task last moved on or
+// since the last CTO attempt) puts it in cto_intervention, and the next
+// stop runs a CTO review, which the scripted CTO answers with a guided
+// retry (a CTO attempt: the failures count afresh, the cycle goes on);
+// after two CTO attempts the next failed review hands the task to a human
+// (human_escalation) and the stop after its post-review allows. The
+// ledger's own ends (a cycle that does not converge, the budget) come
+// first when they fall on the same review.
+type ladderWant struct {
+	ctoWith int         // CTO reviews with the ledger, whose end stays the simulation's
+	without hookOutcome // verdict only
+}
+
+// ladderWants, by scenario. Verdict only, a cycle that never passes ends
+// at review 7 with a human (reviews 3 and 6 each bring a CTO review, review
+// 7 fails after the second attempt), before the cap of 8 the simulation of
+// the old rule reaches.
+var ladderWants = map[string]ladderWant{
+	// Two failed reviews at most: the ladder never acts.
+	"(a) findings fixed over iterations converge": {0, hookOutcome{ledgertest.Outcome{Iterations: 4, End: ledgertest.EndPassed}, 0}},
+	"(b) a PASS with a blocker open is not clean": {0, hookOutcome{ledgertest.Outcome{Iterations: 2, End: ledgertest.EndPassed}, 0}},
+	// With the ledger, review 3 (not clean) brings the CTO review; its guided
+	// retry lets the ratchet pass the cycle at review 5. Verdict only, two
+	// CTO attempts then a human.
+	"(c) a reviewer inventing new minor findings forever": {1, hookOutcome{ledgertest.Outcome{Iterations: 7, End: endCTOUsedUp}, 2}},
+	// With the ledger, non-convergence at review 3 comes before the CTO
+	// review its third failure would bring. Verdict only, the ladder.
+	"(d) a finding that keeps coming back after fixed": {0, hookOutcome{ledgertest.Outcome{Iterations: 7, End: endCTOUsedUp}, 2}},
+	// With the ledger, the budget is spent at review 3, before the CTO
+	// review. Verdict only (no budget), the ladder.
+	"(e) the budget stops further reviews": {0, hookOutcome{ledgertest.Outcome{Iterations: 7, End: endCTOUsedUp}, 2}},
+	// Two failed reviews: the ladder never acts.
+	"(f) ids stay stable across iterations":      {0, hookOutcome{ledgertest.Outcome{Iterations: 4, End: ledgertest.EndPassed}, 0}},
+	"(g) no findings: the verdict alone decides": {0, hookOutcome{ledgertest.Outcome{Iterations: 5, End: ledgertest.EndPassed}, 0}},
+	// With the ledger, review 3 brings the CTO review and the ledger finds
+	// the cycle stalled at review 4. Verdict only, the ladder.
+	"(h) a new blocker every review, no budget": {1, hookOutcome{ledgertest.Outcome{Iterations: 7, End: endCTOUsedUp}, 2}},
+	// With the ledger, review 3 (a PASS with the blocker open, not clean)
+	// brings the CTO review and the ledger finds the cycle stalled at review
+	// 5. Verdict only, one failed review: it passes at review 3.
+	"(i) a minor raised to blocker, never fixed": {1, hookOutcome{ledgertest.Outcome{Iterations: 3, End: ledgertest.EndPassed}, 0}},
 }
 
 // hookRun is one scenario's project, driven as an agent would.
@@ -58,35 +117,61 @@ type hookRun struct {
 	log  string // the fake reviewer's log
 }
 
-// runThroughHook plays sc: the fake reviewer answers each review with the
-// scenario's answer (without its findings when ledger is false); after a
-// block the post-review marks findings fixed or declined, writes its file
-// and records it; the cycle ends at the first stop that allows.
-func runThroughHook(t *testing.T, bin string, sc ledgertest.Scenario, withLedger bool) ledgertest.Outcome {
+// runThroughHook plays sc: the fake reviewer answers each code review
+// with the scenario's answer (without its findings when ledger is false)
+// and a CTO review with a guided retry; after a code review's block the
+// post-review marks findings fixed or declined, writes its file and
+// records it, after a CTO review's block the agent follows the guidance
+// and stops again; the cycle ends at the first stop that allows.
+func runThroughHook(t *testing.T, bin string, sc ledgertest.Scenario, withLedger bool) hookOutcome {
 	h := newHookRun(t, bin, sc, withLedger)
 	open, active := 0, false
-	for reviews := 0; ; {
+	for reviews, cto := 0, 0; ; {
+		h.nextAnswer(sc, reviews+1, withLedger)
 		code, out, errOut := h.taskie("hook", "stop", "--format", "exit2", "<stdin>", h.hookInput(active))
-		if n := h.reviews(); n > reviews {
-			reviews = n
+		n, c := h.reviews()
+		ranCTO := c > cto
+		if n > reviews {
 			open = h.openAtMajor(withLedger)
 		}
+		reviews, cto = n, c
 		if code == ExitOK {
 			end := endOf(out)
 			if end == ledgertest.EndCap {
 				open = h.openAtMajor(withLedger) // the simulation counts after the last post-review
 			}
 			if end == "" {
-				t.Fatalf("after %d reviews the stop allowed with %q, %q: no end of a cycle", reviews, out, errOut)
+				t.Fatalf("after %d reviews and %d CTO reviews the stop allowed with %q, %q: no end of a cycle", reviews, cto, out, errOut)
 			}
-			return ledgertest.Outcome{Iterations: reviews, End: end, Open: open}
+			if got := h.lifeState(); (end == ledgertest.EndNeedsHuman || end == endCTOUsedUp) && got != lifecycle.HumanEscalation {
+				t.Errorf("the cycle ended %s with task 1 in %s, want %s", end, got, lifecycle.HumanEscalation)
+			}
+			return hookOutcome{ledgertest.Outcome{Iterations: reviews, End: end, Open: open}, cto}
 		}
-		if code != ExitUsage || reviews > domain.DefaultMaxReviews {
-			t.Fatalf("stop after %d reviews: exit %d, %q %q", reviews, code, out, errOut)
+		if code != ExitUsage || reviews > domain.DefaultMaxReviews || cto > 2 {
+			t.Fatalf("stop after %d reviews and %d CTO reviews: exit %d, %q %q", reviews, cto, code, out, errOut)
 		}
-		h.postReview(sc.Step(reviews), reviews, withLedger)
+		if !ranCTO {
+			h.postReview(sc.Step(reviews), reviews, withLedger)
+		} else if !strings.Contains(errOut, ctoGuidance) {
+			t.Fatalf("the CTO review's block does not carry its guidance: %q", errOut)
+		}
 		active = true
 	}
+}
+
+// hookOutcome is how a cycle ended through the hook, with the CTO reviews
+// the escalation ladder ran on the way.
+type hookOutcome struct {
+	ledgertest.Outcome
+	CTO int
+}
+
+func (o hookOutcome) String() string {
+	if o.CTO == 0 {
+		return o.Outcome.String()
+	}
+	return fmt.Sprintf("%s (+%d CTO)", o.Outcome, o.CTO)
 }
 
 func newHookRun(t *testing.T, bin string, sc ledgertest.Scenario, withLedger bool) *hookRun {
@@ -105,20 +190,6 @@ func newHookRun(t *testing.T, bin string, sc ledgertest.Scenario, withLedger boo
 	if withLedger && sc.Settings.BudgetUSD > 0 {
 		h.write(filepath.Join(".taskie", "config.json"), fmt.Sprintf(`{"budget_usd": %g}`, sc.Settings.BudgetUSD))
 	}
-	var script strings.Builder
-	for it := 1; it <= domain.DefaultMaxReviews; it++ {
-		a := sc.Step(it).Answer
-		script.WriteString(string(a.Verdict))
-		if withLedger && a.Findings != nil {
-			b, err := json.Marshal(a.Findings)
-			if err != nil {
-				t.Fatal(err)
-			}
-			script.WriteString(" " + string(b))
-		}
-		script.WriteString("\n")
-	}
-	h.write("verdicts", script.String())
 	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 	t.Setenv("FAKE_REVIEW_SCRIPT", filepath.Join(h.root, "verdicts"))
 	t.Setenv("FAKE_REVIEW_STATE", filepath.Join(t.TempDir(), "n"))
@@ -172,13 +243,65 @@ func (h *hookRun) hookInput(active bool) string {
 	return string(b)
 }
 
-// reviews counts the reviewer runs.
-func (h *hookRun) reviews() int {
-	b, err := os.ReadFile(h.log)
-	if err != nil {
-		return 0
+// nextAnswer scripts the fake reviewer's next run: a guided retry when the
+// task is in cto_intervention (the stop runs a CTO review), the answer of
+// code review it otherwise. The script has that one step, which the fake
+// repeats.
+func (h *hookRun) nextAnswer(sc ledgertest.Scenario, it int, withLedger bool) {
+	h.t.Helper()
+	if h.lifeState() == lifecycle.CTOIntervention {
+		h.write("verdicts", "CTO-RETRY "+ctoGuidance+"\n")
+		return
 	}
-	return bytes.Count(b, []byte("\n"))
+	a := sc.Step(it).Answer
+	line := string(a.Verdict)
+	if withLedger && a.Findings != nil {
+		b, err := json.Marshal(a.Findings)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		line += " " + string(b)
+	}
+	h.write("verdicts", line+"\n")
+}
+
+// ctoGuidance is the scripted CTO's guidance for a guided retry.
+const ctoGuidance = "Keep going: fix what the reviews report."
+
+// lifeState is task 1's lifecycle state in state.json.
+func (h *hookRun) lifeState() lifecycle.State {
+	h.t.Helper()
+	path := filepath.Join(h.root, ".taskie", "plans", "p", "state.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	s, err := state.Decode(path, b)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	st, _ := workflow.TaskLife(s)
+	return st
+}
+
+// reviews counts the reviewer's runs: code reviews and CTO reviews.
+func (h *hookRun) reviews() (code, cto int) {
+	b, err := os.ReadFile(h.log)
+	if err != nil || len(bytes.TrimSpace(b)) == 0 {
+		return 0, 0
+	}
+	for _, line := range bytes.Split(bytes.TrimSpace(b), []byte("\n")) {
+		var rec struct{ Step string }
+		if err := json.Unmarshal(line, &rec); err != nil {
+			h.t.Fatalf("%s: %v", h.log, err)
+		}
+		if strings.HasPrefix(rec.Step, "CTO-") {
+			cto++
+		} else {
+			code++
+		}
+	}
+	return code, cto
 }
 
 // findings reads `taskie findings --open --json`.
@@ -237,8 +360,10 @@ func endOf(stdout string) string {
 		return ledgertest.EndNeedsHuman
 	case strings.Contains(msg, "budget"):
 		return ledgertest.EndBudget
-	case strings.Contains(msg, "Max review limit"):
+	case strings.Contains(strings.ToLower(msg), "max review limit"):
 		return ledgertest.EndCap
+	case strings.Contains(msg, "human_escalation") && strings.Contains(msg, "the CTO's attempts did not get it through"):
+		return endCTOUsedUp
 	}
 	return ""
 }
