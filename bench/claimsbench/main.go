@@ -42,7 +42,7 @@ func main() {
 	url := flag.String("url", os.Getenv(store.DatabaseURLEnv), "PostgreSQL URL (default: a throwaway server)")
 	only := flag.String("only", "", `"files" or "postgres": measure one store`)
 	flag.Parse()
-	store.SetClaimRules(store.ClaimRules{Claim: parallel.DecideClaim, Heartbeat: parallel.DecideHeartbeat, Release: parallel.DecideRelease})
+	store.SetClaimRules(store.ClaimRules{Claim: parallel.DecideClaimAt, Heartbeat: parallel.DecideHeartbeatAt, Release: parallel.DecideReleaseAt, Fence: parallel.DecideFence})
 	if err := run(*agents, *tasks, *rounds, *url, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "claimsbench:", err)
 		os.Exit(1)

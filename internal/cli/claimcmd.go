@@ -27,7 +27,8 @@ type claimOpts struct {
 	ttl    time.Duration
 	next   bool
 	retry  bool
-	force  bool // release: another agent's claim
+	force  bool  // release: another agent's claim
+	token  int64 // heartbeat, release: the fencing token presented
 	asJSON bool
 }
 
@@ -38,6 +39,8 @@ type claimView struct {
 	Outcome  string        `json:"outcome"` // granted, renewed, takeover, released
 	Acquired time.Time     `json:"acquired"`
 	Expires  time.Time     `json:"expires"`
+	Token    int64         `json:"token"`
+	Place    string        `json:"place,omitempty"`
 	Previous *previousView `json:"previous,omitempty"`
 	Worktree string        `json:"worktree,omitempty"`
 }
@@ -65,8 +68,20 @@ complete (its work waits to be merged) is refused. --retry claims it anyway,
 deliberately: the task leaves failed_tasks, its failures count from zero
 again and a complete result no longer stands.
 
+Without --as or TASKIE_AGENT the agent is this runner's identity: machine,
+clone, worktree and session (` + "`taskie status`" + ` shows it). A name already
+holding a live claim from another place (machine, clone, worktree) is
+refused: two runners must not share a claim.
+
+Every claim granted or taken over gets a fencing token, higher than every
+token the task had (stderr, and --json "token"). Heartbeats, results, moves
+and releases present it — --token, TASKIE_CLAIM_TOKEN, or by default the
+token this clone recorded for the agent's claim from this place — and a
+stale one (the claim was taken over or released) is refused.
+
 Exit 1 when the claim is refused: another agent holds it, no task is ready,
-the task is done, failed or complete, or the plan is paused.`
+the task is done, failed or complete, the name is in use elsewhere, or the
+plan is paused.`
 
 func newClaimCmd(s *Streams, g *globals) *cobra.Command { return newClaimCmdWith(s, g, runClaim) }
 
@@ -118,7 +133,13 @@ Allowed on a paused plan (the holder keeps its task). Exit 1 when refused.`,
 		},
 	}
 	addAgentFlags(c, o, true)
+	addTokenFlag(c, &o.token)
 	return c
+}
+
+// addTokenFlag adds --token to a command that writes for a claim.
+func addTokenFlag(c *cobra.Command, token *int64) {
+	c.Flags().Int64Var(token, "token", 0, "the claim's fencing `token` (default $TASKIE_CLAIM_TOKEN, else the one recorded when this agent claimed it here)")
 }
 
 func newReleaseCmd(s *Streams, g *globals) *cobra.Command { return newReleaseCmdWith(s, g, runRelease) }
@@ -143,11 +164,12 @@ claim (CLAIM_OVERRIDE in the coordination log).`,
 	}
 	addAgentFlags(c, o, false)
 	c.Flags().BoolVar(&o.force, "force", false, "release the claim whoever holds it (recorded)")
+	addTokenFlag(c, &o.token)
 	return c
 }
 
 func addAgentFlags(c *cobra.Command, o *claimOpts, ttl bool) {
-	c.Flags().StringVar(&o.as, "as", "", "the agent's `name` (default $TASKIE_AGENT)")
+	c.Flags().StringVar(&o.as, "as", "", "the agent's `name` (default $TASKIE_AGENT, else this runner's identity)")
 	c.Flags().BoolVar(&o.asJSON, "json", false, "print the claim as JSON")
 	if ttl {
 		c.Flags().DurationVar(&o.ttl, "ttl", 0, "lease `duration`, at most 24h (default lease_ttl, 30m)")
@@ -180,8 +202,7 @@ func (cp *coordPlan) leaseTTL(flag time.Duration) (time.Duration, error) {
 
 func runClaim(o *claimOpts) error {
 	s, g := o.s, o.g
-	agent, err := agentName(o.as)
-	if err != nil {
+	if _, err := agentName(o.as); o.as != "" && err != nil {
 		return err
 	}
 	cp, err := g.openCoord("")
@@ -189,6 +210,11 @@ func runClaim(o *claimOpts) error {
 		return err
 	}
 	defer cp.close()
+	agent, err := agentOrDefault(o.as, cp.p.Repo.Root)
+	if err != nil {
+		return err
+	}
+	here := domain.Fence{Place: placeOf(cp.p.Repo.Root)}
 	ttl, err := cp.leaseTTL(o.ttl)
 	if err != nil {
 		return err
@@ -198,16 +224,20 @@ func runClaim(o *claimOpts) error {
 	}
 	var d parallel.ClaimDecision
 	if o.next {
-		d, err = claimNext(s, cp, agent, ttl)
+		d, err = claimNext(s, cp, agent, ttl, here)
 	} else {
-		d, err = claimTask(s, cp, o.task, agent, ttl, o.retry)
+		d, err = claimTask(s, cp, o.task, agent, ttl, o.retry, here)
 	}
 	if err != nil {
 		return err
 	}
 	if d.Outcome == parallel.Refused {
+		if h := fenceHint(d.Err, refusedTask(d), agent); h != "" {
+			return refused(d, h)
+		}
 		return refused(d, fmt.Sprintf("claim another task: `taskie claim --next --as %s`; `taskie ready` lists them", agent))
 	}
+	cp.recordHeld(s, d)
 	wt := cp.recordClaimHead(s, g, d)
 	if d.Outcome == parallel.Granted || d.Outcome == parallel.Takeover {
 		cp.lifeAfterClaim(s, d.Claim.Task, agent)
@@ -215,9 +245,17 @@ func runClaim(o *claimOpts) error {
 	return printClaim(s, d, wt, o.asJSON)
 }
 
+// refusedTask is the task of a refused claim, 0 when not known.
+func refusedTask(d parallel.ClaimDecision) domain.TaskID {
+	if d.Previous != nil {
+		return d.Previous.Task
+	}
+	return 0
+}
+
 // claimTask claims one named task: it must exist and be open, and be
 // neither failed nor complete unless retry says to do it again.
-func claimTask(s *Streams, cp *coordPlan, arg, agent string, ttl time.Duration, retry bool) (parallel.ClaimDecision, error) {
+func claimTask(s *Streams, cp *coordPlan, arg, agent string, ttl time.Duration, retry bool, here domain.Fence) (parallel.ClaimDecision, error) {
 	task, err := cp.p.TaskID(arg)
 	if err != nil {
 		return parallel.ClaimDecision{}, usageErr(err, "")
@@ -244,7 +282,7 @@ func claimTask(s *Streams, cp *coordPlan, arg, agent string, ttl time.Duration, 
 	if err := refuseFinished(task, agent, failed, complete, retry); err != nil {
 		return parallel.ClaimDecision{}, err
 	}
-	d, err := cp.c.Claim(cp.ctx, cp.key, task, agent, ttl)
+	d, err := cp.c.Claim(cp.ctx, cp.key, task, agent, ttl, here)
 	if err == nil && retry && (failed || complete != "") && d.Outcome != parallel.Refused {
 		err = cp.retryTask(s, task, agent, failed)
 	}
@@ -363,7 +401,7 @@ func joinIDs(ids []domain.TaskID) string {
 
 // claimNext claims the first ready task, or gives back the agent's own
 // live claim on an open task (a restarted agent resumes its work).
-func claimNext(s *Streams, cp *coordPlan, agent string, ttl time.Duration) (parallel.ClaimDecision, error) {
+func claimNext(s *Streams, cp *coordPlan, agent string, ttl time.Duration, here domain.Fence) (parallel.ClaimDecision, error) {
 	tasks, _, err := cp.schedTasks(false)
 	if err != nil {
 		return parallel.ClaimDecision{}, err
@@ -381,14 +419,14 @@ func claimNext(s *Streams, cp *coordPlan, agent string, ttl time.Duration) (para
 		return parallel.ClaimDecision{}, err
 	}
 	if own, ok := parallel.OwnLive(tasks, claims, agent, now, skip); ok {
-		return cp.c.Claim(cp.ctx, cp.key, own, agent, ttl)
+		return cp.c.Claim(cp.ctx, cp.key, own, agent, ttl, here)
 	}
 	ready := readyExcept(tasks, claims, now, skip)
 	ids := make([]domain.TaskID, len(ready))
 	for i, t := range ready {
 		ids[i] = t.ID
 	}
-	d, ok, err := cp.c.ClaimNext(cp.ctx, cp.key, ids, agent, ttl)
+	d, ok, err := cp.c.ClaimNext(cp.ctx, cp.key, ids, agent, ttl, here)
 	if err == nil && !ok {
 		err = &exitError{code: ExitProblems, err: fmt.Errorf("plan %s: no task is ready to claim", cp.p.ID),
 			hint: "every open task is claimed or waits on a dependency; `taskie ready` and `taskie status` show which"}
@@ -508,7 +546,7 @@ func printClaim(s *Streams, d parallel.ClaimDecision, worktree string, asJSON bo
 	cl := d.Claim
 	if asJSON {
 		v := claimView{Task: cl.Task.String(), Agent: cl.Agent, Outcome: d.Outcome.String(),
-			Acquired: cl.Acquired, Expires: cl.Expires, Worktree: worktree}
+			Acquired: cl.Acquired, Expires: cl.Expires, Token: cl.Token, Place: cl.Place, Worktree: worktree}
 		if d.Previous != nil && d.Outcome == parallel.Takeover {
 			v.Previous = &previousView{Agent: d.Previous.Agent, Expires: d.Previous.Expires}
 		}
@@ -527,6 +565,9 @@ func printClaim(s *Streams, d parallel.ClaimDecision, worktree string, asJSON bo
 		fmt.Fprintf(s.Err, "task %d: released by %s\n", cl.Task, cl.Agent)
 		return nil
 	}
+	if cl.Token > 0 && d.Outcome != parallel.Renewed {
+		fmt.Fprintf(s.Err, "task %d: fencing token %d\n", cl.Task, cl.Token)
+	}
 	if worktree != "" {
 		fmt.Fprintf(s.Err, "task %d: worktree %s\n", cl.Task, worktree)
 	}
@@ -535,8 +576,7 @@ func printClaim(s *Streams, d parallel.ClaimDecision, worktree string, asJSON bo
 }
 
 func runHeartbeat(o *claimOpts) error {
-	agent, err := agentName(o.as)
-	if err != nil {
+	if _, err := agentName(o.as); o.as != "" && err != nil {
 		return err
 	}
 	cp, err := o.g.openCoord("")
@@ -544,6 +584,10 @@ func runHeartbeat(o *claimOpts) error {
 		return err
 	}
 	defer cp.close()
+	agent, err := agentOrDefault(o.as, cp.p.Repo.Root)
+	if err != nil {
+		return err
+	}
 	task, err := cp.p.TaskID(o.task)
 	if err != nil {
 		return usageErr(err, "")
@@ -552,11 +596,18 @@ func runHeartbeat(o *claimOpts) error {
 	if err != nil {
 		return err
 	}
-	d, err := cp.c.Heartbeat(cp.ctx, cp.key, task, agent, ttl)
+	f, err := cp.fenceOf(task, agent, o.token)
+	if err != nil {
+		return err
+	}
+	d, err := cp.c.Heartbeat(cp.ctx, cp.key, task, agent, ttl, f)
 	if err != nil {
 		return err
 	}
 	if d.Outcome == parallel.Refused {
+		if h := fenceHint(d.Err, task, agent); h != "" {
+			return refused(d, h)
+		}
 		now, _ := cp.c.Now(cp.ctx) // the lease clock the decision used
 		return refused(d, heartbeatHint(d, task, agent, now))
 	}
@@ -580,11 +631,7 @@ func heartbeatHint(d parallel.ClaimDecision, task domain.TaskID, agent string, n
 }
 
 func runRelease(o *claimOpts) error {
-	agent, err := agentName(o.as)
-	if o.force {
-		agent, err = optionalAgent(o.as)
-	}
-	if err != nil {
+	if _, err := agentName(o.as); o.as != "" && err != nil {
 		return err
 	}
 	cp, err := o.g.openCoord("")
@@ -592,6 +639,13 @@ func runRelease(o *claimOpts) error {
 		return err
 	}
 	defer cp.close()
+	agent, err := agentOrDefault(o.as, cp.p.Repo.Root)
+	if o.force {
+		agent, err = optionalAgent(o.as)
+	}
+	if err != nil {
+		return err
+	}
 	task, err := cp.p.TaskID(o.task)
 	if err != nil {
 		return usageErr(err, "")
@@ -599,11 +653,18 @@ func runRelease(o *claimOpts) error {
 	if o.force {
 		return forceRelease(o, cp, task, agent)
 	}
-	d, err := cp.c.Release(cp.ctx, cp.key, task, agent)
+	f, err := cp.fenceOf(task, agent, o.token)
+	if err != nil {
+		return err
+	}
+	d, err := cp.c.Release(cp.ctx, cp.key, task, agent, f)
 	if err != nil {
 		return err
 	}
 	if d.Outcome == parallel.Refused {
+		if h := fenceHint(d.Err, task, agent); h != "" {
+			return refused(d, h)
+		}
 		return refused(d, "only the agent that holds a claim releases it; an expired lease is taken over by claiming the task")
 	}
 	cp.lifeAfterRelease(o.s, task, agent)

@@ -28,17 +28,21 @@ type claimGuard struct {
 	task    domain.TaskID
 	actor   string
 	command string
+	fence   domain.Fence // what the actor presented
 	d       parallel.WriteDecision
 }
 
 // guardWrite decides whether actor may write to task given its claim
 // (docs/parallel.md, "Claims protect their tasks"): a live claim of
 // another agent refuses the write (exit 1) unless force.
-func (cp *coordPlan) guardWrite(s *Streams, task domain.TaskID, actor string, force bool, command string) (*claimGuard, error) {
-	return guardWrite(s, cp.ctx, cp.c, cp.key, task, actor, force, command)
+func (cp *coordPlan) guardWrite(s *Streams, task domain.TaskID, actor string, token int64, force bool, command string) (*claimGuard, error) {
+	return guardWrite(s, cp.ctx, cp.c, cp.files, cp.key, cp.p.Repo.Root, task, actor, token, force, command)
 }
 
-func guardWrite(s *Streams, ctx context.Context, c store.Coordination, key store.PlanKey, task domain.TaskID, actor string, force bool, command string) (*claimGuard, error) {
+// guardWrite decides a write to task by actor, presenting its place and
+// token (docs/parallel.md, "Identity and fencing"). A command given no
+// name writes as this runner's identity when that holds the claim.
+func guardWrite(s *Streams, ctx context.Context, c store.Coordination, files *store.FileCoord, key store.PlanKey, root string, task domain.TaskID, actor string, token int64, force bool, command string) (*claimGuard, error) {
 	g := &claimGuard{s: s, c: c, key: key, ctx: ctx, task: task, actor: actor, command: command}
 	claims, err := c.Claims(ctx, key)
 	if err != nil {
@@ -48,8 +52,24 @@ func guardWrite(s *Streams, ctx context.Context, c store.Coordination, key store
 	if err != nil {
 		return nil, usageErr(err, "unset it, or give a time like 2026-05-01T12:00:00Z")
 	}
-	g.d = parallel.DecideWrite(task, parallel.ClaimOf(claims, task), actor, force, now)
+	cur := parallel.ClaimOf(claims, task)
+	if g.actor == "" && cur != nil && cur.Agent == defaultAgent(root) {
+		g.actor = cur.Agent
+	}
+	g.fence = domain.Fence{Place: placeOf(root)}
+	if g.fence.Token, err = presentedToken(token); err != nil {
+		return nil, err
+	}
+	if g.fence.Token == 0 && g.actor != "" && files != nil {
+		if t, ok, err := files.HeldToken(key, task, g.actor, g.fence.Place); err == nil && ok {
+			g.fence.Token = t
+		}
+	}
+	g.d = parallel.DecideWriteAt(task, cur, g.actor, g.fence, force, now)
 	if g.d.Outcome == parallel.WriteRefused {
+		if h := fenceHint(g.d.Err, task, g.actor); h != "" {
+			return nil, &exitError{code: ExitProblems, err: fmt.Errorf("%s: %w", command, g.d.Err), hint: h}
+		}
 		return nil, &exitError{code: ExitProblems, err: fmt.Errorf("%s: %w", command, g.d.Err),
 			hint: fmt.Sprintf("only its holder writes to it (--as %s, or TASKIE_AGENT=%s); to override it deliberately, add --force (recorded); or wait for `taskie release %d --as %s`",
 				g.d.Holder.Agent, g.d.Holder.Agent, task, g.d.Holder.Agent)}
@@ -74,6 +94,20 @@ func (e *claimsUnreadError) Unwrap() error { return e.err }
 func claimsUnread(err error, task domain.TaskID) error {
 	return &exitError{code: ExitProblems, err: &claimsUnreadError{fmt.Errorf("task %d: reading its claim: %w", task, err)},
 		hint: "a task's claim is checked before it is written; fix the coordination store, then run the same command again"}
+}
+
+// appendEvents logs a write's events: while the actor writes as the
+// holder, or presents a token, only while its claim is still the one it
+// presented (checked by the store atomically with the append).
+func (g *claimGuard) appendEvents(evs ...events.Event) error {
+	if g.d.Outcome == parallel.WriteHolder || g.fence.Token > 0 {
+		err := g.c.AppendFenced(g.ctx, g.key, g.task, g.actor, g.fence, evs...)
+		if h := fenceHint(err, g.task, g.actor); h != "" {
+			return &exitError{code: ExitProblems, err: fmt.Errorf("%s: %w", g.command, err), hint: h}
+		}
+		return err
+	}
+	return g.c.AppendEvents(g.ctx, g.key, evs...)
 }
 
 // done records an override after the write it allowed.
@@ -124,7 +158,13 @@ func guardPlanWrite(s *Streams, p *project.Plan, task domain.TaskID, as string, 
 		fmt.Fprintf(s.Err, "taskie: warning: task %d: its claim was not checked: %v\n", task, err)
 		return nil, nil
 	}
-	g, err := guardWrite(s, ctx, c, store.PlanKey{Project: proj, Plan: p.ID}, task, actor, force, command)
+	files, _ := c.(*store.FileCoord)
+	if files == nil {
+		if files, err = store.OpenFileCoord(p.Repo.Root); err == nil {
+			defer files.Close()
+		}
+	}
+	g, err := guardWrite(s, ctx, c, files, store.PlanKey{Project: proj, Plan: p.ID}, p.Repo.Root, task, actor, 0, force, command)
 	var unread *claimsUnreadError
 	if errors.As(err, &unread) {
 		c.Close()

@@ -288,6 +288,17 @@ type claimStatusView struct {
 	Expires   time.Time `json:"expires"`
 	Live      bool      `json:"live"`
 	ExpiresIn string    `json:"expires_in"` // "29m10s", or "expired 3m0s ago"
+	Token     int64     `json:"token"`           // the fencing token; 0 from before tokens
+	Place     string    `json:"place,omitempty"` // machine:clone:worktree of the holder
+}
+
+// whoAmI is the agent name a command of this runner uses without --as:
+// $TASKIE_AGENT, else its identity (machine, clone, worktree, session).
+func whoAmI(p *project.Plan) string {
+	if name, err := agentName(""); err == nil {
+		return name
+	}
+	return defaultAgent(p.Repo.Root)
 }
 
 // planClaims lists a plan's claims for `taskie status`; a coordination
@@ -418,7 +429,7 @@ func (src *claimSource) read() ([]claimStatusView, error) {
 	out := make([]claimStatusView, len(claims))
 	for i, cl := range claims {
 		out[i] = claimStatusView{Task: cl.Task.String(), Agent: cl.Agent, Expires: cl.Expires, Live: cl.Live(now),
-			ExpiresIn: leaseLeft(cl, now)}
+			ExpiresIn: leaseLeft(cl, now), Token: cl.Token, Place: cl.Place}
 	}
 	return out, nil
 }
@@ -469,6 +480,7 @@ func queryClaimed(s *Streams, p *project.Plan, asJSON bool) error {
 	if asJSON {
 		return writeJSON(s.Out, cs)
 	}
+	fmt.Fprintf(s.Err, "you are: %s\n", whoAmI(p))
 	if len(cs) == 0 {
 		fmt.Fprintln(s.Err, "no task is claimed")
 		return nil
@@ -477,7 +489,7 @@ func queryClaimed(s *Streams, p *project.Plan, asJSON bool) error {
 	if s.TTY {
 		aligned := tabwriter.NewWriter(s.Out, 0, 4, 2, ' ', 0)
 		defer aligned.Flush()
-		fmt.Fprintln(aligned, "TASK\tAGENT\tEXPIRES\tLEASE")
+		fmt.Fprintln(aligned, "TASK\tAGENT\tEXPIRES\tLEASE\tTOKEN\tPLACE")
 		tw = aligned
 	}
 	for _, c := range cs {
@@ -488,7 +500,7 @@ func queryClaimed(s *Streams, p *project.Plan, asJSON bool) error {
 		case !c.Live:
 			left = c.ExpiresIn
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Task, c.Agent, c.Expires.UTC().Format(time.RFC3339), left)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", c.Task, c.Agent, c.Expires.UTC().Format(time.RFC3339), left, c.Token, cmp.Or(c.Place, "-"))
 	}
 	return nil
 }

@@ -294,7 +294,7 @@ var inHook atomic.Bool
 // The coordination stores apply the claims policy of package parallel: the
 // store imports no decider, so the shell hands it over.
 func init() {
-	store.SetClaimRules(store.ClaimRules{Claim: parallel.DecideClaim, Heartbeat: parallel.DecideHeartbeat, Release: parallel.DecideRelease})
+	store.SetClaimRules(store.ClaimRules{Claim: parallel.DecideClaimAt, Heartbeat: parallel.DecideHeartbeatAt, Release: parallel.DecideReleaseAt, Fence: parallel.DecideFence})
 	store.SetMirror(func(r *plan.Repo) store.Mirror {
 		return &store.SharedMirror{
 			Root:     r.Root,

@@ -41,6 +41,8 @@ type statusView struct {
 	LastHook *hookDecisionView `json:"last_hook_problem,omitempty"`
 	// Claims are the agents' claims on tasks, with their leases (§13).
 	Claims []claimStatusView `json:"claims,omitempty"`
+	// You is the agent name this runner's commands use (docs/parallel.md).
+	You string `json:"you,omitempty"`
 	// Wave is where a plan run with claims stands in its waves.
 	Wave *waveStatus `json:"wave,omitempty"`
 	// Timeouts are the tasks at 80 % of their lifecycle timeout or more (§10).
@@ -204,6 +206,7 @@ func buildStatus(p *project.Plan) (*statusView, error) {
 	v := &statusView{Plan: p.ID, ByStatus: map[string]int{}}
 	v.Running = runningReview(p, time.Now())
 	v.Claims = planClaims(p)
+	v.You = whoAmI(p)
 	v.Timeouts = lifecycleAlerts(p)
 	for _, d := range cellDivergences(p) {
 		v.HandEdits = append(v.HandEdits, d.String())
@@ -320,6 +323,7 @@ func printStatus(w io.Writer, v *statusView, tty bool) {
 	if t := v.ReviewTime; t != nil {
 		fmt.Fprintf(w, "reviews: %s\n", t.text())
 	}
+	fmt.Fprintf(w, "you are: %s\n", v.You)
 	printClaims(w, v.Claims)
 	printLifecycleAlerts(w, v.Timeouts)
 	for _, h := range v.HandEdits {

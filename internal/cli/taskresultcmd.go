@@ -28,6 +28,7 @@ type taskResultOpts struct {
 	g                                       *globals
 	task, status, commit, as, note, summary string
 	asJSON, force                           bool
+	token                                   int64
 }
 
 // resultView is a stored result with --json (and without --status).
@@ -59,7 +60,10 @@ is recorded in state.json's failed_tasks and, by on_exhausted, skipped (the
 other tasks go on) or escalated (the plan is paused for a human; ` + "`taskie\nresume`" + ` continues).
 
 A task another agent holds a live claim on takes results from its holder only
-(--as); --force stores one anyway, recorded as an override of the holder.`
+(--as); --force stores one anyway, recorded as an override of the holder.
+The holder's fencing token is presented (--token, TASKIE_CLAIM_TOKEN, or the
+one recorded when it claimed the task from here): a holder whose claim was
+taken over or released is refused by it, even with --force.`
 
 func newTaskResultCmd(s *Streams, g *globals) *cobra.Command {
 	return newTaskResultCmdWith(s, g, runTaskResult)
@@ -86,6 +90,7 @@ func newTaskResultCmdWith(s *Streams, g *globals, run func(*taskResultOpts) erro
 	c.Flags().StringVar(&o.summary, "summary", "", "what the task did, for its output file task-T-output.md (default: --note)")
 	c.Flags().BoolVar(&o.asJSON, "json", false, "print the stored result as JSON")
 	c.Flags().BoolVar(&o.force, "force", false, "store it although another agent holds the task's live claim (recorded)")
+	addTokenFlag(c, &o.token)
 	return c
 }
 
@@ -154,10 +159,11 @@ func resultComplete(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResult
 	if err != nil {
 		return err
 	}
-	guard, err := cp.guardWrite(s, task, agent, o.force, "task result")
+	guard, err := cp.guardWrite(s, task, agent, o.token, o.force, "task result")
 	if err != nil {
 		return err
 	}
+	agent = guard.actor
 	ws, err := cp.files.Worktrees(cp.key)
 	if err != nil {
 		return err
@@ -198,7 +204,7 @@ func resultComplete(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResult
 	if o.note != "" {
 		ev.Meta["note"] = o.note
 	}
-	if err := cp.c.AppendEvents(cp.ctx, cp.key, ev); err != nil {
+	if err := guard.appendEvents(ev); err != nil {
 		return err
 	}
 	guard.done()
@@ -254,10 +260,11 @@ func resultFailed(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResultOp
 	if err != nil {
 		return err
 	}
-	guard, err := cp.guardWrite(s, task, agent, o.force, "task result")
+	guard, err := cp.guardWrite(s, task, agent, o.token, o.force, "task result")
 	if err != nil {
 		return err
 	}
+	agent = guard.actor
 	res, err := cp.results()
 	if err != nil {
 		return err
@@ -278,13 +285,13 @@ func resultFailed(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResultOp
 	if o.note != "" {
 		ev.Meta["note"] = o.note
 	}
-	if err := cp.c.AppendEvents(cp.ctx, cp.key, ev); err != nil {
+	if err := guard.appendEvents(ev); err != nil {
 		return err
 	}
 	guard.done()
 	released := false
 	if agent != "" {
-		if rd, err := cp.c.Release(cp.ctx, cp.key, task, agent); err == nil && rd.Outcome == parallel.Released {
+		if rd, err := cp.c.Release(cp.ctx, cp.key, task, agent, guard.fence); err == nil && rd.Outcome == parallel.Released {
 			released = true
 			fmt.Fprintf(s.Err, "task %d: claim of %s released\n", task, agent)
 		}

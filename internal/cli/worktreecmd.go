@@ -227,7 +227,7 @@ func runWorktreeAdd(o *worktreeAddOpts) error {
 		if err != nil {
 			return err
 		}
-		if guard, err = cp.guardWrite(s, task, actor, o.force, "worktree add"); err != nil {
+		if guard, err = cp.guardWrite(s, task, actor, 0, o.force, "worktree add"); err != nil {
 			return err
 		}
 	}

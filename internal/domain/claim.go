@@ -13,6 +13,21 @@ type Claim struct {
 	Acquired  time.Time
 	Expires   time.Time
 	Heartbeat time.Time
+	// Token is the claim's fencing token: issued by the store when the
+	// claim is granted or taken over, higher than every token the task had
+	// before, kept by renewals. 0 is a claim stored before tokens existed.
+	Token int64
+	// Place is where the holder runs (machine, clone, worktree): a name
+	// used from another place is refused while this claim is live. ""
+	// when not known (a claim stored before places were recorded).
+	Place string
+}
+
+// Fence is what a caller presents with a write for a claim: where it runs
+// and, when it knows it, the token of the claim it holds (0: none).
+type Fence struct {
+	Place string
+	Token int64
 }
 
 // Never is the expiry of a lease that never expires: a store row set to

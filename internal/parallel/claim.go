@@ -121,6 +121,7 @@ func renew(task domain.TaskID, c Claim, now time.Time, ttl time.Duration) ClaimD
 	revived := !c.Live(now)
 	fresh := lease(task, c.Agent, now, ttl)
 	fresh.Acquired = c.Acquired
+	fresh.Token, fresh.Place = c.Token, c.Place
 	return ClaimDecision{Outcome: Renewed, Claim: fresh, Revived: revived}
 }
 

@@ -155,63 +155,85 @@ type claimJSON struct {
 	Acquired  time.Time `json:"acquired"`
 	Expires   time.Time `json:"expires"`
 	Heartbeat time.Time `json:"heartbeat"`
+	Token     int64     `json:"token,omitempty"`
+	Place     string    `json:"place,omitempty"`
 }
 
 // claimsDoc is claims.json.
 type claimsDoc struct {
 	Plan   string      `json:"plan"`
 	Claims []claimJSON `json:"claims"`
+	// LastToken is the last fencing token issued for the plan's claims:
+	// the next claim granted or taken over gets the one after it.
+	LastToken int64 `json:"last_token,omitempty"`
+}
+
+// claimsFile is claims.json as read: the claims by task and the last
+// token issued (never below any claim's).
+type claimsFile struct {
+	claims map[domain.TaskID]domain.Claim
+	last   int64
 }
 
 // readClaims reads a plan's claims; a missing file holds none. A file that
 // does not parse is an error naming it and is never overwritten.
 func (c *FileCoord) readClaims(p PlanKey) (map[domain.TaskID]domain.Claim, error) {
+	f, err := c.readClaimsFile(p)
+	return f.claims, err
+}
+
+// readClaimsFile reads claims.json whole.
+func (c *FileCoord) readClaimsFile(p PlanKey) (claimsFile, error) {
 	rel, err := c.rel(p, ClaimsName)
 	if err != nil {
-		return nil, err
+		return claimsFile{}, err
 	}
 	data, err := c.root.ReadFileLimit(rel, 16<<20)
 	if errors.Is(err, fs.ErrNotExist) {
-		return map[domain.TaskID]domain.Claim{}, nil
+		return claimsFile{claims: map[domain.TaskID]domain.Claim{}}, nil
 	}
 	if err != nil {
-		return nil, err
+		return claimsFile{}, err
 	}
 	return decodeClaims(c.root.Path(rel), data)
 }
 
-func decodeClaims(name string, data []byte) (map[domain.TaskID]domain.Claim, error) {
-	out := map[domain.TaskID]domain.Claim{}
+func decodeClaims(name string, data []byte) (claimsFile, error) {
+	out := claimsFile{claims: map[domain.TaskID]domain.Claim{}}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return out, nil
 	}
 	var doc claimsDoc
 	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("%s: malformed claims file: %v; remove it to drop every claim of the plan", name, err)
+		return claimsFile{}, fmt.Errorf("%s: malformed claims file: %v; remove it to drop every claim of the plan", name, err)
 	}
+	out.last = doc.LastToken
 	for _, cj := range doc.Claims {
 		id, err := domain.ParseTaskID(cj.Task)
 		if err != nil || cj.Agent == "" {
-			return nil, fmt.Errorf("%s: malformed claim %+v; remove the file to drop every claim of the plan", name, cj)
+			return claimsFile{}, fmt.Errorf("%s: malformed claim %+v; remove the file to drop every claim of the plan", name, cj)
 		}
-		cl := domain.Claim{Task: id, Agent: cj.Agent, Acquired: cj.Acquired, Expires: cj.Expires, Heartbeat: cj.Heartbeat}
-		if old, dup := out[id]; !dup || cl.Expires.After(old.Expires) {
-			out[id] = cl
+		cl := domain.Claim{Task: id, Agent: cj.Agent, Acquired: cj.Acquired, Expires: cj.Expires, Heartbeat: cj.Heartbeat,
+			Token: cj.Token, Place: cj.Place}
+		if old, dup := out.claims[id]; !dup || cl.Expires.After(old.Expires) {
+			out.claims[id] = cl
 		}
+		out.last = max(out.last, cj.Token)
 	}
 	return out, nil
 }
 
 // writeClaims replaces claims.json atomically.
-func (c *FileCoord) writeClaims(p PlanKey, claims map[domain.TaskID]domain.Claim) error {
+func (c *FileCoord) writeClaims(p PlanKey, f claimsFile) error {
 	rel, err := c.rel(p, ClaimsName)
 	if err != nil {
 		return err
 	}
-	doc := claimsDoc{Plan: p.Plan, Claims: make([]claimJSON, 0, len(claims))}
-	for _, cl := range sortedClaims(claims) {
+	doc := claimsDoc{Plan: p.Plan, Claims: make([]claimJSON, 0, len(f.claims)), LastToken: f.last}
+	for _, cl := range sortedClaims(f.claims) {
 		doc.Claims = append(doc.Claims, claimJSON{Task: cl.Task.String(), Agent: cl.Agent,
-			Acquired: cl.Acquired, Expires: cl.Expires, Heartbeat: cl.Heartbeat})
+			Acquired: cl.Acquired, Expires: cl.Expires, Heartbeat: cl.Heartbeat, Token: cl.Token, Place: cl.Place})
+		doc.LastToken = max(doc.LastToken, cl.Token)
 	}
 	data, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
@@ -231,9 +253,15 @@ func sortedClaims(m map[domain.TaskID]domain.Claim) []domain.Claim {
 
 // apply stores what a decision says and logs its event: the event first,
 // as the plan store does, so that a crash leaves at most an event whose
-// change did not happen.
-func (c *FileCoord) apply(p PlanKey, claims map[domain.TaskID]domain.Claim, d domain.ClaimDecision, ttl time.Duration, now time.Time) error {
-	ev, changed := claimEvent(p, d, ttl, now)
+// change did not happen. A claim granted or taken over gets the plan's
+// next fencing token, under the lock.
+func (c *FileCoord) apply(p PlanKey, f claimsFile, d *domain.ClaimDecision, ttl time.Duration, now time.Time) error {
+	if d.Outcome == domain.ClaimGranted || d.Outcome == domain.ClaimTakeover {
+		f.last++
+		d.Claim.Token = f.last
+	}
+	claims := f.claims
+	ev, changed := claimEvent(p, *d, ttl, now)
 	if ev != nil {
 		if err := c.appendLocked(p, *ev); err != nil {
 			return err
@@ -248,7 +276,7 @@ func (c *FileCoord) apply(p PlanKey, claims map[domain.TaskID]domain.Claim, d do
 	default:
 		claims[d.Claim.Task] = d.Claim
 	}
-	return c.writeClaims(p, claims)
+	return c.writeClaims(p, f)
 }
 
 // claimEvent is the event a decision logs, if any, and whether it changes
@@ -260,9 +288,11 @@ func claimEvent(p PlanKey, d domain.ClaimDecision, ttl time.Duration, now time.T
 	case domain.ClaimGranted:
 		ev.Event = EventClaim
 		ev.Meta = map[string]any{"expires": cl.Expires.Format(time.RFC3339), "ttl": ttlText(ttl)}
+		fenceMeta(ev.Meta, cl)
 	case domain.ClaimTakeover:
 		ev.Event, ev.To = EventClaimTakeover, cl.Agent
 		ev.Meta = map[string]any{"expires": cl.Expires.Format(time.RFC3339), "ttl": ttlText(ttl)}
+		fenceMeta(ev.Meta, cl)
 		if d.Previous != nil {
 			ev.From = d.Previous.Agent
 			ev.Reason = fmt.Sprintf("lease of %s expired at %s", d.Previous.Agent, d.Previous.Expires.Format(time.RFC3339))
@@ -277,6 +307,16 @@ func claimEvent(p PlanKey, d domain.ClaimDecision, ttl time.Duration, now time.T
 	return &ev, true
 }
 
+// fenceMeta adds a claim's token and place to its event.
+func fenceMeta(m map[string]any, cl domain.Claim) {
+	if cl.Token > 0 {
+		m["token"] = cl.Token
+	}
+	if cl.Place != "" {
+		m["place"] = cl.Place
+	}
+}
+
 func ttlText(ttl time.Duration) string {
 	if ttl <= 0 {
 		ttl = domain.DefaultLeaseTTL
@@ -285,33 +325,37 @@ func ttlText(ttl time.Duration) string {
 }
 
 // Claim gives task to agent unless another agent holds a live lease.
-func (c *FileCoord) Claim(ctx context.Context, p PlanKey, task domain.TaskID, agent string, ttl time.Duration) (d domain.ClaimDecision, err error) {
+func (c *FileCoord) Claim(ctx context.Context, p PlanKey, task domain.TaskID, agent string, ttl time.Duration, fs ...domain.Fence) (d domain.ClaimDecision, err error) {
 	err = c.locked(ctx, p, func(now time.Time) error {
-		claims, err := c.readClaims(p)
+		f, err := c.readClaimsFile(p)
 		if err != nil {
 			return err
 		}
-		d = Rules().Claim(task, current(claims, task), agent, now, ttl)
-		return c.apply(p, claims, d, ttl, now)
+		d = Rules().Claim(task, current(f.claims, task), agent, FenceOf(fs), now, ttl)
+		return c.apply(p, f, &d, ttl, now)
 	})
 	return d, err
 }
 
 // ClaimNext claims the first task of ready that no other agent holds live:
 // free, held by agent itself (renewed), or expired (taken over).
-func (c *FileCoord) ClaimNext(ctx context.Context, p PlanKey, ready []domain.TaskID, agent string, ttl time.Duration) (d domain.ClaimDecision, ok bool, err error) {
+func (c *FileCoord) ClaimNext(ctx context.Context, p PlanKey, ready []domain.TaskID, agent string, ttl time.Duration, fs ...domain.Fence) (d domain.ClaimDecision, ok bool, err error) {
 	err = c.locked(ctx, p, func(now time.Time) error {
-		claims, err := c.readClaims(p)
+		f, err := c.readClaimsFile(p)
 		if err != nil {
 			return err
 		}
 		for _, task := range ready {
-			cur := current(claims, task)
+			cur := current(f.claims, task)
 			if cur != nil && cur.Agent != agent && cur.Live(now) {
 				continue
 			}
-			d, ok = Rules().Claim(task, cur, agent, now, ttl), true
-			return c.apply(p, claims, d, ttl, now)
+			d = Rules().Claim(task, cur, agent, FenceOf(fs), now, ttl)
+			if d.Outcome == domain.ClaimRefused { // agent's own claim, from another place
+				continue
+			}
+			ok = true
+			return c.apply(p, f, &d, ttl, now)
 		}
 		return nil
 	})
@@ -319,29 +363,49 @@ func (c *FileCoord) ClaimNext(ctx context.Context, p PlanKey, ready []domain.Tas
 }
 
 // Heartbeat renews agent's lease on task.
-func (c *FileCoord) Heartbeat(ctx context.Context, p PlanKey, task domain.TaskID, agent string, ttl time.Duration) (d domain.ClaimDecision, err error) {
+func (c *FileCoord) Heartbeat(ctx context.Context, p PlanKey, task domain.TaskID, agent string, ttl time.Duration, fs ...domain.Fence) (d domain.ClaimDecision, err error) {
 	err = c.locked(ctx, p, func(now time.Time) error {
-		claims, err := c.readClaims(p)
+		f, err := c.readClaimsFile(p)
 		if err != nil {
 			return err
 		}
-		d = Rules().Heartbeat(task, current(claims, task), agent, now, ttl)
-		return c.apply(p, claims, d, ttl, now)
+		d = Rules().Heartbeat(task, current(f.claims, task), agent, FenceOf(fs), now, ttl)
+		return c.apply(p, f, &d, ttl, now)
 	})
 	return d, err
 }
 
 // Release lets agent's claim on task go.
-func (c *FileCoord) Release(ctx context.Context, p PlanKey, task domain.TaskID, agent string) (d domain.ClaimDecision, err error) {
+func (c *FileCoord) Release(ctx context.Context, p PlanKey, task domain.TaskID, agent string, fs ...domain.Fence) (d domain.ClaimDecision, err error) {
 	err = c.locked(ctx, p, func(now time.Time) error {
+		f, err := c.readClaimsFile(p)
+		if err != nil {
+			return err
+		}
+		d = Rules().Release(task, current(f.claims, task), agent, FenceOf(fs), now)
+		return c.apply(p, f, &d, 0, now)
+	})
+	return d, err
+}
+
+// AppendFenced appends evs under the plan's lock while agent's claim on
+// task is the one f names: a holder whose claim was taken over or
+// released can no longer log for it.
+func (c *FileCoord) AppendFenced(ctx context.Context, p PlanKey, task domain.TaskID, agent string, f domain.Fence, evs ...events.Event) error {
+	return c.locked(ctx, p, func(now time.Time) error {
 		claims, err := c.readClaims(p)
 		if err != nil {
 			return err
 		}
-		d = Rules().Release(task, current(claims, task), agent, now)
-		return c.apply(p, claims, d, 0, now)
+		if err := Rules().Fence(task, current(claims, task), agent, f, now); err != nil {
+			return err
+		}
+		if len(evs) == 0 {
+			return nil
+		}
+		stampEvents(p, evs, now)
+		return c.appendLocked(p, evs...)
 	})
-	return d, err
 }
 
 func current(claims map[domain.TaskID]domain.Claim, task domain.TaskID) *domain.Claim {
@@ -368,16 +432,21 @@ func (c *FileCoord) AppendEvents(ctx context.Context, p PlanKey, evs ...events.E
 		return nil
 	}
 	return c.locked(ctx, p, func(now time.Time) error {
-		for i := range evs {
-			if evs[i].TS.IsZero() {
-				evs[i].TS = now
-			}
-			if evs[i].Plan == "" {
-				evs[i].Plan = p.Plan
-			}
-		}
+		stampEvents(p, evs, now)
 		return c.appendLocked(p, evs...)
 	})
+}
+
+// stampEvents gives events without a time or plan now and the plan's.
+func stampEvents(p PlanKey, evs []events.Event, now time.Time) {
+	for i := range evs {
+		if evs[i].TS.IsZero() {
+			evs[i].TS = now
+		}
+		if evs[i].Plan == "" {
+			evs[i].Plan = p.Plan
+		}
+	}
 }
 
 // appendLocked appends events in one write; the caller holds the lock.

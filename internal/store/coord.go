@@ -18,15 +18,22 @@ import (
 // only makes it atomic.
 type Coordination interface {
 	// Claim gives task to agent for ttl unless another agent holds a live
-	// lease; an expired lease is taken over (the result says whose).
-	Claim(ctx context.Context, plan PlanKey, task domain.TaskID, agent string, ttl time.Duration) (domain.ClaimDecision, error)
+	// lease; an expired lease is taken over (the result says whose). A
+	// claim granted or taken over gets a fencing token higher than every
+	// token the task had; f says where agent runs (at most one).
+	Claim(ctx context.Context, plan PlanKey, task domain.TaskID, agent string, ttl time.Duration, f ...domain.Fence) (domain.ClaimDecision, error)
 	// ClaimNext claims the first of ready (in order) that no other agent
 	// holds; ok is false when every one is held.
-	ClaimNext(ctx context.Context, plan PlanKey, ready []domain.TaskID, agent string, ttl time.Duration) (d domain.ClaimDecision, ok bool, err error)
-	// Heartbeat renews agent's lease on task.
-	Heartbeat(ctx context.Context, plan PlanKey, task domain.TaskID, agent string, ttl time.Duration) (domain.ClaimDecision, error)
-	// Release lets agent's claim on task go.
-	Release(ctx context.Context, plan PlanKey, task domain.TaskID, agent string) (domain.ClaimDecision, error)
+	ClaimNext(ctx context.Context, plan PlanKey, ready []domain.TaskID, agent string, ttl time.Duration, f ...domain.Fence) (d domain.ClaimDecision, ok bool, err error)
+	// Heartbeat renews agent's lease on task; a stale token in f, or a
+	// live claim of agent's made from another place, is refused.
+	Heartbeat(ctx context.Context, plan PlanKey, task domain.TaskID, agent string, ttl time.Duration, f ...domain.Fence) (domain.ClaimDecision, error)
+	// Release lets agent's claim on task go, fenced as Heartbeat.
+	Release(ctx context.Context, plan PlanKey, task domain.TaskID, agent string, f ...domain.Fence) (domain.ClaimDecision, error)
+	// AppendFenced appends evs only while agent's claim on task is the one
+	// f names (ClaimRules.Fence), atomically with that check; no events
+	// only checks. A refusal is the rules' error.
+	AppendFenced(ctx context.Context, plan PlanKey, task domain.TaskID, agent string, f domain.Fence, evs ...events.Event) error
 	// Claims lists the plan's claims, live and expired, by task.
 	Claims(ctx context.Context, plan PlanKey) ([]domain.Claim, error)
 	// Now is the coordination clock: leases expire by it (the database's
@@ -37,6 +44,14 @@ type Coordination interface {
 	AppendEvents(ctx context.Context, plan PlanKey, evs ...events.Event) error
 	ScanEvents(ctx context.Context, plan PlanKey, fn func(events.Event)) error
 	Close() error
+}
+
+// FenceOf is the fence of a variadic argument: the first, or none.
+func FenceOf(f []domain.Fence) domain.Fence {
+	if len(f) > 0 {
+		return f[0]
+	}
+	return domain.Fence{}
 }
 
 // Coordination event kinds, the same for every implementation. A renewal
@@ -59,13 +74,16 @@ type PlanKey struct {
 // ClaimRules are the claims policy the coordination stores apply: under
 // their lock they read a task's lease, ask the rules, and write what they
 // decide; the store decides nothing. The rules are package parallel's
-// (DecideClaim, DecideHeartbeat, DecideRelease), handed over by the shell
+// (DecideClaimAt, DecideHeartbeatAt, DecideReleaseAt, DecideFence), handed over by the shell
 // that makes claims with SetClaimRules, as a store package registers
 // itself with RegisterCoordination: the store imports no decider.
 type ClaimRules struct {
-	Claim     func(task domain.TaskID, current *domain.Claim, agent string, now time.Time, ttl time.Duration) domain.ClaimDecision
-	Heartbeat func(task domain.TaskID, current *domain.Claim, agent string, now time.Time, ttl time.Duration) domain.ClaimDecision
-	Release   func(task domain.TaskID, current *domain.Claim, agent string, now time.Time) domain.ClaimDecision
+	Claim     func(task domain.TaskID, current *domain.Claim, agent string, f domain.Fence, now time.Time, ttl time.Duration) domain.ClaimDecision
+	Heartbeat func(task domain.TaskID, current *domain.Claim, agent string, f domain.Fence, now time.Time, ttl time.Duration) domain.ClaimDecision
+	Release   func(task domain.TaskID, current *domain.Claim, agent string, f domain.Fence, now time.Time) domain.ClaimDecision
+	// Fence decides whether agent, presenting f, may still write for its
+	// claim on task (a stale token, another place: an error).
+	Fence func(task domain.TaskID, current *domain.Claim, agent string, f domain.Fence, now time.Time) error
 }
 
 var (

@@ -102,6 +102,11 @@ func (c *FileCoord) ReplacePlan(ctx context.Context, p PlanKey, d PlanData) erro
 		if err := c.root.WriteFile(rel, log.Bytes(), c.Durable); err != nil {
 			return err
 		}
-		return c.writeClaims(p, claims)
+		// Tokens never go back: the last one issued here stays the floor.
+		f := claimsFile{claims: claims}
+		if old, err := c.readClaimsFile(p); err == nil {
+			f.last = old.last
+		}
+		return c.writeClaims(p, f)
 	})
 }

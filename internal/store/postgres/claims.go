@@ -1,9 +1,12 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -19,13 +22,20 @@ type claimRow struct {
 	task                         int32
 	agent                        string
 	acquired, expires, heartbeat *time.Time
+	token                        int64 // kept by a free row: the floor of the next claim's
+	place                        string
+}
+
+// dest is the row's columns as claimCols lists them.
+func (r *claimRow) dest() []any {
+	return []any{&r.task, &r.agent, &r.acquired, &r.expires, &r.heartbeat, &r.token, &r.place}
 }
 
 func (r claimRow) claim() *domain.Claim {
 	if r.agent == "" || r.expires == nil {
 		return nil
 	}
-	c := domain.Claim{Task: domain.TaskID(r.task), Agent: r.agent, Expires: r.expires.UTC()}
+	c := domain.Claim{Task: domain.TaskID(r.task), Agent: r.agent, Expires: r.expires.UTC(), Token: r.token, Place: r.place}
 	if r.acquired != nil {
 		c.Acquired = r.acquired.UTC()
 	}
@@ -45,6 +55,15 @@ func ts(col string) string {
 		", '0001-01-01T00:00:00Z'::timestamptz), '" + domain.Never.Format(time.RFC3339) + "'::timestamptz) END)"
 }
 
+// claimCols are the columns of a claim row, as claimRow.dest scans them,
+// of the table aliased a ("" for none).
+func claimCols(a string) string {
+	if a != "" {
+		a += "."
+	}
+	return a + "task, " + a + "agent, " + ts(a+"acquired") + ", " + ts(a+"expires") + ", " + ts(a+"heartbeat") + ", " + a + "token, " + a + "place"
+}
+
 // checkKey refuses a key no file store could hold either.
 func checkKey(p store.PlanKey) error {
 	if p.Project == "" {
@@ -58,46 +77,46 @@ func checkKey(p store.PlanKey) error {
 // for and locks an existing row like SELECT … FOR UPDATE.
 var lockTaskSQL = `INSERT INTO taskie_claims AS c (project, plan, task) VALUES ($1, $2, $3)
 ON CONFLICT (project, plan, task) DO UPDATE SET agent = c.agent
-RETURNING c.task, c.agent, ` + ts("c.acquired") + `, ` + ts("c.expires") + `, ` + ts("c.heartbeat") + `, ` + nowSQL(4)
+RETURNING ` + claimCols("c") + `, ` + nowSQL(4)
 
 // holderSQL locks the row of a task, when there is one.
-var holderSQL = `SELECT task, agent, ` + ts("acquired") + `, ` + ts("expires") + `, ` + ts("heartbeat") + `, ` + nowSQL(4) + `
+var holderSQL = `SELECT ` + claimCols("") + `, ` + nowSQL(4) + `
 FROM taskie_claims WHERE project = $1 AND plan = $2 AND task = $3 FOR UPDATE`
 
 // lockTask locks task's row for the transaction and returns its claim
-// (nil when free) and the coordination clock. create makes the row of a
-// task never claimed, so that two first claims queue on it.
-func (s *Store) lockTask(ctx context.Context, t *pipe, p store.PlanKey, task domain.TaskID, create bool) (*domain.Claim, time.Time, error) {
+// (nil when free), the last token the task had and the coordination
+// clock. create makes the row of a task never claimed, so that two first
+// claims queue on it.
+func (s *Store) lockTask(ctx context.Context, t *pipe, p store.PlanKey, task domain.TaskID, create bool) (*domain.Claim, int64, time.Time, error) {
 	q := holderSQL
 	if create {
 		q = lockTaskSQL
 	}
 	var r claimRow
 	var now time.Time
-	err := t.queryRow(ctx, q, []any{p.Project, p.Plan, int32(task), s.skewMicros()},
-		&r.task, &r.agent, &r.acquired, &r.expires, &r.heartbeat, &now)
+	err := t.queryRow(ctx, q, []any{p.Project, p.Plan, int32(task), s.skewMicros()}, append(r.dest(), &now)...)
 	if err == pgx.ErrNoRows && !create {
 		err = t.queryRow(ctx, "SELECT "+nowSQL(1), []any{s.skewMicros()}, &now)
-		return nil, now.UTC(), err
+		return nil, 0, now.UTC(), err
 	}
-	return r.claim(), now.UTC(), err
+	return r.claim(), r.token, now.UTC(), err
 }
 
 // Claim gives task to agent unless another agent holds a live lease. The
 // task's row is locked for the decision, so two agents claiming it queue
 // and the second sees the first's lease.
-func (s *Store) Claim(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string, ttl time.Duration) (d domain.ClaimDecision, err error) {
+func (s *Store) Claim(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string, ttl time.Duration, fs ...domain.Fence) (d domain.ClaimDecision, err error) {
 	if err := checkKey(p); err != nil {
 		return d, err
 	}
 	ttl = roundTTL(ttl)
 	err = s.claimTx(ctx, fmt.Sprintf("claiming task %d of plan %s", task, p.Plan), p, func(ctx context.Context, t *pipe) (*pgx.Batch, error) {
-		cur, now, err := s.lockTask(ctx, t, p, task, true)
+		cur, last, now, err := s.lockTask(ctx, t, p, task, true)
 		if err != nil {
 			return nil, err
 		}
-		d = store.Rules().Claim(task, cur, agent, now, ttl)
-		return writes(p, d, ttl, now)
+		d = store.Rules().Claim(task, cur, agent, store.FenceOf(fs), now, ttl)
+		return writes(p, &d, cur, last, ttl, now)
 	})
 	return decided(d, err)
 }
@@ -105,7 +124,7 @@ func (s *Store) Claim(ctx context.Context, p store.PlanKey, task domain.TaskID, 
 // nextSQL locks the first task of $3 (in its order), not in $5, that is
 // free, held by agent $4 or expired, skipping rows another transaction
 // holds: the claim in progress of another agent.
-var nextSQL = `SELECT c.task, c.agent, ` + ts("c.acquired") + `, ` + ts("c.expires") + `, ` + ts("c.heartbeat") + `, ` + nowSQL(6) + `
+var nextSQL = `SELECT ` + claimCols("c") + `, ` + nowSQL(6) + `
 FROM unnest($3::int[]) WITH ORDINALITY AS r(task, ord)
 JOIN taskie_claims c ON c.project = $1 AND c.plan = $2 AND c.task = r.task
 WHERE NOT (c.task = ANY($5::int[]))
@@ -133,7 +152,7 @@ ON CONFLICT (project, plan, task) DO NOTHING`
 // tasks get a row first (committed at once), so that agents claiming at
 // the same time lock distinct rows with FOR UPDATE SKIP LOCKED instead of
 // queueing on one.
-func (s *Store) ClaimNext(ctx context.Context, p store.PlanKey, ready []domain.TaskID, agent string, ttl time.Duration) (d domain.ClaimDecision, ok bool, err error) {
+func (s *Store) ClaimNext(ctx context.Context, p store.PlanKey, ready []domain.TaskID, agent string, ttl time.Duration, fs ...domain.Fence) (d domain.ClaimDecision, ok bool, err error) {
 	if err := checkKey(p); err != nil {
 		return d, false, err
 	}
@@ -141,7 +160,7 @@ func (s *Store) ClaimNext(ctx context.Context, p store.PlanKey, ready []domain.T
 		return d, false, nil
 	}
 	if agent == "" {
-		return store.Rules().Claim(ready[0], nil, agent, time.Time{}, ttl), true, nil
+		return store.Rules().Claim(ready[0], nil, agent, store.FenceOf(fs), time.Time{}, ttl), true, nil
 	}
 	ttl = roundTTL(ttl)
 	ids := make([]int32, len(ready))
@@ -173,8 +192,7 @@ func (s *Store) ClaimNext(ctx context.Context, p store.PlanKey, ready []domain.T
 					err = pgx.ErrNoRows
 				}
 			} else {
-				err = t.queryRow(ctx, nextSQL, []any{p.Project, p.Plan, ids, agent, tried, s.skewMicros()},
-					&r.task, &r.agent, &r.acquired, &r.expires, &r.heartbeat, &now)
+				err = t.queryRow(ctx, nextSQL, []any{p.Project, p.Plan, ids, agent, tried, s.skewMicros()}, append(r.dest(), &now)...)
 			}
 			if err == pgx.ErrNoRows {
 				ok = false
@@ -184,15 +202,17 @@ func (s *Store) ClaimNext(ctx context.Context, p store.PlanKey, ready []domain.T
 				return nil, err
 			}
 			task := domain.TaskID(r.task)
-			d = store.Rules().Claim(task, r.claim(), agent, now.UTC(), ttl)
+			cur := r.claim()
+			d = store.Rules().Claim(task, cur, agent, store.FenceOf(fs), now.UTC(), ttl)
 			if d.Outcome == domain.ClaimRefused {
 				// The lease was renewed between the row's choice and its
-				// clock: try the next one.
+				// clock, or it is agent's own from another place: try the
+				// next one.
 				tried = append(tried, r.task)
 				continue
 			}
 			ok = true
-			return writes(p, d, ttl, now.UTC())
+			return writes(p, &d, cur, r.token, ttl, now.UTC())
 		}
 	})
 	if err != nil || !ok {
@@ -202,36 +222,82 @@ func (s *Store) ClaimNext(ctx context.Context, p store.PlanKey, ready []domain.T
 }
 
 // Heartbeat renews agent's lease on task.
-func (s *Store) Heartbeat(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string, ttl time.Duration) (d domain.ClaimDecision, err error) {
+func (s *Store) Heartbeat(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string, ttl time.Duration, fs ...domain.Fence) (d domain.ClaimDecision, err error) {
 	if err := checkKey(p); err != nil {
 		return d, err
 	}
 	ttl = roundTTL(ttl)
 	err = s.claimTx(ctx, fmt.Sprintf("renewing the lease on task %d of plan %s", task, p.Plan), p, func(ctx context.Context, t *pipe) (*pgx.Batch, error) {
-		cur, now, err := s.lockTask(ctx, t, p, task, false)
+		cur, last, now, err := s.lockTask(ctx, t, p, task, false)
 		if err != nil {
 			return nil, err
 		}
-		d = store.Rules().Heartbeat(task, cur, agent, now, ttl)
-		return writes(p, d, ttl, now)
+		d = store.Rules().Heartbeat(task, cur, agent, store.FenceOf(fs), now, ttl)
+		return writes(p, &d, cur, last, ttl, now)
 	})
 	return decided(d, err)
 }
 
 // Release lets agent's claim on task go.
-func (s *Store) Release(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string) (d domain.ClaimDecision, err error) {
+func (s *Store) Release(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string, fs ...domain.Fence) (d domain.ClaimDecision, err error) {
 	if err := checkKey(p); err != nil {
 		return d, err
 	}
 	err = s.claimTx(ctx, fmt.Sprintf("releasing task %d of plan %s", task, p.Plan), p, func(ctx context.Context, t *pipe) (*pgx.Batch, error) {
-		cur, now, err := s.lockTask(ctx, t, p, task, false)
+		cur, last, now, err := s.lockTask(ctx, t, p, task, false)
 		if err != nil {
 			return nil, err
 		}
-		d = store.Rules().Release(task, cur, agent, now)
-		return writes(p, d, 0, now)
+		d = store.Rules().Release(task, cur, agent, store.FenceOf(fs), now)
+		return writes(p, &d, cur, last, 0, now)
 	})
 	return decided(d, err)
+}
+
+// fencedEventSQL inserts an event only while the task's claim is agent's
+// with the token presented: the fence and the write are one statement.
+const fencedEventSQL = `INSERT INTO taskie_events (project, plan, ts, kind, task, body)
+SELECT $1, $2, $3, $4, $5, $6::json
+WHERE EXISTS (SELECT 1 FROM taskie_claims WHERE project = $1 AND plan = $2 AND task = $7 AND agent = $8 AND token = $9)`
+
+// AppendFenced appends evs while agent's claim on task is the one f
+// names: the task's row is locked for the rules' decision, and with a
+// token each insert is conditional on it.
+func (s *Store) AppendFenced(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string, f domain.Fence, evs ...events.Event) error {
+	if err := checkKey(p); err != nil {
+		return err
+	}
+	evs = slices.Clone(evs)
+	var refusal error
+	err := s.claimTx(ctx, fmt.Sprintf("writing for the claim on task %d of plan %s", task, p.Plan), p, func(ctx context.Context, t *pipe) (*pgx.Batch, error) {
+		cur, _, now, err := s.lockTask(ctx, t, p, task, false)
+		if err != nil {
+			return nil, err
+		}
+		if refusal = store.Rules().Fence(task, cur, agent, f, now); refusal != nil || len(evs) == 0 {
+			return nil, nil
+		}
+		b := &pgx.Batch{}
+		for _, e := range evs {
+			if e.TS.IsZero() {
+				e.TS = now
+			}
+			if e.Plan == "" {
+				e.Plan = p.Plan
+			}
+			body, err := json.Marshal(e)
+			if err != nil {
+				return nil, err
+			}
+			if f.Token > 0 {
+				b.Queue(fencedEventSQL, p.Project, p.Plan, e.TS, e.Event, e.Task, string(body), int32(task), agent, f.Token)
+			} else {
+				b.Queue(insertEventSQL, p.Project, p.Plan, e.TS, e.Event, e.Task, string(body))
+			}
+		}
+		return b, nil
+	})
+	return cmp.Or(err, refusal)
 }
 
 // decided is a decision that was stored, or none when storing it failed.
@@ -251,27 +317,34 @@ func roundTTL(ttl time.Duration) time.Duration {
 	return max(ttl.Round(time.Microsecond), time.Microsecond)
 }
 
+// The claim writes are fenced: each changes the row only while its token
+// is the one the decision was made on ($n), so a write can never land on
+// a claim it was not decided for.
 const (
-	setClaimSQL = `UPDATE taskie_claims SET agent = $4, acquired = $5, expires = $6, heartbeat = $7
-WHERE project = $1 AND plan = $2 AND task = $3`
-	freeClaimSQL = `UPDATE taskie_claims SET agent = '', acquired = NULL, expires = NULL, heartbeat = NULL
-WHERE project = $1 AND plan = $2 AND task = $3`
+	setClaimSQL = `UPDATE taskie_claims SET agent = $4, acquired = $5, expires = $6, heartbeat = $7, token = $8, place = $9
+WHERE project = $1 AND plan = $2 AND task = $3 AND token = $10`
+	freeClaimSQL = `UPDATE taskie_claims SET agent = '', acquired = NULL, expires = NULL, heartbeat = NULL, place = ''
+WHERE project = $1 AND plan = $2 AND task = $3 AND token = $4`
 	insertEventSQL = `INSERT INTO taskie_events (project, plan, ts, kind, task, body) VALUES ($1, $2, $3, $4, $5, $6::json)`
 )
 
 // writes are the statements that store what a decision says, with its
-// event; nil when the decision changes nothing.
-func writes(p store.PlanKey, d domain.ClaimDecision, ttl time.Duration, now time.Time) (*pgx.Batch, error) {
-	ev, changed := store.ClaimEvent(p, d, ttl, now)
+// event; nil when the decision changes nothing. last is the row's token
+// under the lock: a claim granted or taken over gets the one after it.
+func writes(p store.PlanKey, d *domain.ClaimDecision, cur *domain.Claim, last int64, ttl time.Duration, now time.Time) (*pgx.Batch, error) {
+	if d.Outcome == domain.ClaimGranted || d.Outcome == domain.ClaimTakeover {
+		d.Claim.Token = last + 1
+	}
+	ev, changed := store.ClaimEvent(p, *d, ttl, now)
 	if !changed {
 		return nil, nil
 	}
 	cl := d.Claim
 	b := &pgx.Batch{}
 	if d.Outcome == domain.ClaimReleased {
-		b.Queue(freeClaimSQL, p.Project, p.Plan, int32(cl.Task))
+		b.Queue(freeClaimSQL, p.Project, p.Plan, int32(cl.Task), last)
 	} else {
-		b.Queue(setClaimSQL, p.Project, p.Plan, int32(cl.Task), cl.Agent, cl.Acquired, cl.Expires, cl.Heartbeat)
+		b.Queue(setClaimSQL, p.Project, p.Plan, int32(cl.Task), cl.Agent, cl.Acquired, cl.Expires, cl.Heartbeat, cl.Token, cl.Place, last)
 	}
 	if ev != nil {
 		if err := queueEvent(b, p, *ev); err != nil {
@@ -280,6 +353,10 @@ func writes(p store.PlanKey, d domain.ClaimDecision, ttl time.Duration, now time
 	}
 	return b, nil
 }
+
+// errFenced is a fenced write that found the claim's token changed; the
+// row lock makes it unreachable unless the row was edited by hand.
+var errFenced = errors.New("the claim changed while it was written (its fencing token is not the one decided on); nothing was stored, run the same command again")
 
 // pipe is a claim's transaction on the store's connection, in two round
 // trips: BEGIN goes in the same pipeline as the first query, COMMIT (and
@@ -354,6 +431,10 @@ func (s *Store) commit(ctx context.Context, t *pipe, w *pgx.Batch, p store.PlanK
 		if err == nil && i == n && tag.String() != "COMMIT" {
 			err = fmt.Errorf("the transaction was rolled back (%s)", tag)
 		}
+		if err == nil && i < n && (tag.Update() || tag.Insert()) && tag.RowsAffected() == 0 {
+			// A fenced write found another token: nothing of it is kept.
+			err = errFenced
+		}
 		if err != nil {
 			br.Close()
 			return err
@@ -397,13 +478,13 @@ func (s *Store) Claims(ctx context.Context, p store.PlanKey) ([]domain.Claim, er
 	var out []domain.Claim
 	err := s.do(ctx, "listing the claims of plan "+p.Plan, func(ctx context.Context, conn *pgx.Conn) error {
 		out = nil
-		rows, err := conn.Query(ctx, `SELECT task, agent, `+ts("acquired")+`, `+ts("expires")+`, `+ts("heartbeat")+` FROM taskie_claims
+		rows, err := conn.Query(ctx, `SELECT `+claimCols("")+` FROM taskie_claims
 WHERE project = $1 AND plan = $2 AND agent <> '' ORDER BY task`, p.Project, p.Plan)
 		if err != nil {
 			return err
 		}
 		var r claimRow
-		_, err = pgx.ForEachRow(rows, []any{&r.task, &r.agent, &r.acquired, &r.expires, &r.heartbeat}, func() error {
+		_, err = pgx.ForEachRow(rows, r.dest(), func() error {
 			if c := r.claim(); c != nil {
 				out = append(out, *c)
 			}

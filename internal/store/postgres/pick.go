@@ -24,7 +24,7 @@ ORDER BY t
 ON CONFLICT (project, plan, task) DO NOTHING;
 COMMIT;
 BEGIN;
-SELECT c.task, c.agent, {us(c.acquired)}, {us(c.expires)}, {us(c.heartbeat)}, {us(now)}
+SELECT c.task, c.agent, {us(c.acquired)}, {us(c.expires)}, {us(c.heartbeat)}, {us(now)}, c.token, c.place
 FROM unnest({ids}::int[]) WITH ORDINALITY AS r(task, ord)
 JOIN taskie_claims c ON c.project = {project} AND c.plan = {plan} AND c.task = r.task
 WHERE c.agent = '' OR c.agent = {agent} OR c.expires <= {now}
@@ -87,6 +87,11 @@ func (s *Store) offerAndPick(ctx context.Context, t *pipe, p store.PlanKey, ids 
 			r.heartbeat, err = microsTime(row[4])
 		}
 	}
+	tok, terr := strconv.ParseInt(string(row[6]), 10, 64)
+	if terr != nil {
+		return r, now, false, terr
+	}
+	r.token, r.place = tok, string(row[7])
 	n, err2 := microsTime(row[5])
 	if err = errors.Join(err, err2); err != nil || n == nil {
 		return r, now, false, errors.Join(err, errors.New("no clock in the answer"))

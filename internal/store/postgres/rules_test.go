@@ -7,5 +7,5 @@ import (
 
 // The claims tests apply taskie's policy, as the shell hands it over.
 func init() {
-	store.SetClaimRules(store.ClaimRules{Claim: parallel.DecideClaim, Heartbeat: parallel.DecideHeartbeat, Release: parallel.DecideRelease})
+	store.SetClaimRules(store.ClaimRules{Claim: parallel.DecideClaimAt, Heartbeat: parallel.DecideHeartbeatAt, Release: parallel.DecideReleaseAt, Fence: parallel.DecideFence})
 }

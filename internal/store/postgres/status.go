@@ -23,8 +23,8 @@ func (s *Store) ReplacePlan(ctx context.Context, p store.PlanKey, d store.PlanDa
 		b.Queue("DELETE FROM taskie_claims WHERE project = $1 AND plan = $2", p.Project, p.Plan)
 		b.Queue("DELETE FROM taskie_events WHERE project = $1 AND plan = $2 AND stream = 'coord'", p.Project, p.Plan)
 		for _, c := range d.Claims {
-			b.Queue(`INSERT INTO taskie_claims (project, plan, task, agent, acquired, expires, heartbeat)
-VALUES ($1, $2, $3, $4, $5, $6, $7)`, p.Project, p.Plan, int32(c.Task), c.Agent, c.Acquired, c.Expires, c.Heartbeat)
+			b.Queue(`INSERT INTO taskie_claims (project, plan, task, agent, acquired, expires, heartbeat, token, place)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, p.Project, p.Plan, int32(c.Task), c.Agent, c.Acquired, c.Expires, c.Heartbeat, c.Token, c.Place)
 		}
 		for _, e := range d.Events {
 			if err := queueEvent(b, p, e); err != nil {
