@@ -418,7 +418,11 @@ func claimNext(s *Streams, cp *coordPlan, agent string, ttl time.Duration, here 
 	if err != nil {
 		return parallel.ClaimDecision{}, err
 	}
-	if own, ok := parallel.OwnLive(tasks, claims, agent, now, skip); ok {
+	// Its own claims made from another place are not this runner's to resume.
+	mine := slices.DeleteFunc(slices.Clone(claims), func(c parallel.Claim) bool {
+		return c.Agent == agent && c.Place != "" && c.Place != here.Place
+	})
+	if own, ok := parallel.OwnLive(tasks, mine, agent, now, skip); ok {
 		return cp.c.Claim(cp.ctx, cp.key, own, agent, ttl, here)
 	}
 	ready := readyExcept(tasks, claims, now, skip)
@@ -667,6 +671,7 @@ func runRelease(o *claimOpts) error {
 		}
 		return refused(d, "only the agent that holds a claim releases it; an expired lease is taken over by claiming the task")
 	}
+	cp.dropHeld(task, agent, f)
 	cp.lifeAfterRelease(o.s, task, agent)
 	return printClaim(o.s, d, "", o.asJSON)
 }

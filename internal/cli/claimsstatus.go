@@ -500,7 +500,11 @@ func queryClaimed(s *Streams, p *project.Plan, asJSON bool) error {
 		case !c.Live:
 			left = c.ExpiresIn
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", c.Task, c.Agent, c.Expires.UTC().Format(time.RFC3339), left, c.Token, cmp.Or(c.Place, "-"))
+		if s.TTY { // piped, the columns stay the four scripts read
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", c.Task, c.Agent, c.Expires.UTC().Format(time.RFC3339), left, c.Token, cmp.Or(c.Place, "-"))
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Task, c.Agent, c.Expires.UTC().Format(time.RFC3339), left)
 	}
 	return nil
 }

@@ -32,9 +32,10 @@ var sessionEnvs = []string{"CLAUDE_SESSION_ID", "CODEX_THREAD_ID"}
 // "<host>:<clone>:<worktree>". The clone is its main checkout's directory
 // name and a short hash of its git common directory (two clones of one
 // name differ); the worktree is "." for the main checkout, else the
-// linked worktree's directory name. The worktree is the process's own
-// when it is in the same clone (a subagent running `taskie -C <main
-// checkout>` from its worktree), else root's.
+// linked worktree's directory name: the checkout the command acts on (-C,
+// else the one it runs in), so a subagent that runs `taskie -C <main
+// checkout>` from its worktree acts from the main checkout's place, as
+// its orchestrator does.
 func placeOf(root string) string {
 	host, err := os.Hostname()
 	if err != nil || host == "" {
@@ -45,11 +46,6 @@ func placeOf(root string) string {
 	if err != nil {
 		abs, _ := filepath.Abs(root)
 		return parallel.PlaceOf(host, filepath.Base(abs)+"-"+shortHash(abs), ".")
-	}
-	if cwd, err := os.Getwd(); err == nil {
-		if here, err := gitwt.Discover(cwd); err == nil && filepath.Clean(here.CommonDir) == filepath.Clean(l.CommonDir) {
-			l = here
-		}
 	}
 	common, _ := filepath.Abs(l.CommonDir)
 	clone := filepath.Base(filepath.Dir(common))
@@ -137,6 +133,13 @@ func (cp *coordPlan) recordHeld(s *Streams, d parallel.ClaimDecision) {
 	h := store.Held{Task: d.Claim.Task, Agent: d.Claim.Agent, Place: d.Claim.Place, Token: d.Claim.Token}
 	if err := cp.files.RecordHeld(cp.ctx, cp.key, h); err != nil {
 		fmt.Fprintf(s.Err, "taskie: warning: task %d: recording its fencing token %d: %v (give --token %d to later commands)\n", h.Task, h.Token, err, h.Token)
+	}
+}
+
+// dropHeld forgets the token of a claim the agent released itself.
+func (cp *coordPlan) dropHeld(task domain.TaskID, agent string, f domain.Fence) {
+	if f.Token > 0 {
+		cp.files.RecordHeld(cp.ctx, cp.key, store.Held{Task: task, Agent: agent, Place: f.Place})
 	}
 }
 

@@ -23,7 +23,7 @@ type StaleTokenError struct {
 
 func (e *StaleTokenError) Error() string {
 	if e.Current == nil {
-		return fmt.Sprintf("task %d: fencing token %d is stale: the claim it belongs to is gone (released or taken over)", e.Task, e.Token)
+		return fmt.Sprintf("task %d: not claimed any more: fencing token %d is stale (its claim was released or taken over)", e.Task, e.Token)
 	}
 	return fmt.Sprintf("task %d: fencing token %d is stale: the task is claimed by %s with token %d now", e.Task, e.Token, e.Current.Agent, e.Current.Token)
 }
@@ -87,7 +87,8 @@ func DecideClaimAt(task domain.TaskID, current *Claim, agent string, f Fence, no
 
 // DecideHeartbeatAt is DecideHeartbeat with the fence checked first.
 func DecideHeartbeatAt(task domain.TaskID, current *Claim, agent string, f Fence, now time.Time, ttl time.Duration) ClaimDecision {
-	if agent != "" {
+	// Another agent's claim is refused by name, the plainer reason.
+	if agent != "" && (current == nil || current.Agent == agent) {
 		if err := DecideFence(task, current, agent, f, now); err != nil {
 			return refuse(err, current)
 		}
@@ -101,7 +102,8 @@ func DecideHeartbeatAt(task domain.TaskID, current *Claim, agent string, f Fence
 
 // DecideReleaseAt is DecideRelease with the fence checked first.
 func DecideReleaseAt(task domain.TaskID, current *Claim, agent string, f Fence, now time.Time) ClaimDecision {
-	if agent != "" {
+	// Another agent's claim is refused by name, the plainer reason.
+	if agent != "" && (current == nil || current.Agent == agent) {
 		if err := DecideFence(task, current, agent, f, now); err != nil {
 			return refuse(err, current)
 		}

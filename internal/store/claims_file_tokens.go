@@ -32,7 +32,8 @@ type Held struct {
 }
 
 // RecordHeld records that agent at place was granted task's claim with
-// token, replacing its earlier record for the task.
+// token, replacing its earlier record for the task; a token ≤ 0 only
+// drops that record (the agent released its claim itself).
 func (c *FileCoord) RecordHeld(ctx context.Context, p PlanKey, h Held) error {
 	return c.locked(ctx, p, func(now time.Time) error {
 		hs, err := c.readHeld(p)
@@ -40,8 +41,10 @@ func (c *FileCoord) RecordHeld(ctx context.Context, p PlanKey, h Held) error {
 			return err
 		}
 		hs = slices.DeleteFunc(hs, func(x Held) bool { return x.Task == h.Task && x.Agent == h.Agent && x.Place == h.Place })
-		h.At = now
-		hs = append(hs, h)
+		if h.Token > 0 {
+			h.At = now
+			hs = append(hs, h)
+		}
 		if len(hs) > maxHeld {
 			hs = hs[len(hs)-maxHeld:]
 		}
