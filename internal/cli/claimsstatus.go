@@ -287,7 +287,7 @@ type claimStatusView struct {
 	Agent     string    `json:"agent"`
 	Expires   time.Time `json:"expires"`
 	Live      bool      `json:"live"`
-	ExpiresIn string    `json:"expires_in"` // "29m10s", or "expired 3m0s ago"
+	ExpiresIn string    `json:"expires_in"`      // "29m10s", or "expired 3m0s ago"
 	Token     int64     `json:"token"`           // the fencing token; 0 from before tokens
 	Place     string    `json:"place,omitempty"` // machine:clone:worktree of the holder
 }

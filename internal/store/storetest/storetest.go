@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -57,6 +58,8 @@ func Run(t *testing.T, h Harness) {
 		{"NoDoubleHolder", testNoDoubleHolder},
 		{"EventsRoundTrip", testEventsRoundTrip},
 		{"ReplacePlan", testReplacePlan},
+		{"FencingTokens", testFencingTokens},
+		{"SameNameTwoPlaces", testSameNameTwoPlaces},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -556,4 +559,81 @@ func testReplacePlan(t *testing.T, s *suite) {
 	s.want("claim of the expired imported lease", d, err, parallel.Takeover)
 	d, err = c.Claim(ctx, s.key, 9, "c", time.Minute)
 	s.want("claim of a task whose claim was replaced away", d, err, parallel.Granted)
+}
+
+// testFencingTokens: every claim granted or taken over gets a token above
+// the task's earlier ones, renewals keep it, and after a takeover or a
+// release the old token is refused for a heartbeat, a release and a
+// fenced append, while the current one is accepted.
+func testFencingTokens(t *testing.T, s *suite) {
+	c := s.open()
+	at := domain.Fence{Place: "m:c:."}
+	d, err := c.Claim(ctx, s.key, 1, "a", time.Minute, at)
+	t1 := s.want("claim", d, err, parallel.Granted).Claim.Token
+	if t1 <= 0 {
+		t.Fatalf("granted token %d, want > 0", t1)
+	}
+	d, err = c.Claim(ctx, s.key, 1, "a", time.Minute, at)
+	if d = s.want("renewal", d, err, parallel.Renewed); d.Claim.Token != t1 {
+		t.Errorf("renewal token %d, want %d kept", d.Claim.Token, t1)
+	}
+	s.advance(2 * time.Minute)
+	d, err = c.Claim(ctx, s.key, 1, "b", time.Minute, at)
+	t2 := s.want("takeover", d, err, parallel.Takeover).Claim.Token
+	if t2 <= t1 {
+		t.Fatalf("takeover token %d, want above %d", t2, t1)
+	}
+	d, err = c.Heartbeat(ctx, s.key, 1, "b", time.Minute, domain.Fence{Place: at.Place, Token: t1})
+	s.want("heartbeat with b's name and a's token", d, err, parallel.Refused)
+	var stale *parallel.StaleTokenError
+	if !errors.As(d.Err, &stale) {
+		t.Errorf("refusal %v, want a stale token", d.Err)
+	}
+	if err := c.AppendFenced(ctx, s.key, 1, "a", domain.Fence{Token: t1}, events.Event{Event: "TASK_RESULT", Task: "1"}); !errors.As(err, &stale) {
+		t.Errorf("append with a stale token: %v, want refused", err)
+	}
+	if err := c.AppendFenced(ctx, s.key, 1, "b", domain.Fence{Token: t2}, events.Event{Event: "TASK_RESULT", Task: "1"}); err != nil {
+		t.Errorf("append with the current token: %v", err)
+	}
+	d, err = c.Release(ctx, s.key, 1, "b", domain.Fence{Token: t2})
+	s.want("release with the current token", d, err, parallel.Released)
+	d, err = c.Heartbeat(ctx, s.key, 1, "b", time.Minute, domain.Fence{Token: t2})
+	s.want("heartbeat after the release", d, err, parallel.Refused)
+	if err := c.AppendFenced(ctx, s.key, 1, "b", domain.Fence{Token: t2}, events.Event{Event: "TASK_RESULT", Task: "1"}); !errors.As(err, &stale) {
+		t.Errorf("append after the release: %v, want refused", err)
+	}
+	d, err = c.Claim(ctx, s.key, 1, "a", time.Minute, at)
+	if t3 := s.want("claim after the release", d, err, parallel.Granted).Claim.Token; t3 <= t2 {
+		t.Errorf("token after the release %d, want above %d", t3, t2)
+	}
+	if got := s.kinds(c, s.key); slices.Index(got, "TASK_RESULT") < 0 || len(slices.DeleteFunc(slices.Clone(got), func(k string) bool { return k != "TASK_RESULT" })) != 1 {
+		t.Errorf("events %v, want one TASK_RESULT", got)
+	}
+}
+
+// testSameNameTwoPlaces: a name holding a live claim from one place is
+// refused from another; ClaimNext passes that task by.
+func testSameNameTwoPlaces(t *testing.T, s *suite) {
+	c := s.open()
+	one, two := domain.Fence{Place: "m1:c:."}, domain.Fence{Place: "m2:c:."}
+	d, err := c.Claim(ctx, s.key, 1, "w", time.Minute, one)
+	if d = s.want("claim", d, err, parallel.Granted); d.Claim.Place != one.Place {
+		t.Errorf("place %q, want %q", d.Claim.Place, one.Place)
+	}
+	d, err = c.Claim(ctx, s.key, 1, "w", time.Minute, two)
+	s.want("the same name elsewhere", d, err, parallel.Refused)
+	var place *parallel.PlaceError
+	if !errors.As(d.Err, &place) {
+		t.Errorf("refusal %v, want another place", d.Err)
+	}
+	d, err = c.Heartbeat(ctx, s.key, 1, "w", time.Minute, two)
+	s.want("heartbeat from elsewhere", d, err, parallel.Refused)
+	d, err = c.Release(ctx, s.key, 1, "w", two)
+	s.want("release from elsewhere", d, err, parallel.Refused)
+	d, ok, err := c.ClaimNext(ctx, s.key, []domain.TaskID{1, 2}, "w", time.Minute, two)
+	if err != nil || !ok || d.Claim.Task != 2 {
+		t.Errorf("claim next from elsewhere: %+v %v %v, want task 2", d, ok, err)
+	}
+	d, err = c.Heartbeat(ctx, s.key, 1, "w", time.Minute, one)
+	s.want("heartbeat from its place", d, err, parallel.Renewed)
 }
