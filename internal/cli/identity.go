@@ -32,10 +32,11 @@ var sessionEnvs = []string{"CLAUDE_SESSION_ID", "CODEX_THREAD_ID"}
 // "<host>:<clone>:<worktree>". The clone is its main checkout's directory
 // name and a short hash of its git common directory (two clones of one
 // name differ); the worktree is "." for the main checkout, else the
-// linked worktree's directory name: the checkout the command acts on (-C,
-// else the one it runs in), so a subagent that runs `taskie -C <main
-// checkout>` from its worktree acts from the main checkout's place, as
-// its orchestrator does.
+// linked worktree's directory name: the checkout the command was pointed
+// at (-C, else the one it runs in; in a linked worktree the plan is the
+// main checkout's, the place the worktree's), so a subagent that runs
+// `taskie -C <main checkout>` from its worktree acts from the main
+// checkout's place, as its orchestrator does.
 func placeOf(root string) string {
 	host, err := os.Hostname()
 	if err != nil || host == "" {
@@ -47,6 +48,11 @@ func placeOf(root string) string {
 		abs, _ := filepath.Abs(root)
 		return parallel.PlaceOf(host, filepath.Base(abs)+"-"+shortHash(abs), ".")
 	}
+	if commandDir != "" {
+		if here, err := gitwt.Discover(commandDir); err == nil && sameDir(here.CommonDir, l.CommonDir) {
+			l = here
+		}
+	}
 	common, _ := filepath.Abs(l.CommonDir)
 	clone := filepath.Base(filepath.Dir(common))
 	if filepath.Base(common) != ".git" { // a bare or unusual layout
@@ -57,6 +63,16 @@ func placeOf(root string) string {
 		wt = filepath.Base(l.Toplevel)
 	}
 	return parallel.PlaceOf(host, clone+"-"+shortHash(common), wt)
+}
+
+// commandDir is the directory the command was pointed at (-C, else the
+// working directory), set when its repository is located.
+var commandDir string
+
+func sameDir(a, b string) bool {
+	a, _ = filepath.Abs(a)
+	b, _ = filepath.Abs(b)
+	return filepath.Clean(a) == filepath.Clean(b)
 }
 
 func shortHash(s string) string {

@@ -43,6 +43,7 @@ func (g *globals) repo() (*plan.Repo, error) {
 		fmt.Fprintf(g.s.Err, "%s %s\n", g.s.errs().Dim("taskie:"), n)
 	}
 	g.located = true
+	commandDir = cwd
 	return loc.Repo, nil
 }
 

@@ -42,7 +42,7 @@ type statusView struct {
 	// Claims are the agents' claims on tasks, with their leases (§13).
 	Claims []claimStatusView `json:"claims,omitempty"`
 	// You is the agent name this runner's commands use (docs/parallel.md).
-	You string `json:"you,omitempty"`
+	You string `json:"-"`
 	// Wave is where a plan run with claims stands in its waves.
 	Wave *waveStatus `json:"wave,omitempty"`
 	// Timeouts are the tasks at 80 % of their lifecycle timeout or more (§10).
@@ -323,7 +323,9 @@ func printStatus(w io.Writer, v *statusView, tty bool) {
 	if t := v.ReviewTime; t != nil {
 		fmt.Fprintf(w, "reviews: %s\n", t.text())
 	}
-	fmt.Fprintf(w, "you are: %s\n", v.You)
+	if len(v.Claims) > 0 { // which claims are this runner's
+		fmt.Fprintf(w, "you are: %s\n", v.You)
+	}
 	printClaims(w, v.Claims)
 	printLifecycleAlerts(w, v.Timeouts)
 	for _, h := range v.HandEdits {
