@@ -74,7 +74,7 @@ lint:
 fmt:
 	gofmt -w $$(git ls-files '*.go')
 
-# Fuzz the parsers of every file and input taskie reads (SPEC §15), each
+# Fuzz the parsers of every file and input taskie reads (docs/reliability.md#bad-input), each
 # target for FUZZTIME (`go test -fuzz` takes one target per run, and each
 # run also spends 1-3 s building and starting): under 45 s in all by
 # default so that `make test` stays fast; `make fuzz FUZZTIME=15s` runs

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Times the built binary on the parallel-execution figures of SPEC §16, file store:
+# Times the built binary on the parallel-execution figures of docs/performance.md, file store:
 #   - claim latency under 20 concurrent agents: ROUNDS rounds of 20 `taskie claim --next`
 #     processes started at once on a plan of 20 ready tasks, in a git repository (claims in
 #     the git common directory); p50/p99/max per claim (process start included), claims/s,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Claims (SPEC §16): twenty agents claiming at once, each with its own handle,
+# Claims (docs/performance.md): twenty agents claiming at once, each with its own handle,
 # file store beside PostgreSQL, and on PostgreSQL two clones of one
 # repository with half the agents each (their plan keys resolved from their
 # own checkouts): claims per second, p50/p99/max latency of a claim, against

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# SPEC §16, the event queries: times `taskie query --stuck`, `history`,
+# docs/performance.md, the event queries: times `taskie query --stuck`, `history`,
 # `history T` and `log` against jq selecting the same events from the same
 # events.jsonl (100,000 and 1,000,000 realistic events, internal/benchfix),
 # and measures each command's peak memory piped and on a terminal (a pty

@@ -25,7 +25,7 @@ import (
 //     again with stop_hook_active; taskie allows with a systemMessage (the
 //     post-review is still owed) and runs no reviewer. `claude -p` does not
 //     print that message: the session transcript shows it. While review 1
-//     runs, `taskie status --json` shows it running (SPEC §5.3): the fake
+//     runs, `taskie status --json` shows it running (docs/hook.md): the fake
 //     reviewer is held until the test has seen that.
 //   - Turn B, a new session: the post-review is still owed; the first stop
 //     of the turn blocks once more with the same review, the agent ignores
@@ -237,7 +237,7 @@ func (r *rig) watchStatus(seen func()) func() (time.Time, []statusSample) {
 func checkRunning(t *testing.T, turnStart time.Time, samples []statusSample) {
 	t.Helper()
 	if len(samples) == 0 {
-		t.Errorf("`taskie status --json` never showed the running review (SPEC §5.3)")
+		t.Errorf("`taskie status --json` never showed the running review (docs/hook.md)")
 		return
 	}
 	s := samples[0]

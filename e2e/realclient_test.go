@@ -245,7 +245,7 @@ func checkAgent(t *testing.T, srv *claudeapi.Server, mainSession, format string)
 		prefix = "Stop hook feedback:\ntaskie: "
 	}
 	for i, f := range feedback {
-		want := fmt.Sprintf("task-1-review-%d.md", i+1) // SPEC §5.1: the block names the review file
+		want := fmt.Sprintf("task-1-review-%d.md", i+1) // the block names the review file (docs/hook.md)
 		if !strings.HasPrefix(f, prefix) || !strings.Contains(f, want) || !strings.Contains(f, "taskie done post-code-review") {
 			t.Errorf("block %d does not read like a code-review block (%q, %q):\n%s", i+1, prefix, want, f)
 		}

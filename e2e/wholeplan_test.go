@@ -229,7 +229,7 @@ func (r *rig) wantContinue(tr turnResult, want string) {
 
 // checkOwners: turns 2–4 each continue a plan that the session of the
 // turn before drove (turn 5 finds it complete, with nothing to drive).
-// SPEC §5.2 and docs/hook.md: taking a plan over is recorded, session_id
+// docs/hook.md: taking a plan over is recorded, session_id
 // changing with an OWNER_CHANGED event — whoever changes it (the hook, or
 // a taskie command that claims the plan for its session).
 func checkOwners(t *testing.T, evs []event, turns []turnResult) {

@@ -1,4 +1,4 @@
-// Command claimsbench measures claims (SPEC §16): agents claiming the next
+// Command claimsbench measures claims (docs/performance.md): agents claiming the next
 // ready task of one plan all at once, each with its own handle on the
 // store (its own file descriptors, or its own database connection, as
 // separate processes have), on the file store and on PostgreSQL. It
@@ -32,7 +32,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/store/postgres/pgtest"
 )
 
-// target is §16's bound on one claim.
+// target is docs/performance.md's bound on one claim.
 const target = 50 * time.Millisecond
 
 func main() {

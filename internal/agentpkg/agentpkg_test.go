@@ -22,7 +22,7 @@ import (
 // root is the repository root, seen from this package's directory.
 var root = filepath.Join("..", "..")
 
-// actions are the 17 agent actions of SPEC §9 and parallel-plan (§13): one
+// actions are the 17 agent actions of docs/cli.md and parallel-plan (docs/parallel.md): one
 // plugin command, one action prompt and one Codex skill each.
 var actions = []string{
 	"new-plan", "create-tasks", "next-task", "next-task-tdd", "complete-task", "complete-task-tdd",
@@ -674,7 +674,7 @@ func isAlnum(b byte) bool {
 	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
 
-// plannedInREADME are commands of SPEC §9 that READMEs may describe before
+// plannedInREADME are commands of docs/cli.md that READMEs may describe before
 // the binary has them; prompts and rules may never name them.
 var plannedInREADME = []string{"install", "uninstall", "doctor"}
 

@@ -1,4 +1,4 @@
-// Package benchfix generates the large plans the benchmarks of SPEC §16 run
+// Package benchfix generates the large plans the benchmarks of docs/performance.md run
 // on, shared by the Go benchmarks and bench/.
 package benchfix
 

@@ -18,7 +18,7 @@ import (
 var EventsStart = time.Date(2026, 1, 5, 9, 0, 0, 0, time.UTC)
 
 // EventsPlan writes a project at root with one plan "log" whose
-// events.jsonl holds n realistic events (SPEC §16's query benchmarks):
+// events.jsonl holds n realistic events (the query benchmarks of docs/performance.md):
 // tasks implemented one after another, each started (a commit and its
 // lifecycle moves), with progress notes, a code-review loop of two to six
 // reviews (REVIEW_STARTED, REVIEW_FINISHED with cost and duration, the

@@ -13,14 +13,14 @@ import (
 	"github.com/taskie-dev/taskie/internal/state"
 )
 
-// readLedger folds the plan's event log for the review ledger (SPEC §19);
+// readLedger folds the plan's event log for the review ledger (docs/ledger.md);
 // a torn line is skipped, as everywhere.
 func readLedger(p *project.Plan) (*ledgerlog.Reader, error) {
 	return ledgerlog.Read(func(fn func(events.Event), warn func(string)) error { return p.Store.Scan(p.ID, fn, warn) }, nil)
 }
 
 // ledgerStatus is what `taskie status` shows of the review ledger: the
-// current cycle's trend and what the plan's reviews cost (SPEC §19).
+// current cycle's trend and what the plan's reviews cost (docs/ledger.md).
 type ledgerStatus struct {
 	// NeedsHuman: the review cycle stopped for a human (taskie resume).
 	NeedsHuman bool `json:"needs_human"`

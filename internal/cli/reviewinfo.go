@@ -13,7 +13,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/store"
 )
 
-// runningView is a review in progress (SPEC §5.3): the plan's review lock
+// runningView is a review in progress (docs/hook.md): the plan's review lock
 // is held and the log's last review event is its start.
 type runningView struct {
 	Review    string    `json:"review"`

@@ -128,7 +128,7 @@ func runPause(o *pauseOpts) error {
 		n.Enabled = &on
 		c := store.Change{State: n, Kind: kind}
 		if on && cur.NeedsHuman {
-			// A human decided on a review cycle that did not converge (§19).
+			// A human decided on a review cycle that did not converge (docs/ledger.md).
 			human, n.NeedsHuman = true, false
 			c.Events = resumeLedger(p, cur, "taskie resume")
 		}

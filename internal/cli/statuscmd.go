@@ -39,18 +39,18 @@ type statusView struct {
 	Running *runningView `json:"running_review,omitempty"`
 	// LastHook is the hook's last decision when it failed or refused.
 	LastHook *hookDecisionView `json:"last_hook_problem,omitempty"`
-	// Claims are the agents' claims on tasks, with their leases (§13).
+	// Claims are the agents' claims on tasks, with their leases (docs/parallel.md).
 	Claims []claimStatusView `json:"claims,omitempty"`
 	// You is the agent name this runner's commands use (docs/parallel.md).
 	You string `json:"-"`
 	// Wave is where a plan run with claims stands in its waves.
 	Wave *waveStatus `json:"wave,omitempty"`
-	// Timeouts are the tasks at 80 % of their lifecycle timeout or more (§10).
+	// Timeouts are the tasks at 80 % of their lifecycle timeout or more (docs/lifecycle.md#timeouts).
 	Timeouts []lifecycleAlert `json:"lifecycle_timeouts,omitempty"`
 	// HandEdits are tasks.md Status cells that do not render their task's
 	// lifecycle state (docs/lifecycle.md): one line each, how to settle it.
 	HandEdits []string `json:"status_hand_edits,omitempty"`
-	// ledgerStatus: needs_human, the cycle's findings trend, what reviews cost (§19).
+	// ledgerStatus: needs_human, the cycle's findings trend, what reviews cost (docs/ledger.md).
 	ledgerStatus
 	// ReviewTime is how many reviews ran, how long they took and what they
 	// cost, over the plan's whole life; nil before the first review.

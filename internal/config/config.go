@@ -1,8 +1,8 @@
-// Package config reads taskie's settings (SPEC §14): the built-in defaults,
+// Package config reads taskie's settings (docs/configuration.md): the built-in defaults,
 // then the user's own file ($XDG_CONFIG_HOME/taskie/config.json), then the
 // repository's .taskie/config.json. Every setting is optional and remembers
 // the file its effective value came from. Settings that run a program are
-// taken from the repository's file only when the user trusts it (§18).
+// taken from the repository's file only when the user trusts it (docs/configuration.md#trust).
 package config
 
 import (
@@ -36,10 +36,10 @@ type Config struct {
 	LifecycleTimeouts map[string]string `json:"lifecycle_timeouts,omitempty"`
 	GroupSize         int               `json:"group_size"`
 	LeaseTTL          Duration          `json:"lease_ttl"`
-	OnExhausted       string            `json:"on_exhausted"` // a task past its retries: skip or escalate (§13)
+	OnExhausted       string            `json:"on_exhausted"` // a task past its retries: skip or escalate (docs/parallel.md)
 	BlockSeverity     domain.Severity   `json:"block_severity"`
 	RatchetAfter      int               `json:"ratchet_after"`
-	// BudgetUSD caps what a plan's reviews may cost (SPEC §19); 0 = no cap.
+	// BudgetUSD caps what a plan's reviews may cost (docs/ledger.md); 0 = no cap.
 	BudgetUSD float64 `json:"budget_usd"`
 	// ReviewBudget caps one review's duration: the reviewer's timeout is
 	// the shorter of it and reviewer_timeout, and a review that used it up
@@ -48,8 +48,8 @@ type Config struct {
 	// StallAfter is how long a review loop may make no progress while its
 	// session is gone before it is listed as needing you (docs/needs-you.md).
 	StallAfter Duration `json:"stall_after"`
-	// Store is where claims, leases and coordination events live (SPEC
-	// §20): "" for files, or a PostgreSQL URL ("postgres://…") shared by
+	// Store is where claims, leases and coordination events live
+	// (docs/fleet.md): "" for files, or a PostgreSQL URL ("postgres://…") shared by
 	// every clone; TASKIE_DATABASE_URL wins over it.
 	Store string `json:"store"`
 	// Project names the repository across its clones in a shared store;
@@ -61,7 +61,7 @@ type Config struct {
 	Source map[string]string `json:"-"`
 
 	// Untrusted names the settings of UntrustedFile that run a program and
-	// were ignored because the user has not trusted that file (SPEC §18);
+	// were ignored because the user has not trusted that file (docs/configuration.md#trust);
 	// their effective values come from the user's file or the defaults.
 	// When it is not empty no reviewer may run: see TrustMessage.
 	Untrusted []string `json:"-"`
@@ -172,7 +172,7 @@ func known(k string) bool {
 	return false
 }
 
-// Ledger returns the review ledger's settings (SPEC §19).
+// Ledger returns the review ledger's settings (docs/ledger.md).
 func (c Config) Ledger() ledger.Settings {
 	return ledger.Settings{BlockSeverity: c.BlockSeverity, RatchetAfter: c.RatchetAfter,
 		BudgetUSD: c.BudgetUSD, ReviewBudget: c.ReviewBudget.D()}

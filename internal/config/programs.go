@@ -37,7 +37,7 @@ type Program struct {
 	Command []string `json:"command"` // program and arguments
 }
 
-// programSettings are the settings that may run a program (SPEC §18), each
+// programSettings are the settings that may run a program (docs/configuration.md#trust), each
 // with what it runs. A value that cannot be read counts as running
 // something when in doubt; Load reports it as a problem anyway.
 var programSettings = []struct {

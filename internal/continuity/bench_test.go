@@ -34,7 +34,7 @@ func typicalPlan() map[string]string {
 	files["tasks.md"] = tb.String()
 	var t12 strings.Builder
 	t12.WriteString("# Task 12: Validate the loaded config\n\n" +
-		"Validate every field of the loaded configuration (plan.md §4) and report all problems at once, each with\n" +
+		"Validate every field of the loaded configuration (plan.md part 4) and report all problems at once, each with\n" +
 		"the key path, the value found and the values allowed. Unknown keys are warnings, not errors. The\n" +
 		"validation runs in `taskie validate` and at every stop, so it must stay under a millisecond.\n\n")
 	for k := 1; k <= 4; k++ {
@@ -61,7 +61,7 @@ func typicalPlan() map[string]string {
 	return files
 }
 
-// TestTypicalContextBudget is SPEC §16: a typical task's context is under
+// TestTypicalContextBudget (docs/performance.md): a typical task's context is under
 // 2 KB and needs no clipping.
 func TestTypicalContextBudget(t *testing.T) {
 	p := newPlan(t, typicalPlan())

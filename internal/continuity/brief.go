@@ -11,7 +11,7 @@ import (
 )
 
 // Budget is the most bytes Brief.Text returns: a fresh session's context
-// stays under 2 KB (SPEC §12, §16).
+// stays under 2 KB (docs/continuity.md).
 const Budget = 2000
 
 // RecentSessions is how many progress entries the context shows.

@@ -1,4 +1,4 @@
-// Package continuity keeps a task's session continuity (SPEC §12) inside
+// Package continuity keeps a task's session continuity (docs/continuity.md) inside
 // its task-{T}.md: the acceptance criteria, a Progress Log with one entry
 // per session, and a Chain Output that the tasks depending on it receive as
 // Chain Inputs. It also builds the context a fresh session starts from.

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Size thresholds of a task file (SPEC §12).
+// Size thresholds of a task file (docs/continuity.md).
 const (
 	WarnSize      = 50 * 1024 // warn when a task file grows past this
 	ArchiveSize   = 75 * 1024 // at this size old sessions move to the archive

@@ -102,7 +102,7 @@ type stats struct {
 	tempsLeft    int // kills that left a temp file in the plan directory
 	archTemps    int // kills that left a temp file in .taskie/archive/p
 	redo         int // the next load changed state.json or tasks.md
-	lostNotes    int // a note's event logged, its entry not written (allowed, §17)
+	lostNotes    int // a note's event logged, its entry not written (allowed, docs/architecture.md#the-plan-store)
 	tornLogs     int // kills that left a torn last line in events.jsonl
 	archiveRuns  int // the archive file changed
 	archiveTried int // the complete command (shadow run) archived
@@ -507,7 +507,7 @@ func (ct *crashTest) checkLog(i int, c command, r result, pre, post, fixed snaps
 		inLog := logged(func(e events.Event) bool { return e.Event == events.Progress })
 		switch made := sameNorm(fixed.task[1], post.task[1]); {
 		case inLog && !made:
-			ct.st.lostNotes++ // §17: at most an event whose change did not happen
+			ct.st.lostNotes++ // docs/architecture.md#the-plan-store: at most an event whose change did not happen
 		case made && !inLog:
 			ct.failf(i, c, "(%s) the note is in task-1.md without its PROGRESS event", r)
 		}
@@ -531,7 +531,7 @@ func (ct *crashTest) final() {
 	if len(s.planTemps) > 0 {
 		ct.errorf("final note: temp files remain in the plan directory: %v", s.planTemps)
 	}
-	// SPEC §17: temp files left by a killed process are removed by the
+	// docs/architecture.md#the-plan-store: temp files left by a killed process are removed by the
 	// next writer. The store cleans only the plan directory, so a kill
 	// during the archive's write leaves one in .taskie/archive/p for good;
 	// reported, and a failure with CRASHTEST_STRICT=1.

@@ -1,6 +1,6 @@
 // Package crashtest kills taskie commands with SIGKILL at random moments
 // and checks that the plan store never leaves a torn, mixed or unreplayable
-// plan behind (SPEC §3, §11, §17).
+// plan behind (docs/architecture.md#the-plan-store).
 package crashtest
 
 import (

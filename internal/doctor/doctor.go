@@ -308,7 +308,7 @@ func sameDir(a, b string) bool {
 }
 
 // configTrust reports the settings that run a program which the
-// repository's config sets but the user has not trusted (SPEC §18): they are
+// repository's config sets but the user has not trusted (docs/configuration.md#trust): they are
 // ignored, and the hook runs no review, until the user trusts the file.
 func configTrust(cfg config.Config) Check {
 	if len(cfg.Untrusted) == 0 {

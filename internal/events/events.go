@@ -1,4 +1,4 @@
-// Package events appends to and reads a plan's events.jsonl (SPEC §11): an
+// Package events appends to and reads a plan's events.jsonl (docs/lifecycle.md#where-it-is-kept): an
 // append-only history, one JSON object per line. Callers hold the plan lock
 // while appending.
 package events

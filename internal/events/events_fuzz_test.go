@@ -9,8 +9,8 @@ import (
 	"github.com/taskie-dev/taskie/internal/events"
 )
 
-// FuzzEventsScan feeds arbitrary events.jsonl content to ScanReader (SPEC
-// §15: a torn or garbled line is skipped with a warning, never fatal).
+// FuzzEventsScan feeds arbitrary events.jsonl content to ScanReader
+// (docs/reliability.md#bad-input: a torn or garbled line is skipped with a warning, never fatal).
 // Seeds: f.Add below and testdata/fuzz/FuzzEventsScan.
 func FuzzEventsScan(f *testing.F) {
 	for _, s := range []string{

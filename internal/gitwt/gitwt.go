@@ -1,5 +1,5 @@
-// Package gitwt runs the few git commands parallel execution needs (SPEC
-// §13): where a clone keeps what all its worktrees share (the git common
+// Package gitwt runs the few git commands parallel execution needs
+// (docs/parallel.md#worktrees): where a clone keeps what all its worktrees share (the git common
 // directory), a worktree's HEAD, and adding, inspecting and removing
 // worktrees. Discover and HeadOf read git's own files, so that a claim runs
 // no git process; every other call is one git process with a timeout, run without the

@@ -1,4 +1,4 @@
-// Package history turns a plan's event log (SPEC §11) into what the
+// Package history turns a plan's event log (docs/lifecycle.md#queries) into what the
 // queries show: the state.json the events imply (Replay, for `taskie
 // recover`) and one-line summaries of events (for `taskie history` and
 // `taskie log`). Nothing here does I/O.

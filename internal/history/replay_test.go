@@ -499,7 +499,7 @@ func genEvents(n int) []events.Event {
 	return out[:n]
 }
 
-// BenchmarkReplay replays 100,000 events held in memory (SPEC §16: queries
+// BenchmarkReplay replays 100,000 events held in memory (docs/performance.md: queries
 // over 100,000 events < 300 ms).
 func BenchmarkReplay(b *testing.B) {
 	evs := genEvents(100_000)

@@ -26,7 +26,7 @@ func benchStop(b *testing.B, cwd string) {
 	}
 }
 
-// BenchmarkStopNoReviewDue is SPEC §16's hot path: a stop on a 100-task
+// BenchmarkStopNoReviewDue is docs/performance.md's hot path: a stop on a 100-task
 // plan with nothing to review (validation included).
 func BenchmarkStopNoReviewDue(b *testing.B) {
 	root := b.TempDir()

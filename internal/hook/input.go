@@ -1,4 +1,4 @@
-// Package hook implements the agents' hook protocols (SPEC §5): it decodes
+// Package hook implements the agents' hook protocols (docs/hook.md): it decodes
 // the hook's stdin, runs the Stop decision around the pure workflow core,
 // and encodes allow/block the way Claude Code and Codex expect.
 package hook

@@ -10,7 +10,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/hook"
 )
 
-// FuzzHookInput feeds arbitrary stdin to the hook decoder (SPEC §15: empty,
+// FuzzHookInput feeds arbitrary stdin to the hook decoder (docs/reliability.md#bad-input: empty,
 // not JSON or huge input must allow with a warning, never panic or hang).
 // Seeds: f.Add below and testdata/fuzz/FuzzHookInput.
 func FuzzHookInput(f *testing.F) {

@@ -11,7 +11,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
-// The review ledger in the Stop hook (SPEC §19, docs/ledger.md): the log
+// The review ledger in the Stop hook (docs/ledger.md): the log
 // is read once per stop, and only when a review is due or a message needs
 // the findings.
 

@@ -61,7 +61,7 @@ func (d BlockData) Escape() string {
 	return fmt.Sprintf("This is an automated, independent review loop. To stop it: `taskie pause%s` (or set \"next_phase\": null in %s).", d.PlanFlag, d.StateFile)
 }
 
-// BlockMessage renders the block message of §5.1 for a review.
+// BlockMessage renders the block message (docs/hook.md) for a review.
 func BlockMessage(d BlockData) string {
 	var b bytes.Buffer
 	if err := messages().ExecuteTemplate(&b, string(d.Review)+".tmpl", d); err != nil {

@@ -6,7 +6,7 @@ import (
 	"io"
 )
 
-// Output formats for a block (SPEC §5 output contract).
+// Output formats for a block (docs/hook.md#output-contract).
 const (
 	FormatExit2 = "exit2" // exit 2, reason on stderr: works for plugin hooks on every Claude Code version
 	FormatJSON  = "json"  // {"decision":"block","reason":…} on stdout, exit 0

@@ -137,7 +137,7 @@ func quoteList(xs []domain.Phase) string {
 	return strings.Join(q, ", ")
 }
 
-// blockMessage renders the review block of §5.1 for the state s, with the
+// blockMessage renders the review block (docs/hook.md) for the state s, with the
 // cycle's open findings.
 func blockMessage(v view, s *state.State, model domain.Model, verdict domain.Verdict, reminder bool) string {
 	d := blockData(v, s, model, verdict, reminder)
@@ -145,7 +145,7 @@ func blockMessage(v view, s *state.State, model domain.Model, verdict domain.Ver
 	return BlockMessage(d)
 }
 
-// blockData fills the block message of §5.1 for the state s.
+// blockData fills the block message (docs/hook.md) for the state s.
 func blockData(v view, s *state.State, model domain.Model, verdict domain.Verdict, reminder bool) BlockData {
 	review, n, task := s.Phase, s.Iteration(), s.Task()
 	return BlockData{

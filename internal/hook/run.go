@@ -305,7 +305,7 @@ func (h *stopper) failed(d workflow.StopDecision, f *reviewrun.Failed) Result {
 // program because the repository's config file is not trusted.
 func trustMessage(c config.Config) string { return c.TrustMessage() }
 
-// takeOver records that this session now drives the plan (SPEC §5.2): a
+// takeOver records that this session now drives the plan (docs/hook.md): a
 // new session continuing a plan whose previous session ended its turn.
 func (h *stopper) takeOver(previous, why string) {
 	err := h.p.Update(func(s *store.Snapshot) (store.Change, error) {

@@ -22,7 +22,7 @@ type Selection struct {
 // SelectPlan gathers the facts of plan choice — every plan's state.json
 // (read once, reused by the chosen plan's snapshot), the owners' last hook
 // decisions, the plans the agent's own recent words name (the transcript's
-// tail scanned once) — and lets planchoice.Choose decide (SPEC §5.2).
+// tail scanned once) — and lets planchoice.Choose decide (docs/hook.md).
 func SelectPlan(fs *store.Files, in Input, now time.Time, window time.Duration) Selection {
 	ids, err := fs.Repo.Plans()
 	if err != nil || len(ids) == 0 {

@@ -16,7 +16,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/store"
 )
 
-// SummaryBudget bounds the context injected at session start (SPEC §12).
+// SummaryBudget bounds the context injected at session start (docs/continuity.md).
 const SummaryBudget = continuity.Budget + 64
 
 // SessionStart prints where the plan stands as additionalContext, so a fresh

@@ -177,7 +177,7 @@ func relPath(root, path string) string {
 }
 
 // readInput reads the hook input and checks its cwd; every problem is
-// also written to the log (SPEC §5: input errors go to the log).
+// also written to the log (docs/hook.md: input errors go to the log).
 func readInput(e Env, hook string) (Input, error) {
 	in, err := ReadInput(e.Stdin, e.InputDeadline)
 	switch {
@@ -196,7 +196,7 @@ func readInput(e Env, hook string) (Input, error) {
 }
 
 // logChoice writes the "never silent" line of a plan choice that leaves
-// plans waiting (SPEC §5.2) to hook.log and to the log of each plan left
+// plans waiting (docs/hook.md) to hook.log and to the log of each plan left
 // waiting, where `taskie status` and `taskie continue` show it.
 func logChoice(root *fsafe.Root, hook string, in Input, sel Selection) {
 	why := "plan choice: " + string(sel.Reason) + ": " + strings.TrimPrefix(sel.Message, "taskie: ")

@@ -24,10 +24,10 @@ import (
 	"github.com/taskie-dev/taskie/internal/store"
 )
 
-// SubagentStop is the SubagentStop hook (SPEC §13): a subagent that holds
+// SubagentStop is the SubagentStop hook (docs/parallel.md#the-subagent-gate): a subagent that holds
 // a claim and stops while its task's worktree has no commit since the
 // claim is blocked once, told to commit or release; its next stop is
-// allowed with a message (loop safety, as in §5). Anything else — no
+// allowed with a message (loop safety, as in docs/hook.md). Anything else — no
 // claim, a new commit, a paused plan, bad input, an internal error — is
 // allowed. Output as for the Stop hook: exit 2 and the reason on stderr,
 // or {"decision":"block",…} with output_format json.

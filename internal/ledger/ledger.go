@@ -1,4 +1,4 @@
-// Package ledger keeps the review ledger of one review cycle (SPEC §19):
+// Package ledger keeps the review ledger of one review cycle (docs/ledger.md):
 // the findings reviewers report, numbered F1, F2, … for the cycle, what the
 // post-review did with each, and the rules that decide from them whether a
 // review is clean, whether the cycle is going round in circles, and whether

@@ -10,7 +10,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 )
 
-// Non-convergence limits (SPEC §19).
+// Non-convergence limits (docs/ledger.md#the-rules).
 const (
 	// StallWindow: the open count at or above the threshold has not fallen
 	// below its level of StallWindow iterations earlier.
@@ -20,7 +20,7 @@ const (
 	ReopenLimit = 2
 )
 
-// Settings are the ledger rules' settings (SPEC §14, §19). The zero value
+// Settings are the ledger rules' settings (docs/configuration.md, docs/ledger.md). The zero value
 // means the defaults.
 type Settings struct {
 	// BlockSeverity is the least severe open finding that makes a review
@@ -107,7 +107,7 @@ type Assessment struct {
 	BudgetExceeded *BudgetOverrun
 }
 
-// Assess applies the rules of SPEC §19 to the review at iteration, whose
+// Assess applies the rules of docs/ledger.md#the-rules to the review at iteration, whose
 // answer has been recorded in l (Record, then Fold), with verdict and the
 // plan's review costs so far, this review's included. A review that
 // reported no findings is judged by its verdict alone, as before the ledger.

@@ -84,7 +84,7 @@ func TestScenarios(t *testing.T) {
 }
 
 // Example_scenarios compares, on the scripted reviewers of the tests, how
-// many iterations a review cycle takes with the ledger's rules (SPEC §19)
+// many iterations a review cycle takes with the ledger's rules (docs/ledger.md#the-rules)
 // and with the old rule (the verdict alone, two PASS in a row, at most
 // max_reviews = 8), both fed the same answers. "open ≥ major" counts the
 // findings at or above major still open when the cycle ended.

@@ -22,7 +22,7 @@ const (
 	Declined Status = "declined"
 )
 
-// Answer is a reviewer's structured answer (SPEC §19). Findings is nil when
+// Answer is a reviewer's structured answer (docs/ledger.md). Findings is nil when
 // the answer carried no "findings" (an older prompt, another tool): then the
 // verdict alone decides and Record leaves the ledger alone. An empty,
 // non-nil Findings means the reviewer tracks findings and reported none.

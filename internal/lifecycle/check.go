@@ -7,7 +7,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 )
 
-// Rule is an invariant of §10, or a rule of the log that a hand edit can
+// Rule is an invariant of docs/lifecycle.md, or a rule of the log that a hand edit can
 // break.
 type Rule string
 

@@ -1,11 +1,11 @@
-// Package lifecycle is the task lifecycle state machine of SPEC §10: thirteen
+// Package lifecycle is the task lifecycle state machine of docs/lifecycle.md: thirteen
 // states, a table of legal moves, failure counting with escalation to the
 // CTO and then to a human, recovery actions, invariants, timeouts and time
 // metrics. It is pure: no I/O, and the clock is always a parameter.
 //
 // # States
 //
-// §10 lists twelve states: the chain pending → assigned → planning →
+// The first design listed twelve states: the chain pending → assigned → planning →
 // validated → in_progress → testing → quality_review → approved → committing
 // → completed, plus cto_intervention and human_escalation. The thirteenth is
 // abandoned, the terminal state the recovery action "abandon (human only)"

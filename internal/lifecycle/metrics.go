@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// TimeMetrics are a task's time metrics at a moment (§11).
+// TimeMetrics are a task's time metrics at a moment (docs/lifecycle.md#queries).
 type TimeMetrics struct {
 	// State is the task's state and InState the time it has spent there.
 	State   State

@@ -181,7 +181,7 @@ var (
 	rec = []Kind{KindRecovery}
 )
 
-// TestEscalationPaths plays §10's escalation end to end: three failed
+// TestEscalationPaths plays docs/lifecycle.md's escalation end to end: three failed
 // reviews go to the CTO, a CTO retry returns, a second round uses the
 // second attempt, and the next failure goes to a human, who resolves it.
 func TestEscalationPaths(t *testing.T) {

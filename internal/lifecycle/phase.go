@@ -2,8 +2,8 @@ package lifecycle
 
 import "time"
 
-// PhaseEvent is something the plan phases (§4) report about a task; the
-// phases drive the lifecycle through FromPhase (§10).
+// PhaseEvent is something the plan phases (docs/state-machine.md) report about a task; the
+// phases drive the lifecycle through FromPhase (docs/lifecycle.md#fed-by-the-plan-phases).
 type PhaseEvent string
 
 // Phase events.

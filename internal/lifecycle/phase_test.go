@@ -60,7 +60,7 @@ func TestFromPhase(t *testing.T) {
 	}
 }
 
-// TestReviewLoopEscalates drives the §10 loop from the phases only: two
+// TestReviewLoopEscalates drives the docs/lifecycle.md loop from the phases only: two
 // failed reviews return to in_progress, the third goes to the CTO.
 func TestReviewLoopEscalates(t *testing.T) {
 	task, log := reachLog(t, Pending, "")

@@ -63,7 +63,7 @@ func begin(t Task, actor Actor, act Action, now time.Time) (time.Time, error) {
 }
 
 // logTime is a clock reading as the event log keeps it: wall clock only
-// (no monotonic reading), whole seconds (§11 writes RFC 3339 times). Every
+// (no monotonic reading), whole seconds (the log writes RFC 3339 times). Every
 // time a move records goes through it, so the durations a replay from the
 // log computes are the ones the moves computed.
 func logTime(now time.Time) time.Time { return now.Round(0).Truncate(time.Second) }

@@ -26,7 +26,7 @@ const (
 	Abandoned       State = "abandoned"
 )
 
-// Limits of §10.
+// Limits of docs/lifecycle.md#moves-failures-escalation.
 const (
 	// MaxFailures is the failure count per state that escalates to the CTO.
 	MaxFailures = 3

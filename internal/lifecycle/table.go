@@ -12,7 +12,7 @@ type Class string
 const (
 	// ClassForward is a step along the chain; it clears From's failures.
 	ClassForward Class = "forward"
-	// ClassFailure is a move that counts a failure in From (§10's
+	// ClassFailure is a move that counts a failure in From (docs/lifecycle.md's
 	// "approach rejected", "review failed", "pre-commit failed").
 	ClassFailure Class = "failure"
 	// ClassToCTO enters cto_intervention: 3 failures or an explicit Escalate.

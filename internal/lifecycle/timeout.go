@@ -11,7 +11,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 )
 
-// Timeouts are the per-state timeouts of §10. A state without one (the
+// Timeouts are the per-state timeouts of docs/lifecycle.md#timeouts. A state without one (the
 // terminal states, or one set to 0) never times out. They are warnings,
 // never hard stops.
 type Timeouts map[State]time.Duration

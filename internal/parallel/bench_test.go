@@ -74,7 +74,7 @@ func benchTaskFile(id int, rng *rand.Rand) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Task %d: rework the parser of the %s module\n\n", id, f())
 	fmt.Fprintf(&b, "## Goal\n\nThe current implementation in `%s` reads the whole input before it\n", f())
-	b.WriteString("validates anything, e.g. a 2 MB file is held in memory twice. Follow plan.md §3 and the\n")
+	b.WriteString("validates anything, e.g. a 2 MB file is held in memory twice. Follow plan.md part 3 and the\n")
 	b.WriteString("design in design.md; see https://example.com/docs/v1.2 for the format (node.js users\n")
 	fmt.Fprintf(&b, "rely on it). Keep the exported API of %s stable; callers live in `%s`\n", f(), f())
 	fmt.Fprintf(&b, "and [the CLI](%s#L12).\n\n", f())

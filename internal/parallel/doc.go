@@ -1,5 +1,5 @@
 // Package parallel decides who may run what, and when, for parallel
-// execution (SPEC §13). It is pure: it reads no files, runs no git and asks
+// execution (docs/parallel.md). It is pure: it reads no files, runs no git and asks
 // no clock; the caller passes the plan's tasks, the stored claims and "now",
 // and stores what the decisions say. The store makes claims atomic; this
 // package is the policy.

@@ -13,11 +13,11 @@ type GateDecision struct {
 	Message string
 }
 
-// SubagentStop decides a subagent's stop (§13). A subagent that holds a
+// SubagentStop decides a subagent's stop (docs/parallel.md#the-subagent-gate). A subagent that holds a
 // claim and stops with its worktree's HEAD still at the claim's base
 // commit is blocked once, and told to commit or release; the caller
 // records that it blocked and passes alreadyBlocked at the next stop,
-// which is then allowed with a message (loop safety, as in §5). No claim,
+// which is then allowed with a message (loop safety, as in docs/hook.md). No claim,
 // or a new commit, allows silently; an unknown base or head allows with a
 // message, since nothing can be checked.
 func SubagentStop(held *Claim, baseSHA, headSHA string, alreadyBlocked bool) GateDecision {

@@ -18,7 +18,7 @@ const (
 	ResultRetry = "retry"
 )
 
-// Result is a subagent's one-line reference to its task output (§13).
+// Result is a subagent's one-line reference to its task output (docs/parallel.md#results-and-retries).
 type Result struct {
 	Task   domain.TaskID `json:"task"`
 	Commit string        `json:"commit"`

@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// DefaultMaxRetries is how many times a failing task is retried (§13).
+// DefaultMaxRetries is how many times a failing task is retried (docs/parallel.md#results-and-retries).
 const DefaultMaxRetries = 2
 
 // OnExhausted says what happens to a task that failed every retry.

@@ -2,7 +2,7 @@ package plan
 
 import "fmt"
 
-// IDPattern is the only shape a plan id may take (§1); it keeps ids usable
+// IDPattern is the only shape a plan id may take; it keeps ids usable
 // as single path components. It is checked by hand: the hook must not pay
 // for compiling regexps at start-up.
 const IDPattern = `^[A-Za-z0-9_-]+$`

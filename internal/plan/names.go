@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// FileKind classifies a plan directory .md file (§2).
+// FileKind classifies a plan directory .md file (docs/validation.md).
 type FileKind int
 
 // KindUnknown is the zero value so that an unset FileName never passes
@@ -63,7 +63,7 @@ type FileName struct {
 // reviewBases are the bases that have review series without a task number.
 var reviewBases = []string{"plan", "design", "tasks", "all-code"}
 
-// ParseFileName classifies a .md file name per §2, including the older
+// ParseFileName classifies a .md file name per docs/validation.md, including the older
 // plugin's task-T-code-review-N.md names. Numbers must be positive and
 // written without leading zeros so each file has one name.
 func ParseFileName(name string) FileName {

@@ -56,7 +56,7 @@ func (r *Repo) PlansDir() string { return filepath.Join(r.Root, ".taskie", "plan
 
 // PlanDir validates id and returns the plan directory path. A plan that
 // resolves outside the repository is refused so that taskie never writes
-// through a symlink into someone else's tree (§15). A missing directory is
+// through a symlink into someone else's tree (docs/reliability.md). A missing directory is
 // not an error: callers decide whether it must exist.
 func (r *Repo) PlanDir(id string) (string, error) {
 	if err := ValidID(id); err != nil {

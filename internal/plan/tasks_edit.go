@@ -93,7 +93,7 @@ func (ts *Tasks) column(name string) int {
 	return columnIndex(ts.Header, strings.TrimSpace(name))
 }
 
-// unknownTask names the id and the known ids, as §15 requires.
+// unknownTask names the id and the known ids, as docs/reliability.md#bad-input requires.
 func (ts *Tasks) unknownTask(id int) error {
 	if len(ts.Tasks) == 0 {
 		return fmt.Errorf("unknown task %d: tasks.md has no tasks", id)

@@ -9,7 +9,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/plan"
 )
 
-// FuzzParseTasks feeds arbitrary tasks.md content to ParseTasks (SPEC §15:
+// FuzzParseTasks feeds arbitrary tasks.md content to ParseTasks (docs/reliability.md#bad-input:
 // extra prose, broken tables and duplicate ids are listed as problems,
 // never a crash, and the file is kept byte for byte).
 // Seeds: f.Add below and testdata/fuzz/FuzzParseTasks.
@@ -100,7 +100,7 @@ func statuses(ts *plan.Tasks) []string {
 
 // FuzzParseFileName checks that a plan file name is classified
 // consistently and that every name taskie recognises is the one name its
-// fields produce (§2: one name per file).
+// fields produce (one name per file, docs/validation.md).
 // Seeds: f.Add below and testdata/fuzz/FuzzParseFileName.
 func FuzzParseFileName(f *testing.F) {
 	for _, s := range []string{

@@ -18,7 +18,7 @@ const (
 	SeverityWarning Severity = "warning"
 )
 
-// Violation is one broken §7 rule.
+// Violation is one broken validation rule (docs/validation.md).
 type Violation struct {
 	Rule     int      `json:"rule"`
 	File     string   `json:"file"`           // relative to the plan dir, slash-separated
@@ -82,9 +82,9 @@ type ListEntry struct {
 	Mode fs.FileMode
 }
 
-// ValidateListing checks every §7 rule on a plan and returns all
+// ValidateListing checks every validation rule on a plan and returns all
 // violations sorted by file, then line. tasks.md is parsed once so large
-// plans stay fast (§16). checkState gets state.json's bytes when it
+// plans stay fast (docs/performance.md). checkState gets state.json's bytes when it
 // exists; each message becomes a rule-8 warning. A nil checkState skips
 // rule 8.
 func ValidateListing(in Listing, checkState func(data []byte) []string) []Violation {

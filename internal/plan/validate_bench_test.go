@@ -19,7 +19,7 @@ func bigTasks(n int) []byte {
 	return []byte(b.String())
 }
 
-// writeBigPlan creates the §16 plan: 1,000 tasks, 1,000 task files and
+// writeBigPlan creates the plan of docs/performance.md: 1,000 tasks, 1,000 task files and
 // 5,000 review/post-review files in valid series.
 func writeBigPlan(b *testing.B) string {
 	b.Helper()

@@ -138,7 +138,7 @@ func (v *validator) checkTable() {
 	v.checkDeps(ts)
 }
 
-// checkState is rule 8; its findings never block (§7).
+// checkState is rule 8; its findings never block (docs/validation.md).
 func (v *validator) checkState(check func([]byte) []string) {
 	if check == nil || !v.present["state.json"] {
 		return

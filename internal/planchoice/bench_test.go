@@ -52,7 +52,7 @@ func benchText(i int) string {
 	return `The plan is clear: I will follow the plan, update the plans in the plan file, and explain the plan new ideas to the planner.`
 }
 
-// BenchmarkChooseTranscript is SPEC §16's "5 MB transcript and 50 plans":
+// BenchmarkChooseTranscript is docs/performance.md's "5 MB transcript and 50 plans":
 // read the tail, find the mentions in one pass, choose.
 func BenchmarkChooseTranscript(b *testing.B) {
 	path, plans := benchTranscript(b)

@@ -1,5 +1,5 @@
 // Package planchoice decides which plan a Stop (or SessionStart) hook acts
-// on (SPEC §5.2), and finds the plans a session's transcript names.
+// on (docs/hook.md), and finds the plans a session's transcript names.
 //
 // Choose is pure: the caller reads state.json, the session memories and the
 // transcript, and hands Choose the facts. Message renders what the user is
@@ -15,7 +15,7 @@ import (
 )
 
 // DefaultMidTurnWindow is how long after a block a session still counts as
-// mid-turn on its plan: the reviewer timeout's default (SPEC §14).
+// mid-turn on its plan: the reviewer timeout's default (docs/configuration.md).
 const DefaultMidTurnWindow = domain.DefaultReviewerTimeout
 
 // MaxClockSkew is how far in the future a session's last decision may be
@@ -121,7 +121,7 @@ type Choice struct {
 	Future []string
 }
 
-// Choose picks the plan a session's hook acts on (SPEC §5.2):
+// Choose picks the plan a session's hook acts on (docs/hook.md):
 //  1. a pending plan this session owns, the newest if several;
 //  2. else the plan the session's recent words name last, even if another
 //     session owns it (naming a plan takes it over);

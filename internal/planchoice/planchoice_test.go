@@ -228,7 +228,7 @@ var twoSessionsTwoPlans = []Candidate{
 	{ID: "y", Pending: true, Owner: "B", OwnerLastDecision: DecisionBlock, OwnerLastDecisionAt: at(2 * time.Minute), Mtime: at(2 * time.Minute)},
 }
 
-// checkNeverSilent asserts SPEC §5.2 "never silent": when a plan is pending
+// checkNeverSilent asserts docs/hook.md's "never silent": when a plan is pending
 // and none is chosen, the user is told why.
 func checkNeverSilent(t *testing.T, in Input, c Choice) {
 	t.Helper()

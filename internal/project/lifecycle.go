@@ -20,8 +20,8 @@ import (
 	"github.com/taskie-dev/taskie/internal/store"
 )
 
-// follow adds to a change the lifecycle moves its plan phases make (SPEC
-// §10, lifecycle.Follow): the tasks' records in the new state.json and one
+// follow adds to a change the lifecycle moves its plan phases make
+// (docs/lifecycle.md, lifecycle.Follow): the tasks' records in the new state.json and one
 // event per effect, before the commit event. It runs in every commit, so
 // no command can move the phases without the lifecycle following, and
 // every commit also completes the tasks in committing whose commit is

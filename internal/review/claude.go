@@ -11,7 +11,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/config"
 )
 
-// claudeReviewer runs `claude -p` (SPEC §6).
+// claudeReviewer runs `claude -p` (docs/hook.md#the-reviewer).
 type claudeReviewer struct{}
 
 const claudeHint = `install Claude Code (https://docs.anthropic.com/en/docs/claude-code) or set "reviewer" in .taskie/config.json`

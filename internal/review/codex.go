@@ -11,7 +11,7 @@ import (
 	"unicode/utf8"
 )
 
-// codexReviewer runs `codex exec` (SPEC §6).
+// codexReviewer runs `codex exec` (docs/hook.md#the-reviewer).
 type codexReviewer struct{}
 
 const codexHint = `install the Codex CLI (npm install -g @openai/codex) or set "reviewer" in .taskie/config.json`

@@ -14,7 +14,7 @@ import (
 
 // Schema returns the answer schema given to claude with --json-schema and
 // to codex with --output-schema: the verdict, the review text (so taskie
-// can write the file itself) and the findings (SPEC §19), in strict mode
+// can write the file itself) and the findings (docs/ledger.md), in strict mode
 // (ledger.SchemaJSON).
 func Schema() string { return ledger.SchemaJSON() }
 

@@ -71,7 +71,7 @@ func TestCodexReason(t *testing.T) {
 }
 
 // TestReviewFailureFirstLine checks the first line of the message, the one
-// the hook shows, names the reviewer's own reason (SPEC §5.3).
+// the hook shows, names the reviewer's own reason (docs/hook.md).
 func TestReviewFailureFirstLine(t *testing.T) {
 	tests := []struct {
 		adapter, step, want string

@@ -20,7 +20,7 @@ type Pick struct {
 }
 
 // Resolve picks the reviewer and model for the review at position index of
-// the model rotation (SPEC §6). An entry is `reviewer:model` (`claude:opus`,
+// the model rotation (docs/hook.md#the-reviewer). An entry is `reviewer:model` (`claude:opus`,
 // `codex:gpt-5.5`), a bare reviewer name (`codex`: its default model) or a
 // bare model (`sonnet`) for the configured reviewer ("" = claude), or a
 // command (`cmd:my-reviewer --strict`) run as the configured reviewer. A model

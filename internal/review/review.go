@@ -1,5 +1,5 @@
 // Package review runs an independent reviewer (claude or codex) on a plan,
-// its tasks or its code, and returns the reviewer's verdict (SPEC §6).
+// its tasks or its code, and returns the reviewer's verdict (docs/hook.md#the-reviewer).
 package review
 
 import (
@@ -65,7 +65,7 @@ type Request struct {
 type Result struct {
 	Verdict domain.Verdict // domain.Pass or domain.Fail
 	Text    string         // review text from the structured output
-	// Findings are the reported findings (SPEC §19); nil when the answer
+	// Findings are the reported findings (docs/ledger.md); nil when the answer
 	// had no "findings", so that the verdict alone decides.
 	Findings   []ledger.ReportedFinding
 	CostUSD    float64      // claude: total_cost_usd

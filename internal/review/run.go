@@ -76,7 +76,7 @@ func run(ctx context.Context, inv invocation, timeout time.Duration) (output, er
 }
 
 // exitFailure turns a Run error into a Failure, or nil. The message's first
-// line carries the reviewer's own reason (SPEC §5.3); the lines after it
+// line carries the reviewer's own reason (docs/hook.md); the lines after it
 // give more of the output's tail when there is more.
 func exitFailure(inv invocation, err error, out output) error {
 	if err == nil {

@@ -1,4 +1,4 @@
-// Package state reads and writes a plan's state.json (SPEC §3): tolerant
+// Package state reads and writes a plan's state.json (docs/state-machine.md#statejson): tolerant
 // decoding, unknown fields preserved, atomic replacement under a sidecar lock.
 package state
 

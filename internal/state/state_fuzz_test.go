@@ -9,7 +9,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/state"
 )
 
-// FuzzStateDecode feeds arbitrary state.json content to Decode (SPEC §15:
+// FuzzStateDecode feeds arbitrary state.json content to Decode (docs/reliability.md#bad-input:
 // malformed JSON, wrong types and unknown fields give a clear error with a
 // position, or a state that is written back without loss).
 // Seeds: f.Add below and testdata/fuzz/FuzzStateDecode.

@@ -18,7 +18,7 @@ import (
 )
 
 // DatabaseURLEnv names the variable that chooses the coordination store of
-// every repository, over the store setting of config.json (SPEC §20).
+// every repository, over the store setting of config.json (docs/fleet.md).
 const DatabaseURLEnv = "TASKIE_DATABASE_URL"
 
 // CoordSettings say where a repository's coordination data live: the

@@ -966,8 +966,8 @@ func TestDirectoryInPlaceOfAFile(t *testing.T) {
 	}
 }
 
-// Concurrent updates through the plan lock never lose one another (SPEC
-// §3: the lock is a sidecar, never state.json itself).
+// Concurrent updates through the plan lock never lose one another
+// (docs/architecture.md#the-plan-store: the lock is a sidecar, never state.json itself).
 func TestConcurrentUpdatesLoseNothing(t *testing.T) {
 	st, root := repo(t, map[string]string{"plan.md": "# p\n", "state.json": `{"phase":"new-plan","max_reviews":0}`})
 	const workers, each = 4, 25

@@ -45,7 +45,7 @@ func TestPhaseClassification(t *testing.T) {
 		}
 	}
 	if len(domain.Phases) != 14 {
-		t.Errorf("len(domain.Phases) = %d, want the 14 phases of SPEC §4", len(domain.Phases))
+		t.Errorf("len(domain.Phases) = %d, want the 14 phases of docs/state-machine.md", len(domain.Phases))
 	}
 	if diff := cmp.Diff([]domain.Phase{domain.PlanReview, domain.TasksReview, domain.CodeReview, domain.AllCodeReview}, domain.Reviews); diff != "" {
 		t.Errorf("Reviews (-want +got):\n%s", diff)

@@ -37,7 +37,7 @@ func Record(s *state.State, p domain.Phase, auto bool, models []domain.Model) (*
 	return n, nil
 }
 
-// Start returns the state after starting task t (SPEC §4): the implementing
+// Start returns the state after starting task t (docs/state-machine.md): the implementing
 // phase, current_task and, in automated mode, a fresh code-review cycle.
 func Start(s *state.State, task domain.TaskID, auto bool, models []domain.Model) (*state.State, error) {
 	p := ImplementPhase(s.TDD)
@@ -90,7 +90,7 @@ func Set(s *state.State, field, value string) (*state.State, error) {
 			n.CurrentTask = &id
 		}
 		if n.Task() != s.Task() && n.PhaseIteration != nil {
-			// §4: phase_iteration resets when current_task changes.
+			// phase_iteration resets when current_task changes.
 			n.PhaseIteration, n.ConsecutiveClean = state.Int(0), 0
 		}
 	case "max_reviews", "consecutive_clean", "phase_iteration":

@@ -225,7 +225,7 @@ func TestStart(t *testing.T) {
 	}
 }
 
-// SPEC §4: every writer goes through the transition table. An advance
+// docs/state-machine.md: every writer goes through the transition table. An advance
 // target in next_phase must not let `taskie start` jump from a phase that
 // cannot start a task.
 func TestStartWithAdvanceTargetStillChecksTheMove(t *testing.T) {
@@ -327,7 +327,7 @@ func TestSettableFields(t *testing.T) {
 	}
 }
 
-// SPEC §4: "phase_iteration resets when current_task changes".
+// docs/state-machine.md: "phase_iteration resets when current_task changes".
 func TestSetCurrentTaskResetsIteration(t *testing.T) {
 	s := mkState(domain.PostCodeReview, domain.CodeReview, 1, 3, "sonnet", 1)
 	same, err := Set(s, "current_task", "1")

@@ -130,7 +130,7 @@ func (r Route) Text() string {
 	return b.String()
 }
 
-// Continue decides where a plan resumes (SPEC §8).
+// Continue decides where a plan resumes (docs/state-machine.md#continuation-taskie-continue).
 func Continue(f RouteFacts, models []domain.Model) Route {
 	r := route(f, models)
 	r.Agent = f.Agent

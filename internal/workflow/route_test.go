@@ -13,7 +13,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/state"
 )
 
-// reviewFile names a review (post=false) or post-review file as §2 does.
+// reviewFile names a review (post=false) or post-review file as docs/validation.md does.
 func reviewFile(review domain.Phase, task domain.TaskID, n int, post bool) string {
 	kind := "review"
 	if post {

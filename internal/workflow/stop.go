@@ -41,7 +41,7 @@ const (
 	LockBusy
 )
 
-// StopFacts is everything the Stop decision depends on (SPEC §5), gathered
+// StopFacts is everything the Stop decision depends on (docs/hook.md), gathered
 // once from one snapshot by the hook; Decide does no I/O.
 type StopFacts struct {
 	State        *state.State // nil when StateProblem is not StateOK
@@ -55,7 +55,7 @@ type StopFacts struct {
 	Seen       string
 
 	// Untrusted is non-empty when the repository's config asks to run a
-	// program the user has not trusted (SPEC §18).
+	// program the user has not trusted (docs/configuration.md#trust).
 	Untrusted string
 
 	// PostReviewExists: the post-review file of the current iteration exists.
@@ -171,7 +171,7 @@ type StopDecision struct {
 	ToHuman string
 }
 
-// Decide returns the Stop hook's decision for one plan (SPEC §5 steps 1,
+// Decide returns the Stop hook's decision for one plan (docs/hook.md steps 1,
 // 4–10). It is called again with Lock set when it answered TakeLock.
 func Decide(f StopFacts) StopDecision {
 	s := f.State
@@ -201,7 +201,7 @@ func Decide(f StopFacts) StopDecision {
 		return StopDecision{Reason: RHumanEscalation, Review: domain.CodeReview, Task: s.Task(), Iteration: s.Iteration()}
 	}
 	if s.NeedsHuman {
-		// The review ledger found the cycle going round (SPEC §19): no
+		// The review ledger found the cycle going round (docs/ledger.md): no
 		// review, no reminder, until a human decides (taskie resume).
 		review := n
 		if !domain.IsReview(n) {
@@ -381,7 +381,7 @@ func joinLines(xs []string) string {
 	return out
 }
 
-// AdvanceTarget returns next_phase when a review cycle passes (SPEC §4).
+// AdvanceTarget returns next_phase when a review cycle passes (docs/state-machine.md).
 func AdvanceTarget(review domain.Phase, tdd, pendingOther bool) domain.Phase {
 	switch review {
 	case domain.PlanReview:
@@ -464,7 +464,7 @@ type ReviewResult struct {
 type Finished struct {
 	// Verdict is PASS, FAIL or "" for unreadable.
 	Verdict domain.Verdict
-	// Ledger is the review ledger's assessment of the review (SPEC §19):
+	// Ledger is the review ledger's assessment of the review (docs/ledger.md):
 	// with it, a review is clean when the ledger says so (verdict PASS and
 	// nothing open at or above block_severity, or the severity ratchet).
 	// nil: the verdict alone decides.
@@ -480,8 +480,8 @@ func (f Finished) Clean() bool {
 	return f.Verdict == domain.Pass
 }
 
-// AfterReview decides what a finished review does (SPEC §5 steps 13–14,
-// §19). owner, when not "", becomes the plan's session_id.
+// AfterReview decides what a finished review does (docs/hook.md steps 13–14,
+// docs/ledger.md). owner, when not "", becomes the plan's session_id.
 func AfterReview(s *state.State, d StopDecision, fin Finished, pendingOther bool, models []domain.Model, autopilot bool, owner string) ReviewResult {
 	next, out := apply(s, d, fin.Clean(), pendingOther, models)
 	if owner != "" {

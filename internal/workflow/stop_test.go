@@ -947,7 +947,7 @@ func TestDecideMaxReviewsZero(t *testing.T) {
 	}
 }
 
-// SPEC §4: when the last task passes, all-code-review starts a fresh cycle
+// docs/state-machine.md: when the last task passes, all-code-review starts a fresh cycle
 // (first model, consecutive_clean 0). Skipping the code review with
 // max_reviews 0 reaches the same advance target and must do the same.
 func TestDecideMaxReviewsZeroLastTaskStartsFreshCycle(t *testing.T) {
@@ -957,7 +957,7 @@ func TestDecideMaxReviewsZeroLastTaskStartsFreshCycle(t *testing.T) {
 	diffState(t, "saved state", want, d.Save)
 }
 
-// SPEC §4: every writer goes through the transition table, the hook
+// docs/state-machine.md: every writer goes through the transition table, the hook
 // included. A next_phase naming a review that cannot follow the phase (set
 // by hand: `taskie set next_phase` does not relate it to the phase) must
 // not make the hook record an illegal phase move.

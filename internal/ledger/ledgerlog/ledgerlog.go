@@ -1,5 +1,5 @@
 // Package ledgerlog is the review ledger's form in a plan's event log
-// (SPEC §19, docs/ledger.md): ledger events as log events, and the fold of
+// (docs/ledger.md): ledger events as log events, and the fold of
 // a log into the ledger of each review series' latest cycle, with what the
 // plan's reviews cost and how long the last one took.
 //

@@ -1,7 +1,7 @@
 // Package ledgertest holds the scripted review cycles that the ledger's
 // tests and the hook's end-to-end test both run: per iteration, a
 // reviewer's answer and what the post-review does with its findings, with
-// how the cycle must end under the ledger's rules (SPEC §19) and under the
+// how the cycle must end under the ledger's rules (docs/ledger.md) and under the
 // old rule (the verdict alone, two PASS in a row, max_reviews).
 package ledgertest
 
@@ -189,7 +189,7 @@ func Scenarios() []Scenario {
 	}
 }
 
-// RunLedger runs a cycle under SPEC §19: Record, Assess, stop on two clean
+// RunLedger runs a cycle under docs/ledger.md's rules: Record, Assess, stop on two clean
 // reviews in a row, a human needed, the budget, or max_reviews. It returns
 // how the cycle ended and the ledger after its last review.
 func RunLedger(sc Scenario, logf func(string, ...any)) (Outcome, ledger.Ledger) {

@@ -1,5 +1,5 @@
 // Package postgres is the PostgreSQL implementation of store.Coordination
-// (SPEC §20): the claims, leases and coordination events of plans shared
+// (docs/fleet.md): the claims, leases and coordination events of plans shared
 // by agents on several machines, each in its own clone. Plan content keeps
 // travelling through git.
 //
@@ -30,7 +30,7 @@ import (
 )
 
 // ConnectTimeout bounds a connection attempt, whatever the URL's
-// connect_timeout says: the hook must never wait longer (SPEC §20).
+// connect_timeout says: the hook must never wait longer (docs/fleet.md#when-something-fails).
 const ConnectTimeout = 3 * time.Second
 
 // OpTimeout bounds one operation whose context has no deadline, so that a

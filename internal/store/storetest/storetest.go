@@ -1,6 +1,6 @@
 // Package storetest is the conformance suite of store.Coordination: every
 // implementation (the file store, PostgreSQL) runs it and must behave the
-// same (SPEC §20: every command works the same against either store).
+// same (docs/fleet.md: every command works the same against either store).
 package storetest
 
 import (

@@ -23,7 +23,7 @@
 // repeats. CTO-RETRY, CTO-ROLLBACK, CTO-SKIP and CTO-ESCALATE answer a
 // CTO review's decision (see cto.go).
 //
-// Findings (SPEC §19): a step followed by a JSON array answers with those
+// Findings (docs/ledger.md): a step followed by a JSON array answers with those
 // findings, e.g.
 //
 //	FAIL [{"severity":"major","title":"error ignored","file":"b.go","line":20}]

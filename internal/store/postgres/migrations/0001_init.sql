@@ -1,4 +1,4 @@
--- taskie coordination schema, version 1 (SPEC §20): the claims with leases
+-- taskie coordination schema, version 1 (docs/fleet.md): the claims with leases
 -- and the coordination events of every plan, keyed by project (the
 -- repository's identity across clones) and plan id. Plan content stays in
 -- git. Migrations only ever add, so that an older taskie keeps working on
