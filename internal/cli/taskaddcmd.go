@@ -49,7 +49,7 @@ also to a Description column when that is not the title's. --deps, --files,
 --priority and --complexity need their column in tasks.md. Without tasks.md, one
 is created with the columns Id, Status, Priority, Complexity, Description,
 Depends on and Files. One commit of the plan, logged as a TASK_ADDED event.`,
-		Example: `  taskie task add --title "Parse the config file" --deps 1,2 --files internal/config/,go.mod
+		Example: `  taskie task add --title "Parse the config file" --deps 1,2 --files config/,go.mod
   taskie task add --title "Docs" --description "Document the flags" --priority low --json`,
 		Args: exactArgs(0, "no arguments (use --title)"),
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -35,7 +35,7 @@ func newValidateCmdWith(s *Streams, g *globals, run func(*validateOpts) error) *
 		Use:   "validate [plan]",
 		Short: "Check plan directories against the rules (every plan when none is named)",
 		Long: `Check a plan directory (every plan when none is named, or --plan) against the
-nine rules of the plan format and print every violation with its file and rule
+rules of the plan format and print every violation with its file and rule
 number; ` + "`taskie help validation`" + ` lists the rules. Exit 1 when anything is
 wrong, a malformed or illegal state.json included. The Stop hook blocks on the
 other rules only: a bad state.json (rule 8, reported as a warning) makes it
