@@ -160,6 +160,7 @@ var commands = []command{
 	{"review", newReviewCmd},
 	{"merge-driver", newMergeDriverCmd},
 	{"watch", newWatchCmd},
+	{"serve", newServeCmd},
 }
 
 // commandsFor picks the commands to build for args: the one the first
