@@ -281,10 +281,9 @@ func (src *serveSource) Plan(_ context.Context, id string) (*serve.Plan, error) 
 	if n := len(costs.points); n > 0 {
 		out.Tokens = costs.points[n-1].TotalTok
 	}
-	records := map[domain.TaskID]lifecycle.Task{}
-	for _, t := range lifecycleRecords(p) {
-		records[t.ID] = t
-	}
+	// As `taskie task list` and `task show`: every clone's records with a
+	// shared store, and the tasks never moved counted as pending.
+	records := taskRecords(p)
 	claims := map[string]claimStatusView{}
 	for _, c := range planClaims(p) {
 		claims[c.Task] = c

@@ -69,13 +69,13 @@ type Plan struct {
 	// States counts the tasks per lifecycle state, in the machine's order.
 	States []StateCount
 	// Costs are the plan's reviews, oldest first, with running totals.
-	Costs              []CostPoint
+	Costs               []CostPoint
 	SpentUSD, BudgetUSD float64
-	Reviews            int
-	Tokens             int64
-	ReviewFiles        []ReviewFile
-	Warnings           []string
-	At                 time.Time
+	Reviews             int
+	Tokens              int64
+	ReviewFiles         []ReviewFile
+	Warnings            []string
+	At                  time.Time
 }
 
 // TaskRow is one task of the plan page's table.

@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Markdown renders a review file as HTML, safely: every character of the
@@ -53,20 +54,20 @@ func Markdown(src []byte) template.HTML {
 			closeList()
 			continue
 		}
-		if m := headingRE.FindStringSubmatch(trimmed); m != nil {
+		if m := res().heading.FindStringSubmatch(trimmed); m != nil {
 			flushPara()
 			closeList()
 			n := string(rune('0' + min(len(m[1])+1, 6))) // h1 is the page's own title
 			b.WriteString("<h" + n + ">" + inline(m[2]) + "</h" + n + ">\n")
 			continue
 		}
-		if m := bulletRE.FindStringSubmatch(line); m != nil {
+		if m := res().bullet.FindStringSubmatch(line); m != nil {
 			flushPara()
 			openList("ul")
 			b.WriteString("<li>" + inline(m[1]) + "</li>\n")
 			continue
 		}
-		if m := numberRE.FindStringSubmatch(line); m != nil {
+		if m := res().number.FindStringSubmatch(line); m != nil {
 			flushPara()
 			openList("ol")
 			b.WriteString("<li>" + inline(m[1]) + "</li>\n")
@@ -86,14 +87,20 @@ func Markdown(src []byte) template.HTML {
 	return template.HTML(b.String())
 }
 
-var (
-	headingRE = regexp.MustCompile(`^(#{1,6})\s+(.*?)\s*#*$`)
-	bulletRE  = regexp.MustCompile(`^\s{0,3}[-*+]\s+(.*)$`)
-	numberRE  = regexp.MustCompile(`^\s{0,3}\d{1,9}[.)]\s+(.*)$`)
-	codeRE    = regexp.MustCompile("`([^`\n]+)`")
-	boldRE    = regexp.MustCompile(`\*\*([^*\n]+)\*\*|__([^_\n]+)__`)
-	italicRE  = regexp.MustCompile(`(^|[^\w*])\*([^*\s][^*\n]*?)\*`)
-)
+// res are the renderer's patterns, compiled on first use: the hooks link
+// this package and must not pay for them at start.
+var res = sync.OnceValue(func() *mdREs {
+	return &mdREs{
+		heading: regexp.MustCompile(`^(#{1,6})\s+(.*?)\s*#*$`),
+		bullet:  regexp.MustCompile(`^\s{0,3}[-*+]\s+(.*)$`),
+		number:  regexp.MustCompile(`^\s{0,3}\d{1,9}[.)]\s+(.*)$`),
+		code:    regexp.MustCompile("`([^`\n]+)`"),
+		bold:    regexp.MustCompile(`\*\*([^*\n]+)\*\*|__([^_\n]+)__`),
+		italic:  regexp.MustCompile(`(^|[^\w*])\*([^*\s][^*\n]*?)\*`),
+	}
+})
+
+type mdREs struct{ heading, bullet, number, code, bold, italic *regexp.Regexp }
 
 // fenceOf reports whether a line opens a fenced code block, and its fence.
 func fenceOf(line string) (string, bool) {
@@ -110,7 +117,7 @@ func fenceOf(line string) (string, bool) {
 func inline(s string) string {
 	var out strings.Builder
 	last := 0
-	for _, m := range codeRE.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range res().code.FindAllStringSubmatchIndex(s, -1) {
 		out.WriteString(emphasis(html.EscapeString(s[last:m[0]])))
 		out.WriteString("<code>" + html.EscapeString(s[m[2]:m[3]]) + "</code>")
 		last = m[1]
@@ -122,9 +129,9 @@ func inline(s string) string {
 // emphasis marks up already-escaped text (the markers are not escaped by
 // html.EscapeString, so they survive; the text between them is escaped).
 func emphasis(s string) string {
-	s = boldRE.ReplaceAllStringFunc(s, func(m string) string {
-		sub := boldRE.FindStringSubmatch(m)
+	s = res().bold.ReplaceAllStringFunc(s, func(m string) string {
+		sub := res().bold.FindStringSubmatch(m)
 		return "<strong>" + sub[1] + sub[2] + "</strong>"
 	})
-	return italicRE.ReplaceAllString(s, "$1<em>$2</em>")
+	return res().italic.ReplaceAllString(s, "$1<em>$2</em>")
 }

@@ -55,7 +55,7 @@ func severe(kind string) string {
 // on the right.
 var (
 	mainPath = []string{"pending", "assigned", "planning", "validated", "in_progress", "testing", "quality_review", "approved", "committing", "completed"}
-	sidePath = map[string]int{"cto_intervention": 3, "human_escalation": 5, "abandoned": 7} // row beside
+	sidePath = []string{"cto_intervention", "human_escalation", "abandoned"} // beside rows 3, 5, 7
 )
 
 // lifecycleSVG draws the task lifecycle with the number of tasks in each
@@ -92,8 +92,8 @@ func lifecycleSVG(counts []StateCount) template.HTML {
 			fmt.Fprintf(&b, `<line class="edge" x1="%d" y1="%d" x2="%d" y2="%d" marker-end="url(#arrow)"/>`, x0+w/2, y+h, x0+w/2, y+h+gap-1)
 		}
 	}
-	for _, st := range []string{"cto_intervention", "human_escalation", "abandoned"} {
-		y := 2 + sidePath[st]*(h+gap) + (h+gap)/2
+	for i, st := range sidePath {
+		y := 2 + (3+2*i)*(h+gap) + (h+gap)/2
 		box(st, x1, y, true)
 		fmt.Fprintf(&b, `<line class="edge side" x1="%d" y1="%d" x2="%d" y2="%d" marker-end="url(#arrow)"/>`, x0+w, y+h/2, x1-2, y+h/2)
 	}
