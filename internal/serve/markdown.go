@@ -89,7 +89,17 @@ func Markdown(src []byte) template.HTML {
 
 // res are the renderer's patterns, compiled on first use: the hooks link
 // this package and must not pay for them at start.
-var res = sync.OnceValue(func() *mdREs {
+var (
+	resOnce sync.Once
+	resVal  *mdREs
+)
+
+func res() *mdREs {
+	resOnce.Do(func() { resVal = compileREs() })
+	return resVal
+}
+
+func compileREs() *mdREs {
 	return &mdREs{
 		heading: regexp.MustCompile(`^(#{1,6})\s+(.*?)\s*#*$`),
 		bullet:  regexp.MustCompile(`^\s{0,3}[-*+]\s+(.*)$`),
@@ -98,7 +108,7 @@ var res = sync.OnceValue(func() *mdREs {
 		bold:    regexp.MustCompile(`\*\*([^*\n]+)\*\*|__([^_\n]+)__`),
 		italic:  regexp.MustCompile(`(^|[^\w*])\*([^*\s][^*\n]*?)\*`),
 	}
-})
+}
 
 type mdREs struct{ heading, bullet, number, code, bold, italic *regexp.Regexp }
 

@@ -29,8 +29,13 @@ import (
 //go:embed assets
 var assets embed.FS
 
-// ErrNotFound is a plan, task or review file that does not exist.
-var ErrNotFound = errors.New("not found")
+// ErrNotFound is a plan, task or review file that does not exist. (A
+// type, not errors.New: the package allocates nothing at start.)
+var ErrNotFound error = notFound{}
+
+type notFound struct{}
+
+func (notFound) Error() string { return "not found" }
 
 // Options configure the server.
 type Options struct {
