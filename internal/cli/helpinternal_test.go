@@ -75,3 +75,35 @@ func TestRuleCountRight(t *testing.T) {
 		check("`"+c.CommandPath()+" --help`", c.Short+"\n"+c.Long+"\n"+c.Example)
 	})
 }
+
+// userDocExempt are the pages written for maintainers: the architecture,
+// and the table of defects and the tests (named by package) that prove them.
+var userDocExempt = map[string]bool{"architecture.md": true, "reliability.md": true}
+
+// TestUserDocsNameNoInternals: the user pages (docs/*.md, printed by
+// `taskie help <topic>`) speak of what the user types and sees; the
+// packages and functions behind it are in docs/architecture.md.
+func TestUserDocsNameNoInternals(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(repoRoot(t), "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range files {
+		name := filepath.Base(file)
+		if userDocExempt[name] {
+			continue
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n, line := range strings.Split(string(data), "\n") {
+			if diagramMark.MatchString(strings.TrimSpace(line)) {
+				continue
+			}
+			if m := internalName.FindString(line); m != "" {
+				t.Errorf("%s:%d names %q (move it to docs/architecture.md): %s", name, n+1, m, strings.TrimSpace(line))
+			}
+		}
+	}
+}
