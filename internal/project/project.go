@@ -124,7 +124,9 @@ func (p *Plan) Snapshot() (*store.Snapshot, error) {
 		if err != nil {
 			return nil, err
 		}
-		p.snap = s
+		// A hand edit that moved the task or phase starts the counters now,
+		// so every decision of this command sees them started.
+		p.snap = withHandEdit(s, p.handEdit(s))
 	}
 	return p.snap, nil
 }
@@ -227,10 +229,12 @@ func RouteFacts(s *store.Snapshot, st *state.State) workflow.RouteFacts {
 // plan's snapshot is the written one.
 func (p *Plan) Update(fn func(*store.Snapshot) (store.Change, error)) error {
 	s, err := p.Store.Update(p.ID, func(snap *store.Snapshot) (store.Change, error) {
-		c, err := fn(snap)
+		he := p.handEdit(snap)
+		c, err := fn(withHandEdit(snap, he))
 		if err != nil {
 			return c, err
 		}
+		c = handEditChange(he, snap.State, c)
 		return p.imply(snap, p.progress(snap, p.follow(snap, c))), nil
 	})
 	if err != nil {
@@ -251,7 +255,7 @@ func (p *Plan) Commit(s *store.Snapshot, c store.Change) error {
 		}
 		// What the change implies is worked out on the plan as the lock
 		// finds it: review files may have come since s was read.
-		return p.imply(cur, c), nil
+		return p.imply(cur, handEditChange(p.handEdit(cur), cur.State, c)), nil
 	})
 	if err != nil {
 		return err

@@ -47,6 +47,16 @@ type Snapshot struct {
 	lastIsLast bool
 }
 
+// LoggedSHA is state.json's fingerprint after the log's last commit, ""
+// when the log's last lines hold none: a file whose Version differs was
+// changed outside taskie since.
+func (s *Snapshot) LoggedSHA() string {
+	if s.last == nil {
+		return ""
+	}
+	return s.last.SHA
+}
+
 // Entry is one name in the plan directory.
 type Entry struct {
 	Name string
