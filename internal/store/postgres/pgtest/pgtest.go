@@ -49,6 +49,9 @@ type Server struct {
 	cmd  *exec.Cmd
 	done chan struct{} // closed when the server process has exited
 	dbs  atomic.Int64
+	bin  string   // directory of initdb and postgres
+	cred *owner   // the user the server runs as (nil: this one)
+	args []string // the server's command line, kept for Restart
 
 	mu    sync.Mutex
 	admin *pgx.Conn // to the postgres database, for CREATE DATABASE
@@ -77,24 +80,24 @@ func Start(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{dir: dir, done: make(chan struct{})}
-	if err := s.start(bin, cred, opts); err != nil {
+	s := &Server{dir: dir, done: make(chan struct{}), bin: bin, cred: cred}
+	if err := s.start(opts); err != nil {
 		s.Stop()
 		return nil, err
 	}
 	return s, nil
 }
 
-func (s *Server) start(bin string, cred *owner, opts Options) error {
-	if cred != nil {
-		if err := os.Chown(s.dir, cred.uid, cred.gid); err != nil {
+func (s *Server) start(opts Options) error {
+	if s.cred != nil {
+		if err := os.Chown(s.dir, s.cred.uid, s.cred.gid); err != nil {
 			return err
 		}
 	}
 	data := filepath.Join(s.dir, "data")
-	initdb := exec.Command(filepath.Join(bin, "initdb"), "-D", data, "-U", "postgres", "-A", "trust",
+	initdb := exec.Command(filepath.Join(s.bin, "initdb"), "-D", data, "-U", "postgres", "-A", "trust",
 		"-E", "UTF8", "--no-locale", "--no-sync", "--no-instructions")
-	initdb.SysProcAttr = procAttr(cred)
+	initdb.SysProcAttr = procAttr(s.cred)
 	initdb.Env = append(os.Environ(), "LC_ALL=C")
 	if out, err := runBounded(initdb, time.Minute); err != nil {
 		return fmt.Errorf("initdb: %v: %s", err, lastLines(out, 5))
@@ -103,36 +106,43 @@ func (s *Server) start(bin string, cred *owner, opts Options) error {
 	if s.port, err = freePort(); err != nil {
 		return err
 	}
-	log, err := os.Create(filepath.Join(s.dir, "log"))
+	s.args = []string{"-D", data, "-p", strconv.Itoa(s.port), "-k", s.dir,
+		"-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200"}
+	if !opts.Durable {
+		s.args = append(s.args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
+	}
+	return s.launch()
+}
+
+// launch starts the server process on the cluster and waits until it
+// accepts connections.
+func (s *Server) launch() error {
+	log, err := os.OpenFile(filepath.Join(s.dir, "log"), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
 	}
 	defer log.Close()
-	args := []string{"-D", data, "-p", strconv.Itoa(s.port), "-k", s.dir,
-		"-c", "listen_addresses=127.0.0.1", "-c", "max_connections=200"}
-	if !opts.Durable {
-		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
-	}
-	s.cmd = exec.Command(filepath.Join(bin, "postgres"), args...)
-	s.cmd.SysProcAttr = procAttr(cred)
+	s.cmd = exec.Command(filepath.Join(s.bin, "postgres"), s.args...)
+	s.cmd.SysProcAttr = procAttr(s.cred)
 	s.cmd.Stdout, s.cmd.Stderr = log, log
 	s.cmd.Env = append(os.Environ(), "LC_ALL=C")
 	started := make(chan error)
+	cmd, done := s.cmd, s.done
 	go func() {
 		// The kernel kills the server when the thread that started it
 		// ends (Pdeathsig), and Go ends threads: this one lives until the
 		// server has exited.
 		runtime.LockOSThread()
-		if err := s.cmd.Start(); err != nil {
+		if err := cmd.Start(); err != nil {
 			started <- err
 			return
 		}
 		started <- nil
-		s.cmd.Wait()
-		close(s.done)
+		cmd.Wait()
+		close(done)
 	}()
 	if err := <-started; err != nil {
-		close(s.done)
+		close(done)
 		return fmt.Errorf("starting postgres: %w", err)
 	}
 	return s.waitReady()
@@ -198,6 +208,33 @@ func (s *Server) Exec(ctx context.Context, sql string, args ...any) error {
 	}
 	_, err := s.admin.Exec(ctx, sql, args...)
 	return err
+}
+
+// Restart stops the server as a crash would (SIGQUIT: pg_ctl stop -m
+// immediate, every connection cut, no checkpoint) and starts it again on
+// the same cluster and port; the new server recovers from its WAL. It
+// returns once the server accepts connections again, or StartTimeout has
+// passed.
+func (s *Server) Restart() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.admin != nil {
+		closeQuietly(s.admin)
+		s.admin = nil
+	}
+	if s.cmd == nil || s.cmd.Process == nil {
+		return errors.New("the server is not running")
+	}
+	s.cmd.Process.Signal(syscall.SIGQUIT)
+	select {
+	case <-s.done:
+	case <-time.After(5 * time.Second):
+		s.cmd.Process.Kill()
+		<-s.done
+	}
+	killGroup(s.cmd.Process.Pid)
+	s.done = make(chan struct{})
+	return s.launch()
 }
 
 // Stop shuts the server down at once (SIGQUIT: pg_ctl stop -m immediate),
