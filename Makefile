@@ -34,14 +34,14 @@ demo: build $(BIN)/fakereviewer
 # which do (the real-client tests run two clients at a time): run together
 # with everything else they only slowed it down (make test took 5 min 14 s).
 # Each part's exit status is checked besides the summary's.
-PROCESS_TESTS := internal/cli|e2e|internal/crashtest
+PROCESS_TESTS := internal/cli|e2e|internal/crashtest|internal/fleettest
 test: lint cross
 	@d=$$(mktemp -d); \
 	{ { $(MAKE) -s fuzz > $$d/fuzz.out 2>&1; echo $$? > $$d/fuzz; } & \
 	  { $(GO) test -count=1 -json ./internal/crashtest; echo $$? > $$d/crash; } & \
 	  $(GO) test -race -count=1 -json $$($(GO) list ./... | grep -Ev '/($(PROCESS_TESTS))$$'); echo $$? > $$d/race; \
 	  wait; \
-	  $(GO) test -count=1 -json ./internal/cli ./e2e; echo $$? > $$d/proc; } \
+	  $(GO) test -count=1 -json ./internal/cli ./e2e ./internal/fleettest; echo $$? > $$d/proc; } \
 	  | $(GO) run ./internal/testtools/testsum; s=$$?; \
 	cat $$d/fuzz.out; f=$$(cat $$d/fuzz); c=$$(cat $$d/crash); r=$$(cat $$d/race); p=$$(cat $$d/proc); rm -rf $$d; \
 	test $$f = 0 || echo 'make test: fuzzing failed (output above)'; \
@@ -55,7 +55,7 @@ test: lint cross
 # that its sources changed, so a cached pass could be stale. The
 # testscripts (internal/cli), the longest package, are listed first so that
 # they start first and the rest runs beside them.
-CHECK_SKIP := e2e|internal/crashtest|internal/cli
+CHECK_SKIP := e2e|internal/crashtest|internal/cli|internal/fleettest
 check: lint
 	$(GO) test -count=1 ./internal/cli $$($(GO) list ./... | grep -Ev '/($(CHECK_SKIP))$$')
 
