@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
@@ -153,12 +154,15 @@ func (r run) String() string {
 // holding is one granted claim, as its agent saw it.
 type holding struct {
 	task, agent, machine string
+	mi                   int    // the machine's index
+	token                string // the claim's fencing token
 	claimStart, claimEnd time.Time
 	renewStart           time.Time // the start of the last claim or heartbeat that succeeded
 	releaseStart         time.Time // zero: never released by its holder
 	resultStart          time.Time // a result accepted (exit 0)
 	resultEnd            time.Time
 	killedAt             time.Time // the holder was SIGKILLed
+	resultSaid           string    // the accepted result's stderr
 	takenOver            bool
 }
 
@@ -178,6 +182,7 @@ type agentState struct {
 	cmd    *exec.Cmd // the process running now, if any
 	phase  string    // "heartbeat" while it may be killed as a holder
 	killed bool
+	sigAt  time.Time // when the killer sent SIGKILL
 }
 
 type fleet struct {
@@ -401,23 +406,29 @@ func (f *fleet) agent(ctx context.Context, mi, ai int) {
 			continue
 		}
 		task := strings.TrimSpace(r.stdout)
-		h := &holding{task: task, agent: agent, machine: m.name, claimStart: r.start, claimEnd: r.end, renewStart: r.start}
+		token := ""
+		if mt := tokenRE.FindStringSubmatch(r.stderr); mt != nil {
+			token = mt[1]
+		} else {
+			f.fail("claim --next printed no fencing token")
+		}
+		h := &holding{task: task, agent: agent, machine: m.name, mi: mi, token: token, claimStart: r.start, claimEnd: r.end, renewStart: r.start}
 		prev := f.claimed(h)
 		if prev != nil {
-			f.lateResult(ctx, m, env, prev)
+			f.lateResult(ctx, prev)
 		}
 
 		st.mu.Lock()
 		st.phase = "heartbeat"
 		st.mu.Unlock()
-		r = f.exec(ctx, st, m.clone, env, taskieBin, "heartbeat", task, "--as", agent, "--ttl", tt)
+		r = f.exec(ctx, st, m.clone, env, taskieBin, "heartbeat", task, "--as", agent, "--ttl", tt, "--token", token)
 		st.mu.Lock()
-		killed := st.killed
+		killed, sigAt := st.killed, st.sigAt
 		st.phase, st.killed = "", false
 		st.mu.Unlock()
 		if killed {
 			f.mu.Lock()
-			h.killedAt = f.killTime(r)
+			h.killedAt = sigAt
 			if r.code == 0 { // it renewed before the signal came
 				h.renewStart = r.start
 			}
@@ -434,10 +445,10 @@ func (f *fleet) agent(ctx context.Context, mi, ai int) {
 		}
 
 		for try := 0; try < 3; try++ {
-			r = f.exec(ctx, st, m.clone, env, taskieBin, "task", "result", task, "--status", "complete", "--commit", m.work, "--as", agent)
+			r = f.exec(ctx, st, m.clone, env, taskieBin, "task", "result", task, "--status", "complete", "--commit", m.work, "--as", agent, "--token", token)
 			if r.code == 0 {
 				f.mu.Lock()
-				h.resultStart, h.resultEnd = r.start, r.end
+				h.resultStart, h.resultEnd, h.resultSaid = r.start, r.end, strings.TrimSpace(r.stderr)
 				f.done[task] = true
 				f.mu.Unlock()
 				break
@@ -451,14 +462,11 @@ func (f *fleet) agent(ctx context.Context, mi, ai int) {
 		f.mu.Lock()
 		h.releaseStart = time.Now()
 		f.mu.Unlock()
-		if r = f.exec(ctx, st, m.clone, env, taskieBin, "release", task, "--as", agent); r.code != 0 {
+		if r = f.exec(ctx, st, m.clone, env, taskieBin, "release", task, "--as", agent, "--token", token); r.code != 0 {
 			f.fail("release: " + firstLine(r.stderr))
 		}
 	}
 }
-
-// killTime is when the killer's signal ended r.
-func (f *fleet) killTime(r run) time.Time { return r.end }
 
 // claimed records a granted claim and returns the holding it took over
 // from a killed holder, if it is one the late write has not tried yet.
@@ -477,18 +485,16 @@ func (f *fleet) claimed(h *holding) *holding {
 }
 
 // lateResult is the dead holder's write arriving after the takeover:
-// `task result` under its old name while the new holder holds the task.
-// It must be refused.
-// TODO(fencing): once claims carry fencing tokens (docs/parallel.md),
-// send the old holder's token too and count its acceptance as a write
-// from a stale token.
-func (f *fleet) lateResult(ctx context.Context, m machine, env []string, dead *holding) {
-	r := f.exec(ctx, nil, m.clone, env, taskieBin, "task", "result", dead.task, "--status", "complete", "--commit", m.work, "--as", dead.agent)
+// `task result` from its own machine, under its old name, with its old
+// fencing token, while the new holder holds the task. It must be refused.
+func (f *fleet) lateResult(ctx context.Context, dead *holding) {
+	m := f.ms[dead.mi]
+	r := f.exec(ctx, nil, m.clone, f.taskie(m), taskieBin, "task", "result", dead.task, "--status", "complete", "--commit", m.work, "--as", dead.agent, "--token", dead.token)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.lateTried++
 	if r.code == 0 {
-		f.lateTaken = append(f.lateTaken, fmt.Sprintf("task %s: %s's late result accepted after the takeover", dead.task, dead.agent))
+		f.lateTaken = append(f.lateTaken, fmt.Sprintf("task %s: %s's late result with stale token %s accepted after the takeover", dead.task, dead.agent, dead.token))
 	}
 }
 
@@ -506,7 +512,7 @@ func (f *fleet) killer(ctx context.Context) {
 			st := f.agents[i]
 			st.mu.Lock()
 			if st.phase == "heartbeat" && st.cmd != nil && !st.killed {
-				st.killed = true
+				st.killed, st.sigAt = true, time.Now()
 				st.cmd.Process.Signal(syscall.SIGKILL)
 				st.mu.Unlock()
 				break
@@ -579,6 +585,7 @@ type coordEvent struct {
 	task  string
 	actor string
 	from  string
+	token float64 // the claim's fencing token (meta.token), 0 when absent
 	meta  map[string]any
 }
 
@@ -624,12 +631,15 @@ func (f *fleet) checkLog(ctx context.Context, srv *pgtest.Server, dbURL string) 
 			f.takeovers[e.Task+" "+e.From] = ts
 			f.mu.Unlock()
 		}
-		log = append(log, coordEvent{id, kind, e.Task, actor, e.From, e.Meta})
+		tok, _ := e.Meta["token"].(float64)
+		log = append(log, coordEvent{id, kind, e.Task, actor, e.From, tok, e.Meta})
 	}
 	if err := rows.Err(); err != nil {
 		f.t.Fatal(err)
 	}
 	holder := map[string]string{}
+	token := map[string]float64{} // the current claim's token, by task
+	var stale []string
 	results := map[string]map[string]bool{} // task → agents with a complete result logged
 	var doubles, strangers []string
 	kinds := map[string]int{}
@@ -640,9 +650,9 @@ func (f *fleet) checkLog(ctx context.Context, srv *pgtest.Server, dbURL string) 
 			if h := holder[e.task]; h != "" && h != e.actor {
 				doubles = append(doubles, fmt.Sprintf("event %d: task %s claimed by %s while the log has it held by %s (no takeover)", e.id, e.task, e.actor, h))
 			}
-			holder[e.task] = e.actor
+			holder[e.task], token[e.task] = e.actor, e.token
 		case "CLAIM_TAKEOVER":
-			holder[e.task] = e.actor
+			holder[e.task], token[e.task] = e.actor, e.token
 		case "RELEASE", "CLAIM_OVERRIDE":
 			if holder[e.task] == e.actor || e.kind == "CLAIM_OVERRIDE" {
 				holder[e.task] = ""
@@ -650,6 +660,9 @@ func (f *fleet) checkLog(ctx context.Context, srv *pgtest.Server, dbURL string) 
 		case "TASK_RESULT":
 			if h := holder[e.task]; h != "" && h != e.actor {
 				strangers = append(strangers, fmt.Sprintf("event %d: task %s: result from %s while %s holds it", e.id, e.task, e.actor, h))
+			}
+			if e.token != 0 && e.token != token[e.task] {
+				stale = append(stale, fmt.Sprintf("event %d: task %s: result from %s with token %v while the claim's token is %v", e.id, e.task, e.actor, e.token, token[e.task]))
 			}
 			if s, _ := e.meta["status"].(string); s == "complete" {
 				if results[e.task] == nil {
@@ -666,6 +679,12 @@ func (f *fleet) checkLog(ctx context.Context, srv *pgtest.Server, dbURL string) 
 	for _, s := range strangers {
 		f.t.Errorf("write accepted from a non-holder: %s", s)
 	}
+	for _, s := range stale {
+		f.t.Errorf("write accepted from a stale token: %s", s)
+	}
+	if len(log) > 0 && kinds["CLAIM"] > 0 && len(token) > 0 && maxToken(token) == 0 {
+		f.t.Errorf("the coordination log's claims carry no fencing token (meta.token)")
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	lost := 0
@@ -673,7 +692,7 @@ func (f *fleet) checkLog(ctx context.Context, srv *pgtest.Server, dbURL string) 
 		for _, h := range hs {
 			if !h.resultEnd.IsZero() && !results[task][h.agent] {
 				lost++
-				f.t.Errorf("result lost: %s's result for task %s was accepted (exit 0) and is not in the log", h.agent, task)
+				f.t.Errorf("result lost: %s's result for task %s was accepted (exit 0, at %s: %q) and is not in the log", h.agent, task, f.at(h.resultEnd), h.resultSaid)
 			}
 		}
 	}
@@ -709,10 +728,7 @@ func (f *fleet) checkTimeline() {
 	for _, l := range f.lateTaken {
 		f.t.Errorf("write accepted from a non-holder: %s", l)
 	}
-	// TODO(fencing): with fencing tokens on main, also assert 0 writes
-	// accepted from a stale token (the late results above carry the dead
-	// holder's token).
-	f.t.Logf("0 writes accepted from a stale token: not asserted yet (claims carry no fencing token on this main); %d late results from dead holders after their takeover, %d accepted; %d double claims, %d results from a non-holder in the agents' timeline",
+	f.t.Logf("%d late results from dead holders (their stale token, after the takeover), %d accepted; %d double claims, %d results from a non-holder in the agents' timeline",
 		f.lateTried, len(f.lateTaken), doubles, stale)
 }
 
@@ -842,6 +858,16 @@ func differing(outs map[string]string) int {
 		}
 	}
 	return n
+}
+
+var tokenRE = regexp.MustCompile(`fencing token (\d+)`)
+
+func maxToken(m map[string]float64) float64 {
+	var x float64
+	for _, v := range m {
+		x = max(x, v)
+	}
+	return x
 }
 
 func firstLine(s string) string {
