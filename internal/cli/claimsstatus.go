@@ -8,9 +8,9 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
-	"text/tabwriter"
 	"time"
 	"unicode"
 
@@ -483,16 +483,15 @@ func queryClaimed(s *Streams, p *project.Plan, asJSON bool) error {
 	fmt.Fprintf(s.Err, "you are: %s\n", whoAmI(p))
 	if len(cs) == 0 {
 		fmt.Fprintln(s.Err, "no task is claimed")
-		return nil
 	}
-	var tw io.Writer = s.Out
-	if s.TTY {
-		aligned := tabwriter.NewWriter(s.Out, 0, 4, 2, ' ', 0)
-		defer aligned.Flush()
-		fmt.Fprintln(aligned, "TASK\tAGENT\tEXPIRES\tLEASE\tTOKEN\tPLACE")
-		tw = aligned
-	}
-	for _, c := range cs {
+	t := table{cols: []string{"task", "agent", "expires", "live", "expires_in", "token", "place"},
+		heads: []string{"TASK", "AGENT", "EXPIRES", "LEASE", "TOKEN", "PLACE"}}
+	return t.print(s, len(cs), func(i int, tty bool) []string {
+		c := cs[i]
+		token := strconv.FormatInt(c.Token, 10)
+		if !tty {
+			return []string{c.Task, c.Agent, rfc3339(c.Expires), strconv.FormatBool(c.Live), c.ExpiresIn, token, cmp.Or(c.Place, "-")}
+		}
 		left := "expires in " + c.ExpiresIn
 		switch {
 		case c.ExpiresIn == "never":
@@ -500,11 +499,6 @@ func queryClaimed(s *Streams, p *project.Plan, asJSON bool) error {
 		case !c.Live:
 			left = c.ExpiresIn
 		}
-		if s.TTY { // piped, the columns stay the four scripts read
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", c.Task, c.Agent, c.Expires.UTC().Format(time.RFC3339), left, c.Token, cmp.Or(c.Place, "-"))
-			continue
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", c.Task, c.Agent, c.Expires.UTC().Format(time.RFC3339), left)
-	}
-	return nil
+		return []string{c.Task, c.Agent, rfc3339(c.Expires), left, token, cmp.Or(c.Place, "-")}
+	})
 }

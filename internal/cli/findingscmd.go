@@ -2,8 +2,7 @@ package cli
 
 import (
 	"fmt"
-	"strings"
-	"text/tabwriter"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -47,8 +46,9 @@ of their last change. Status "fixed?" is a finding the post-review marked
 fixed that no reviewer has confirmed yet. Record what the post-review did with
 one with ` + "`taskie finding fixed|declined`" + `.
 
-On a terminal: a table and the cycle's trend; piped: tab-separated rows
-(id, severity, status, opened at iteration, location, title, note).`,
+On a terminal: a table and the cycle's trend; piped: a header of the keys of
+a finding in --json (id, severity, title, file, line, status, opened, note,
+by, reopened), then one tab-separated row per finding.`,
 		Example: "  taskie findings --open\n  taskie findings --json",
 		Args:    maxArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
@@ -79,13 +79,19 @@ func runFindings(o *findingsOpts) error {
 	if o.asJSON {
 		return writeJSON(s.Out, findingsJSON(p.ID, sr, inCycle, l, o.open))
 	}
-	rows := ledger.Table(l, o.open)
 	if !s.TTY {
-		for _, row := range rows {
-			fmt.Fprintln(s.Out, strings.Join(row, "\t"))
-		}
-		return nil
+		v := findingsJSON(p.ID, sr, inCycle, l, o.open)
+		return findingsTable.print(s, len(v.Findings), func(i int, _ bool) []string {
+			f := v.Findings[i]
+			line := "-"
+			if f.Line > 0 {
+				line = strconv.Itoa(f.Line)
+			}
+			return []string{f.ID, string(f.Severity), f.Title, orNone(f.File), line, string(f.Status), strconv.Itoa(f.Opened),
+				orNone(f.Note), orNone(f.By), strconv.Itoa(f.Reopened)}
+		})
 	}
+	rows := ledger.Table(l, o.open)
 	switch {
 	case !inCycle:
 		fmt.Fprintf(s.Err, "plan %s is in no review cycle: no findings to show\n", p.ID)
@@ -95,19 +101,18 @@ func runFindings(o *findingsOpts) error {
 		return nil
 	}
 	fmt.Fprintf(s.Out, "%s, review %d: %s open\n\n", sr, l.Iteration(), ledger.TrendString(l))
-	tw := tabwriter.NewWriter(s.Out, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(ledger.Header(), "\t"))
-	for _, row := range rows {
-		fmt.Fprintln(tw, strings.Join(row, "\t"))
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
 	if len(rows) == 0 {
 		fmt.Fprintln(s.Out, "(none open)")
+		return nil
 	}
-	return nil
+	t := findingsTable
+	t.heads = ledger.Header()
+	return t.print(s, len(rows), func(i int, _ bool) []string { return rows[i] })
 }
+
+// findingsTable prints the findings; piped, its columns are the keys of
+// each finding of --json.
+var findingsTable = table{cols: []string{"id", "severity", "title", "file", "line", "status", "opened", "note", "by", "reopened"}}
 
 func findingsJSON(plan string, sr ledgerlog.Series, inCycle bool, l ledger.Ledger, open bool) findingsView {
 	v := findingsView{Plan: plan, Iteration: l.Iteration(), Trend: ledger.Trend(l), Findings: []ledger.Finding{}}

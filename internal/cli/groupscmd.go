@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -151,7 +152,11 @@ func runGroups(o *groupsOpts) error {
 	for _, w := range v.Warnings {
 		fmt.Fprintf(s.Err, "taskie: warning: %s\n", w)
 	}
-	printGroups(s.Out, v, o.verbose)
+	if s.TTY {
+		printGroups(s.Out, v, o.verbose)
+	} else if err := groupsTSV(s, v); err != nil {
+		return err
+	}
 	if !o.verbose && len(v.LeftOut) > 0 {
 		ids := make([]string, len(v.LeftOut))
 		for i, l := range v.LeftOut {
@@ -221,6 +226,20 @@ func wavesView(waves []parallel.Wave, titles map[domain.TaskID]string) []waveVie
 		out[i] = wv
 	}
 	return out
+}
+
+// groupsTSV is the piped form: one row per placed task, its wave then the
+// keys of a task of --json's waves.
+func groupsTSV(s *Streams, v groupsView) error {
+	var rows [][]string
+	for _, w := range v.Waves {
+		for _, t := range w.Tasks {
+			rows = append(rows, []string{strconv.Itoa(w.Wave), t.Task, orNone(t.Title), t.Status, t.Priority,
+				listCell(t.Files), orNone(strings.Join(t.Reasons, "; "))})
+		}
+	}
+	t := table{cols: []string{"wave", "task", "title", "status", "priority", "files", "reasons"}}
+	return t.print(s, len(rows), func(i int, _ bool) []string { return rows[i] })
 }
 
 // printGroups writes "wave 1: 1, 2, 4" per wave; verbose adds each task

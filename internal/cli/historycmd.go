@@ -35,9 +35,11 @@ func newHistoryCmdWith(s *Streams, g *globals, run func(*historyOpts) error) *co
 		Use:   "history [task]",
 		Short: "List a plan's events in order, or those of one task",
 		Long: `List the events of a plan's events.jsonl in order, one per line:
-time (RFC 3339), event, task, from → to, and the reason and details.
-Tab-separated when piped; on a terminal, columns of fixed width (a longer
-value pushes the rest of its line). --json prints the events as JSON lines,
+time (RFC 3339), event, task, who acted, from → to (when it changed), and
+the reason and details. Piped: a header of the --json keys shown (ts, plan,
+task, event, from, to, actor, reason, meta) then tab-separated columns, meta
+as JSON; on a terminal, columns of fixed width (a longer value pushes the
+rest of its line). --json prints the events as JSON lines,
 one object per line exactly as the log holds it. -n shows the last N events
 only (read from the end of the log). Output streams: nothing is held whole.
 An unreadable line (a torn write) is skipped with a warning.`,
@@ -91,6 +93,9 @@ func streamEvents(s *Streams, p *project.Plan, f events.Filter, n int, w eventWr
 		return usageErr(fmt.Errorf("-n %d: the number of events must be positive", n), "")
 	}
 	out := bufio.NewWriterSize(s.Out, 64<<10)
+	if h, ok := w.(interface{ header(palette) string }); ok {
+		out.WriteString(h.header(s.out()))
+	}
 	var buf []byte
 	emit := func(l *events.Lean) error {
 		buf = w.line(buf[:0], l)
@@ -186,12 +191,19 @@ func (rawLines) line(buf []byte, l *events.Lean) []byte { return append(append(b
 // tsvRows prints history rows tab-separated (for pipes).
 type tsvRows struct{}
 
+// historyTable is history's piped header: the keys of an event in
+// --json that it shows (the commit's own record, set, sha and the like, is
+// left to --json).
+var historyTable = table{cols: history.Columns}
+
+func (tsvRows) header(palette) string { return historyTable.header() }
+
 func (tsvRows) line(buf []byte, l *events.Lean) []byte {
-	for i, c := range history.LeanRow(l).Cells() {
+	for i, c := range history.LeanRow(l).TSV() {
 		if i > 0 {
 			buf = append(buf, '\t')
 		}
-		buf = append(buf, c...)
+		buf = append(buf, tsvCell(c)...)
 	}
 	return append(buf, '\n')
 }
@@ -201,11 +213,18 @@ func (tsvRows) line(buf []byte, l *events.Lean) []byte {
 type alignedRows struct{}
 
 // historyWidths are the widths of the columns before the summary: time,
-// event (the longest kind), task, change.
-var historyWidths = [...]int{20, 17, 4, 32}
+// event (the longest kind), task, actor, change.
+var historyWidths = [...]int{20, 17, 4, 10, 32}
+
+func (alignedRows) header(p palette) string {
+	return p.Bold(strings.TrimRight(string(alignedRows{}.cells(nil, []string{"TIME", "EVENT", "TASK", "ACTOR", "CHANGE", "DETAILS"})), " ")) + "\n"
+}
 
 func (alignedRows) line(buf []byte, l *events.Lean) []byte {
-	cells := history.LeanRow(l).Cells()
+	return append(alignedRows{}.cells(buf, history.LeanRow(l).Cells()), '\n')
+}
+
+func (alignedRows) cells(buf []byte, cells []string) []byte {
 	for i, c := range cells {
 		buf = append(buf, c...)
 		if i < len(historyWidths) {
@@ -215,5 +234,5 @@ func (alignedRows) line(buf []byte, l *events.Lean) []byte {
 			}
 		}
 	}
-	return append(buf, '\n')
+	return buf
 }

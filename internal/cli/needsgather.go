@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"text/tabwriter"
 	"time"
 
 	"github.com/taskie-dev/taskie/internal/clock"
@@ -270,18 +269,13 @@ func needsViews(items []needs.Item) []needsView {
 var needsKeys = []string{"plan", "task", "kind", "reason", "since", "clear"}
 
 // printNeedsTable writes the items as a table: a header of the JSON keys,
-// then tab-separated columns (aligned on a terminal).
-func printNeedsTable(w io.Writer, items []needs.Item, tty bool) {
-	var tw io.Writer = w
-	if tty {
-		aligned := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		defer aligned.Flush()
-		tw = aligned
-	}
-	fmt.Fprintln(tw, strings.Join(needsKeys, "\t"))
-	for _, v := range needsViews(items) {
-		fmt.Fprintln(tw, strings.Join([]string{orNone(v.Plan), orNone(v.Task), v.Kind, oneLine(v.Reason), v.Since, oneLine(v.Clear)}, "\t"))
-	}
+// then tab-separated columns (aligned on a terminal: the table printer).
+func printNeedsTable(s *Streams, items []needs.Item) error {
+	views := needsViews(items)
+	return table{cols: needsKeys}.print(s, len(views), func(i int, _ bool) []string {
+		v := views[i]
+		return []string{orNone(v.Plan), orNone(v.Task), v.Kind, oneLine(v.Reason), v.Since, oneLine(v.Clear)}
+	})
 }
 
 // printNeedsTop writes the list at the top of `taskie status`.

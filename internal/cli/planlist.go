@@ -3,10 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
-	"strings"
+	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -76,10 +74,8 @@ func runPlanList(o *planListOpts) error {
 	}
 	if len(rows) == 0 {
 		fmt.Fprintln(o.s.Err, "no plans yet: create one with `taskie plan new <id>`")
-		return nil
 	}
-	printPlanTable(o.s, rows)
-	return nil
+	return printPlanTable(o.s, rows)
 }
 
 // planRows reads every plan of the project.
@@ -131,60 +127,40 @@ func planRowOf(p *project.Plan, isDefault bool) planRow {
 	return row
 }
 
-// printPlanTable prints the rows: aligned with colour on a terminal,
-// tab-separated when piped; a header either way.
-func printPlanTable(s *Streams, rows []planRow) {
-	table := [][]string{{"PLAN", "PHASE", "NEXT", "TASKS", "REVIEW", "PAUSED", "OWNER"}}
-	for _, r := range rows {
-		table = append(table, planCells(r, s.TTY))
-	}
-	if !s.TTY {
-		for _, cells := range table {
-			fmt.Fprintln(s.Out, strings.Join(cells, "\t"))
+// printPlanTable prints the rows: aligned with colour on a terminal;
+// piped, a header of the --json keys then tab-separated columns.
+func printPlanTable(s *Streams, rows []planRow) error {
+	t := table{cols: []string{"id", "default", "state", "problem", "phase", "next_phase", "mode", "tasks", "review", "paused", "owner", "changed"},
+		heads: []string{"  PLAN", "PHASE", "NEXT", "TASKS", "REVIEW", "PAUSED", "OWNER"},
+		paint: func(c palette, row, col int, text string) string {
+			switch {
+			case col == 1:
+				return colorPhase(c, text, rows[row])
+			case col == 5:
+				return c.Yellow(text)
+			case col == 0 && rows[row].Default:
+				return c.Bold(text)
+			}
+			return text
+		}}
+	return t.print(s, len(rows), func(i int, tty bool) []string {
+		if tty {
+			return planCells(rows[i], true)
 		}
-		return
-	}
-	c := s.out()
-	table[0][0] = "  PLAN"
-	writeAligned(s.Out, table, func(row, col int, text string) string {
-		switch {
-		case row == 0:
-			return c.Bold(text)
-		case col == 1:
-			return colorPhase(c, text, rows[row-1])
-		case col == 5:
-			return c.Yellow(text)
-		case col == 0 && rows[row-1].Default:
-			return c.Bold(text)
+		r := rows[i]
+		phase, next, review := "-", "-", "-"
+		if r.Phase != nil {
+			phase = string(*r.Phase)
 		}
-		return text
+		if r.Next != nil {
+			next = string(*r.Next)
+		}
+		if rv := r.Review; rv != nil {
+			review = fmt.Sprintf("%s %d/%d", rv.Review, rv.Iteration, rv.MaxReviews)
+		}
+		return []string{r.ID, strconv.FormatBool(r.Default), r.State, orNone(r.Problem), phase, next, r.Mode,
+			fmt.Sprintf("%d/%d", r.Tasks.Done, r.Tasks.Total), review, strconv.FormatBool(r.Paused), orNone(r.Owner), rfc3339(r.Changed)}
 	})
-}
-
-// writeAligned prints a table with its columns padded to their widest
-// cell; paint colours a cell after it is padded, so colour codes never
-// count in a width.
-func writeAligned(w io.Writer, table [][]string, paint func(row, col int, text string) string) {
-	var widths []int
-	for _, cells := range table {
-		for i, cell := range cells {
-			if i >= len(widths) {
-				widths = append(widths, 0)
-			}
-			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
-		}
-	}
-	for r, cells := range table {
-		var b strings.Builder
-		for i, cell := range cells {
-			pad := ""
-			if i < len(cells)-1 {
-				pad = strings.Repeat(" ", widths[i]-utf8.RuneCountInString(cell)+2)
-			}
-			b.WriteString(paint(r, i, cell) + pad)
-		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
-	}
 }
 
 // planCells renders one row as plain text.

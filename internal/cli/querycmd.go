@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -149,7 +149,9 @@ func runQuery(o *queryOpts) error {
 	if o.asJSON {
 		err = writeQueryJSON(w, tasks, now, timeouts, q.Ready)
 	} else {
-		printQuery(w, tasks, now, timeouts, q.Ready, o.metrics, s.TTY)
+		ws := *s
+		ws.Out = w
+		printQuery(&ws, tasks, now, timeouts, q.Ready, o.metrics)
 		if len(tasks) == 0 {
 			fmt.Fprintln(s.Err, "no task matches")
 		}
@@ -238,48 +240,51 @@ func newQueryView(t lifecycle.Task, now time.Time, timeouts lifecycle.Timeouts, 
 
 func seconds(d time.Duration) int64 { return int64(d / time.Second) }
 
-// printQuery writes one line per task: tab-separated when piped; on a
-// terminal aligned, in two passes over the tasks (widths, then lines), so
-// that no row is held.
-func printQuery(w io.Writer, tasks []lifecycle.Task, now time.Time, timeouts lifecycle.Timeouts, ready lifecycle.ReadyAt, metrics, tty bool) {
-	if len(tasks) == 0 {
-		return
-	}
-	header := []string{"TASK", "STATE", "SINCE", "IN STATE", "TIMEOUT", "LEVEL", "FAILURES"}
-	if metrics {
-		header = []string{"TASK", "STATE", "IN STATE", "TOTAL", "BY STATE"}
-	}
-	cells := func(t lifecycle.Task) []string { return queryCells(newQueryView(t, now, timeouts, ready), metrics) }
-	if !tty {
-		for _, t := range tasks {
-			fmt.Fprintln(w, strings.Join(cells(t), "\t"))
-		}
-		return
-	}
-	widths := make([]int, len(header))
-	measure := func(r []string) {
-		for i, c := range r {
-			widths[i] = max(widths[i], utf8.RuneCountInString(c))
-		}
-	}
-	measure(header)
-	for _, t := range tasks {
-		measure(cells(t))
-	}
-	line := func(r []string) {
-		var b strings.Builder
-		for i, c := range r {
-			b.WriteString(c)
-			if i < len(r)-1 {
-				b.WriteString(strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c)+2))
+// queryColumns are the --json keys of a task: the piped header.
+var queryColumns = []string{"task", "state", "since", "created", "in_state_s", "timeout_s", "queued", "level",
+	"failures", "cto_attempts", "escalated_from", "total_s", "by_state_s"}
+
+// printQuery writes one line per task: piped, every --json key; on a
+// terminal the lifecycle columns or, with metrics, the time metrics.
+func printQuery(s *Streams, tasks []lifecycle.Task, now time.Time, timeouts lifecycle.Timeouts, ready lifecycle.ReadyAt, metrics bool) {
+	t := table{cols: queryColumns, heads: []string{"TASK", "STATE", "SINCE", "IN STATE", "TIMEOUT", "LEVEL", "FAILURES"},
+		paint: func(p palette, _, col int, cell string) string {
+			if col == 5 && !metrics {
+				switch cell {
+				case "warning":
+					return p.Yellow(cell)
+				case "alert", "escalate":
+					return p.Red(cell)
+				}
 			}
+			return cell
+		}}
+	if metrics {
+		t.heads = []string{"TASK", "STATE", "IN STATE", "TOTAL", "BY STATE"}
+	}
+	_ = t.print(s, len(tasks), func(i int, tty bool) []string {
+		v := newQueryView(tasks[i], now, timeouts, ready)
+		if tty {
+			return queryCells(v, metrics)
 		}
-		fmt.Fprintln(w, b.String())
+		return queryTSV(v)
+	})
+}
+
+// queryTSV is a task's piped row: its --json values.
+func queryTSV(v queryView) []string {
+	var fails, by []string
+	for _, s := range lifecycle.States() {
+		if n := v.Failures[string(s)]; n > 0 {
+			fails = append(fails, fmt.Sprintf("%s=%d", s, n))
+		}
+		if d, ok := v.ByState[string(s)]; ok {
+			by = append(by, fmt.Sprintf("%s=%d", s, d))
+		}
 	}
-	line(header)
-	for _, t := range tasks {
-		line(cells(t))
-	}
+	return []string{v.Task, string(v.State), v.Since, v.Created, strconv.FormatInt(v.InState, 10), strconv.FormatInt(v.Timeout, 10),
+		strconv.FormatBool(v.Queued), v.Level, orNone(strings.Join(fails, " ")), strconv.Itoa(v.CTOAttempts), orNone(string(v.EscalatedFrom)),
+		strconv.FormatInt(v.Total, 10), orNone(strings.Join(by, " "))}
 }
 
 // queryCells are one task's columns.
@@ -368,8 +373,6 @@ func queryNeeds(o *queryOpts) error {
 	}
 	if len(items) == 0 {
 		fmt.Fprintln(o.s.Err, "nothing needs you")
-		return nil
 	}
-	printNeedsTable(o.s.Out, items, o.s.TTY)
-	return nil
+	return printNeedsTable(o.s, items)
 }

@@ -16,7 +16,7 @@ func TestPrintQueryTTY(t *testing.T) {
 	b, _, _ := lifecycle.New(12, lifecycle.ActorAgent, at)
 	b, _, _ = lifecycle.Move(b, lifecycle.Assigned, lifecycle.ActorAgent, "", at.Add(time.Minute))
 	var out bytes.Buffer
-	printQuery(&out, []lifecycle.Task{a, b}, at.Add(time.Hour), lifecycle.DefaultTimeouts(), nil, false, true)
+	printQuery(&Streams{Out: &out, TTY: true}, []lifecycle.Task{a, b}, at.Add(time.Hour), lifecycle.DefaultTimeouts(), nil, false)
 	want := "TASK  STATE     SINCE                 IN STATE  TIMEOUT  LEVEL     FAILURES\n" +
 		"3     pending   2026-03-01T09:00:00Z  1h        1h       alert     -\n" +
 		"12    assigned  2026-03-01T09:01:00Z  59m       15m      escalate  -\n"

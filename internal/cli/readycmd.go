@@ -2,8 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -23,9 +21,9 @@ type readyOpts struct {
 // readyView is one ready task on stdout with --json.
 type readyView struct {
 	Task     string        `json:"task"`
-	Title    string        `json:"title,omitempty"`
-	Status   string        `json:"status"`
 	Priority string        `json:"priority"`
+	Status   string        `json:"status"`
+	Title    string        `json:"title,omitempty"`
 	Files    []string      `json:"files"`
 	Expired  *previousView `json:"expired_claim,omitempty"` // a lease that lapsed: claiming takes it over
 }
@@ -45,8 +43,9 @@ retried sets its task back to pending. Tasks recorded in failed_tasks and
 tasks whose result is complete (waiting to be merged) are left out. Order: the priority a task inherits from the tasks waiting on it,
 its own priority, its id — the order ` + "`taskie claim --next`" + ` takes them in.
 
-Output: one task per line, "<id>\t<priority>\t<title>" (aligned, with a
-header, on a terminal); --json for machines.`,
+Output: one task per line: task, priority, status, title, files,
+expired_claim (the holder of a lapsed lease). Aligned on a terminal; piped,
+a header of these --json keys then tab-separated columns.`,
 		Args: maxArgs(1),
 		RunE: func(_ *cobra.Command, args []string) error {
 			o.plan = firstArg(args)
@@ -90,7 +89,9 @@ func runReady(o *readyOpts) error {
 	if o.asJSON {
 		return writeJSON(s.Out, views)
 	}
-	printReady(s.Out, views, s.TTY)
+	if err := printReady(s, views); err != nil {
+		return err
+	}
 	if len(views) == 0 {
 		fmt.Fprintf(s.Err, "plan %s: no task is ready\n", cp.p.ID)
 	}
@@ -117,21 +118,23 @@ func readyViews(ready []parallel.Task, claims []parallel.Claim, titles map[domai
 	return out
 }
 
-func printReady(w io.Writer, views []readyView, tty bool) {
-	if !tty {
-		for _, v := range views {
-			fmt.Fprintf(w, "%s\t%s\t%s\n", v.Task, v.Priority, v.Title)
-		}
-		return
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TASK\tPRIORITY\tSTATUS\tTITLE")
-	for _, v := range views {
-		status := v.Status
+func printReady(s *Streams, views []readyView) error {
+	t := table{cols: []string{"task", "priority", "status", "title", "files", "expired_claim"},
+		paint: func(p palette, row, col int, cell string) string {
+			if col == 5 && cell != "-" {
+				return p.Yellow(cell)
+			}
+			return cell
+		}}
+	return t.print(s, len(views), func(i int, tty bool) []string {
+		v := views[i]
+		expired := "-"
 		if v.Expired != nil {
-			status += " (lease of " + v.Expired.Agent + " expired)"
+			expired = v.Expired.Agent
+			if tty {
+				expired = "lease of " + v.Expired.Agent + " expired"
+			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", v.Task, v.Priority, status, v.Title)
-	}
-	tw.Flush()
+		return []string{v.Task, v.Priority, v.Status, orNone(v.Title), listCell(v.Files), expired}
+	})
 }

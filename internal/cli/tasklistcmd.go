@@ -2,10 +2,8 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -129,30 +127,13 @@ func runTaskList(o *taskListOpts) error {
 	}
 	if len(views) == 0 {
 		fmt.Fprintln(o.s.Err, "no task matches")
-		return nil
 	}
-	printTaskList(o.s.Out, views, o.s.TTY)
-	return nil
+	return printTaskList(o.s, views)
 }
 
-// printTaskList writes a header line and one line per task: aligned on a
-// terminal, tab-separated otherwise.
-func printTaskList(out io.Writer, views []taskListView, tty bool) {
-	w := out
-	var tw *tabwriter.Writer
-	header := taskListColumns
-	if tty {
-		tw = tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-		w = tw
-		header = []string{"TASK", "TITLE", "STATUS", "STATE", "DEPENDS ON"}
-	}
-	fmt.Fprintln(w, strings.Join(header, "\t"))
-	for _, v := range views {
-		fmt.Fprintln(w, strings.Join(v.cells(), "\t"))
-	}
-	if tw != nil {
-		tw.Flush()
-	}
+// printTaskList writes the tasks through the table printer.
+func printTaskList(s *Streams, views []taskListView) error {
+	return table{cols: taskListColumns}.print(s, len(views), func(i int, _ bool) []string { return views[i].cells() })
 }
 
 // taskRecords returns every task's lifecycle record as `taskie query`

@@ -7,8 +7,8 @@ import (
 	"io/fs"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -212,11 +212,26 @@ func listTrust(s *Streams, store *trust.Store, asJSON bool) error {
 	if asJSON {
 		return writeJSON(s.Out, rows)
 	}
-	for _, r := range rows {
-		fmt.Fprintf(s.Out, "%s\t%s\t%s\n", r.Status, r.Trusted.Format(time.RFC3339), r.File)
-	}
 	if len(rows) == 0 {
 		fmt.Fprintf(s.Err, "no trusted files (%s)\n", store.Path())
 	}
-	return nil
+	t := table{cols: []string{"file", "sha256", "trusted_at", "pins", "status"},
+		heads: []string{"STATUS", "TRUSTED AT", "FILE", "PINS"},
+		paint: func(p palette, _, col int, cell string) string {
+			if col == 0 && cell != "trusted" {
+				return p.Red(cell)
+			}
+			return cell
+		}}
+	return t.print(s, len(rows), func(i int, tty bool) []string {
+		r := rows[i]
+		pins := sortedPins(r.Pins)
+		if tty {
+			return []string{r.Status, rfc3339(r.Trusted), r.File, strconv.Itoa(len(pins))}
+		}
+		for k, rel := range pins {
+			pins[k] = rel + "=" + r.Pins[rel]
+		}
+		return []string{r.File, r.SHA256, rfc3339(r.Trusted), listCell(pins), r.Status}
+	})
 }

@@ -3,11 +3,10 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -332,10 +331,8 @@ func runWorktreeList(o *worktreeListOpts) error {
 	}
 	if len(views) == 0 {
 		fmt.Fprintf(s.Err, "plan %s: no worktree (`taskie worktree add <task>` makes one)\n", cp.p.ID)
-		return nil
 	}
-	printWorktrees(s.Out, views)
-	return nil
+	return printWorktrees(s, views)
 }
 
 // view inspects a recorded worktree: HEAD, commits since base, changes,
@@ -363,11 +360,24 @@ func (cp *coordPlan) view(w store.Worktree, claims []parallel.Claim) worktreeVie
 	return v
 }
 
-func printWorktrees(w io.Writer, views []worktreeView) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "TASK\tPATH\tBRANCH\tBASE\tHEAD\tCOMMITS\tNEW\tCLAIMED BY")
-	for _, v := range views {
-		task, head, claim, dirty := v.Task, shortSHA(v.Head), v.Claim, ""
+func printWorktrees(s *Streams, views []worktreeView) error {
+	t := table{cols: []string{"task", "path", "branch", "base_sha", "last_commit", "head", "commits", "new_commit", "exists",
+		"dirty_files", "claimed_by", "created", "adopted"},
+		heads: []string{"TASK", "PATH", "BRANCH", "BASE", "HEAD", "COMMITS", "NEW", "CLAIMED BY"},
+		paint: func(p palette, _, col int, cell string) string {
+			if col == 4 && cell == "(missing)" {
+				return p.Red(cell)
+			}
+			return cell
+		}}
+	return t.print(s, len(views), func(i int, tty bool) []string {
+		v := views[i]
+		if !tty {
+			return []string{orNone(v.Task), v.Path, orNone(v.Branch), v.BaseSHA, orNone(v.LastCommit), orNone(v.Head),
+				strconv.Itoa(v.Commits), strconv.FormatBool(v.NewCommit), strconv.FormatBool(v.Exists), strconv.Itoa(v.Dirty),
+				orNone(v.Claim), rfc3339(v.Created), strconv.FormatBool(v.Adopted)}
+		}
+		task, head, claim, dirty := v.Task, shortSHA(v.Head), orNone(v.Claim), ""
 		if task == "" {
 			task = "plan"
 		}
@@ -377,13 +387,8 @@ func printWorktrees(w io.Writer, views []worktreeView) {
 		if v.Dirty > 0 {
 			dirty = fmt.Sprintf(" +%d changed", v.Dirty)
 		}
-		if claim == "" {
-			claim = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d%s\t%s\t%s\n", task, v.Path, v.Branch, shortSHA(v.BaseSHA), head,
-			v.Commits, dirty, yesNo(v.NewCommit), claim)
-	}
-	tw.Flush()
+		return []string{task, v.Path, v.Branch, shortSHA(v.BaseSHA), head, strconv.Itoa(v.Commits) + dirty, yesNo(v.NewCommit), claim}
+	})
 }
 
 func yesNo(b bool) string {

@@ -17,18 +17,35 @@ import (
 // Row is one event as `taskie history` shows it.
 type Row struct {
 	TS      string // RFC 3339
+	Plan    string
 	Event   string
 	Task    string // "-" when none
-	Change  string // "from → to", "→ to", or "-"
+	Actor   string // who acted, "-" when the log does not say
+	From    string // "-" when none, or when the event changed nothing
+	To      string
+	Change  string // "from → to", "→ to", or "-"; "-" too when from and to are equal
+	Reason  string // "-" when none
+	Meta    string // meta as compact JSON, "-" when none
 	Summary string // reason and meta, "-" when neither
 }
 
-// Cells returns the row's columns in display order.
-func (r Row) Cells() []string { return []string{r.TS, r.Event, r.Task, r.Change, r.Summary} }
+// Columns are the keys of an event in `taskie history --json` that the
+// piped table shows, in the log's order (TSV gives their cells).
+var Columns = []string{"ts", "plan", "task", "event", "from", "to", "actor", "reason", "meta"}
+
+// Cells returns the row's columns on a terminal.
+func (r Row) Cells() []string { return []string{r.TS, r.Event, r.Task, r.Actor, r.Change, r.Summary} }
+
+// TSV returns the row's cells under Columns.
+func (r Row) TSV() []string {
+	return []string{r.TS, orDash(r.Plan), r.Task, r.Event, r.From, r.To, r.Actor, r.Reason, r.Meta}
+}
 
 // eventText is an event's top-level text, as both event forms give it.
 type eventText struct {
 	ts, plan, task, event, from, to, actor, reason string
+	// set is the raw value a commit event set a state field to.
+	set func(field string) ([]byte, bool)
 }
 
 // metaView reads an event's meta, decoded (events.Event) or raw
@@ -48,6 +65,8 @@ type metaView interface {
 	length(k string) (int, bool)
 	// summary renders every key as "key=value …", keys sorted.
 	summary() string
+	// compact is the whole meta as one line of JSON, "" when absent.
+	compact() string
 }
 
 // HistoryRow formats one event for `taskie history`.
@@ -63,16 +82,47 @@ func LeanRow(l *events.Lean) Row {
 }
 
 func eventFields(e events.Event) eventText {
-	return eventText{TS(e), e.Plan, e.Task, e.Event, e.From, e.To, e.Actor, e.Reason}
+	return eventText{TS(e), e.Plan, e.Task, e.Event, e.From, e.To, e.Actor, e.Reason, func(k string) ([]byte, bool) {
+		v, ok := e.Set[k]
+		return v, ok
+	}}
 }
 
 func leanFields(l *events.Lean) eventText {
-	return eventText{LeanTS(l.TS), l.Plan, l.Task, l.Event, l.From, l.To, l.Actor, l.Reason}
+	return eventText{LeanTS(l.TS), l.Plan, l.Task, l.Event, l.From, l.To, l.Actor, l.Reason, func(k string) ([]byte, bool) {
+		return rawSet(l.Raw, k)
+	}}
 }
 
+// rawSet finds set[k] in an event line, as the log holds it.
+func rawSet(line []byte, k string) (v []byte, ok bool) {
+	_ = events.MetaEachRaw(line, func(key, val []byte) bool {
+		if !events.KeyIs(key, "set") {
+			return true
+		}
+		_ = events.MetaEachRaw(val, func(key, val []byte) bool {
+			if events.KeyIs(key, k) {
+				v, ok = val, true
+			}
+			return !ok
+		})
+		return false
+	})
+	return v, ok
+}
+
+// moved reports whether an event's from and to say a change: both empty,
+// or equal (a commit whose phase stayed), say none.
+func (e eventText) moved() bool { return e.from != e.to }
+
 func historyRow(e eventText, m metaView) Row {
-	r := Row{TS: e.ts, Event: orDash(e.event), Task: orDash(e.task), Change: "-"}
+	r := Row{TS: e.ts, Plan: e.plan, Event: orDash(e.event), Task: orDash(e.task), Actor: orDash(e.actor), Change: "-",
+		From: "-", To: "-", Reason: orDash(oneLine(e.reason, 1000)), Meta: orDash(m.compact())}
+	if e.moved() {
+		r.From, r.To = orDash(e.from), orDash(e.to)
+	}
 	switch {
+	case !e.moved():
 	case e.from != "" && e.to != "":
 		r.Change = e.from + " → " + e.to
 	case e.to != "":
@@ -144,6 +194,14 @@ func (m mapMeta) summary() string {
 		keys = append(keys, k)
 	}
 	return joinSorted(keys, m.text)
+}
+
+func (m mapMeta) compact() string {
+	if len(m) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(map[string]any(m))
+	return string(b)
 }
 
 func value(v any) string {
@@ -289,6 +347,29 @@ func (m *rawMeta) summary() string {
 	return b.String()
 }
 
+func (m *rawMeta) compact() string {
+	if len(m.kv) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, e := range m.kv {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(e.k)
+		b.WriteByte(':')
+		var c bytes.Buffer
+		if json.Compact(&c, e.v) == nil {
+			b.Write(c.Bytes())
+		} else {
+			b.WriteString("null")
+		}
+	}
+	b.WriteByte('}')
+	return b.String()
+}
+
 // sortKeys sorts meta's entries by decoded key, keeping the last of a
 // repeated key.
 func sortKeys(list []rawKV) []rawKV {
@@ -415,7 +496,7 @@ func message(e eventText, m metaView) string {
 		msg = phaseMessage(e, m)
 		msg = prefix(task, msg)
 	case events.FieldSet:
-		msg = fmt.Sprintf("%s = %s", m.str("field"), m.text("value"))
+		msg = prefix(task, fieldMessage(e, m))
 	case events.ReviewStarted, events.ReviewFinished, events.ReviewFailed:
 		msg = reviewMessage(e, m)
 	case events.Progress:
@@ -433,16 +514,58 @@ func message(e eventText, m metaView) string {
 		msg = prefix(task, lifecycleMessage(e, m))
 	default:
 		var parts []string
-		if e.from != "" || e.to != "" {
+		if e.moved() {
 			parts = append(parts, strings.TrimSpace(e.from+" → "+e.to))
 		}
 		if e.reason != "" {
 			parts = append(parts, oneLine(e.reason, 120))
 		}
+		if s := m.summary(); s != "" {
+			parts = append(parts, s)
+		}
 		msg = prefix(task, strings.Join(parts, ": "))
 	}
 	if msg == "" {
 		msg = "-"
+	}
+	if !namesActor(e.event) && e.actor != "" {
+		msg += " (by " + e.actor + ")"
+	}
+	return msg
+}
+
+// namesActor reports whether an event's message already says who acted.
+func namesActor(kind string) bool {
+	switch kind {
+	case lcCreated, lcTransition, lcFailure, lcCTO, lcEscalated, lcRecovery, lcTimeout:
+		return true
+	}
+	return false
+}
+
+// fieldMessage is "failed_tasks = ["4"] (action=escalate task=4)": the
+// value is meta's, else the one the event's commit set, else none (the
+// field was cleared).
+func fieldMessage(e eventText, m metaView) string {
+	field := m.str("field")
+	val := "none"
+	switch {
+	case m.has("value"):
+		val = m.text("value")
+	case e.set != nil:
+		if v, ok := e.set(field); ok {
+			val = oneLine(rawText(v), 120)
+		}
+	}
+	msg := field + " = " + val
+	var extra []string
+	for _, k := range []string{"action", "task"} {
+		if m.has(k) && !(k == "task" && m.str(k) == e.task) {
+			extra = append(extra, k+"="+m.text(k))
+		}
+	}
+	if len(extra) > 0 {
+		msg += " (" + strings.Join(extra, " ") + ")"
 	}
 	return msg
 }
