@@ -192,6 +192,7 @@ func finishTree(root *cobra.Command, s *Streams, g *globals) {
 			c.SetUsageTemplate(strings.Replace(c.UsageTemplate(), "{{if .Runnable}}", "{{if and .Runnable (not .HasAvailableSubCommands)}}", 1))
 		}
 	})
+	addJQFlags(root, s)
 	registerCompletions(root, g)
 }
 
