@@ -154,8 +154,13 @@ func runGroups(o *groupsOpts) error {
 	}
 	if s.TTY {
 		printGroups(s.Out, v, o.verbose)
-	} else if err := groupsTSV(s, v); err != nil {
-		return err
+	} else {
+		if len(v.Waves) == 0 {
+			printGroups(s.Err, groupsView{Plan: v.Plan, Ready: v.Ready}, false) // says why there is no row
+		}
+		if err := groupsTSV(s, v); err != nil {
+			return err
+		}
 	}
 	if !o.verbose && len(v.LeftOut) > 0 {
 		ids := make([]string, len(v.LeftOut))
@@ -229,7 +234,8 @@ func wavesView(waves []parallel.Wave, titles map[domain.TaskID]string) []waveVie
 }
 
 // groupsTSV is the piped form: one row per placed task, its wave then the
-// keys of a task of --json's waves.
+// keys of a task of --json's waves; then a row per task left out, wave
+// "-" and the reason.
 func groupsTSV(s *Streams, v groupsView) error {
 	var rows [][]string
 	for _, w := range v.Waves {
@@ -237,6 +243,9 @@ func groupsTSV(s *Streams, v groupsView) error {
 			rows = append(rows, []string{strconv.Itoa(w.Wave), t.Task, orNone(t.Title), t.Status, t.Priority,
 				listCell(t.Files), orNone(strings.Join(t.Reasons, "; "))})
 		}
+	}
+	for _, l := range v.LeftOut {
+		rows = append(rows, []string{"-", l.Task, orNone(l.Title), "-", "-", "-", l.Reason})
 	}
 	t := table{cols: []string{"wave", "task", "title", "status", "priority", "files", "reasons"}}
 	return t.print(s, len(rows), func(i int, _ bool) []string { return rows[i] })

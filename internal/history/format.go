@@ -528,7 +528,7 @@ func message(e eventText, m metaView) string {
 	if msg == "" {
 		msg = "-"
 	}
-	if !namesActor(e.event) && e.actor != "" {
+	if !namesActor(e.event) && e.actor != "" && e.actor != "cli" { // cli: the person at the terminal
 		msg += " (by " + e.actor + ")"
 	}
 	return msg

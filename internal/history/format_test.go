@@ -1,6 +1,7 @@
 package history
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -31,6 +32,11 @@ func TestMessage(t *testing.T) {
 			"a new plan-review cycle starts: 2 file(s) moved to .taskie/archive/p"},
 		{events.Event{Event: "CTO_INTERVENTION", Task: "4", From: "a", To: "b", Reason: "stuck"}, "task 4: a → b: stuck"},
 		{events.Event{Event: "MYSTERY"}, "-"},
+		// the actor named; an unchanged from → to left out; a value set by the commit shown
+		{events.Event{Event: events.Claim, Task: "2", Actor: "alice", Meta: map[string]any{"ttl": "30m0s"}}, "task 2: ttl=30m0s (by alice)"},
+		{events.Event{Event: events.Paused, From: "next-task", To: "next-task", Actor: "cli", Reason: "pause"}, "pause"},
+		{events.Event{Event: events.FieldSet, Task: "4", Actor: "agent-1", Meta: map[string]any{"field": "failed_tasks", "task": "4", "action": "escalate"},
+			Set: map[string]json.RawMessage{"failed_tasks": json.RawMessage(`["4"]`)}}, `task 4: failed_tasks = ["4"] (action=escalate) (by agent-1)`},
 	}
 	for _, tc := range tests {
 		if got := Message(tc.e); got != tc.want {
@@ -45,10 +51,14 @@ func TestHistoryRow(t *testing.T) {
 		want string
 	}{
 		{ev(events.PhaseChange, "3", "next-task", "code-review", map[string]any{"next_phase": "post-code-review", "phase_iteration": 1.0}),
-			"2026-11-26T10:00:00Z|PHASE_CHANGE|3|next-task → code-review|next_phase=post-code-review phase_iteration=1"},
-		{events.Event{Event: events.TaskStatus, Task: "2", To: "done", Reason: "x\ty"}, "0001-01-01T00:00:00Z|TASK_STATUS|2|→ done|x y"},
-		{events.Event{Event: events.FieldSet, Reason: "r", Meta: map[string]any{"value": map[string]any{"a": 1.0}, "field": "f"}}, "0001-01-01T00:00:00Z|FIELD_SET|-|-|r; field=f value={\"a\":1}"},
-		{events.Event{Event: "X"}, "0001-01-01T00:00:00Z|X|-|-|-"},
+			"2026-11-26T10:00:00Z|PHASE_CHANGE|3|-|next-task → code-review|next_phase=post-code-review phase_iteration=1"},
+		{events.Event{Event: events.TaskStatus, Task: "2", To: "done", Reason: "x\ty"}, "0001-01-01T00:00:00Z|TASK_STATUS|2|-|→ done|x y"},
+		{events.Event{Event: events.FieldSet, Reason: "r", Meta: map[string]any{"value": map[string]any{"a": 1.0}, "field": "f"}}, "0001-01-01T00:00:00Z|FIELD_SET|-|-|-|r; field=f value={\"a\":1}"},
+		{events.Event{Event: "X"}, "0001-01-01T00:00:00Z|X|-|-|-|-"},
+		// a commit whose phase stayed: no from → to; the actor named
+		{events.Event{Event: events.LifecycleCommit, Task: "2", From: "post-code-review", To: "post-code-review", Actor: "cli", Reason: "task 2 claimed by alice"},
+			"0001-01-01T00:00:00Z|LIFECYCLE_CHANGED|2|cli|-|task 2 claimed by alice"},
+		{events.Event{Event: events.Claim, Task: "2", Actor: "alice"}, "0001-01-01T00:00:00Z|CLAIM|2|alice|-|-"},
 	}
 	for _, tc := range tests {
 		if got := strings.Join(HistoryRow(tc.e).Cells(), "|"); got != tc.want {
