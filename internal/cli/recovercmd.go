@@ -286,8 +286,12 @@ func reportRecover(s *Streams, p *project.Plan, cfgMax int, res history.Result, 
 	for _, n := range res.Notes {
 		fmt.Fprintf(s.Err, "  note: %s\n", n)
 	}
-	fmt.Fprintf(s.Err, "  not in the log, left at their defaults: %s\n", strings.Join(history.NotLogged, "; "))
-	fmt.Fprintf(s.Err, "  max_reviews starts at the configured default (%d); the log records it only when taskie set changes it\n", cfgMax)
+	if res.Exact {
+		fmt.Fprintf(s.Err, "  every change is in the log (each carries the state it set, pauses and resumes included)\n")
+	} else {
+		fmt.Fprintf(s.Err, "  not in this older log, left at their defaults: %s\n", strings.Join(history.NotLogged, "; "))
+		fmt.Fprintf(s.Err, "  max_reviews starts at the configured default (%d); this log records it only when taskie set changes it\n", cfgMax)
+	}
 	switch {
 	case errors.Is(oldErr, state.ErrNotFound):
 		fmt.Fprintf(s.Err, "%s is missing\n", state.Path(p.Dir))

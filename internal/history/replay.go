@@ -25,10 +25,11 @@ type Defaults struct {
 	Models     []domain.Model // review model rotation; domain.DefaultModels when empty
 }
 
-// NotLogged names the state.json fields no event records, so a replay
+// NotLogged names the state.json fields that a log written before every
+// change carried its state (no commit event) does not record, so a replay
 // cannot rebuild them: they take their defaults.
 var NotLogged = []string{
-	"enabled (pause/resume are not logged)",
+	"enabled (its PAUSED and RESUMED events carry no state)",
 	"session_id",
 	"worktree, base_sha, last_commit",
 	"fields taskie does not know",
@@ -66,6 +67,9 @@ type Result struct {
 	Used    map[string]int // events that set state fields, by kind
 	Skipped map[string]int // events with no bearing on state.json, by kind
 	Notes   []string       // events that could not be applied, and why
+	// Exact is set when the log holds commit events, which carry every
+	// change of state.json: nothing is left at a default.
+	Exact bool
 }
 
 // NewReplayer starts from the state of a fresh plan.
@@ -93,7 +97,7 @@ func (r *Replayer) Result() Result {
 	if r.moreNotes > 0 {
 		notes = append(notes[:len(notes):len(notes)], fmt.Sprintf("… and %d more", r.moreNotes))
 	}
-	return Result{State: r.st.Clone(), Events: r.total, Used: r.used, Skipped: r.skipped, Notes: notes}
+	return Result{State: r.st.Clone(), Events: r.total, Used: r.used, Skipped: r.skipped, Notes: notes, Exact: r.exact}
 }
 
 func (r *Replayer) note(e events.Event, format string, args ...any) {
