@@ -78,7 +78,9 @@ if they were done). They hold no slot and no file.
 --ready plans only the tasks ` + "`taskie ready`" + ` lists: its first wave is what to
 start now, and it is never empty while a task is ready.
 
---verbose says why each task is in its wave, or left out. A dependency on an
+--verbose says why each task is in its wave, or left out. Piped: a header
+(wave, then the --json keys of a task), one row per task, with its reasons;
+a task left out has wave "-". A dependency on an
 unknown task, a dependency cycle or a repeated id is a validation error
 (exit 1).`,
 		Example: "  taskie groups\n  taskie groups --max 3 --verbose\n  taskie groups --ready --json",

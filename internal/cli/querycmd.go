@@ -55,14 +55,16 @@ Selectors combine (all must hold); none lists every task. A task tasks.md
 lists that was never moved has no record yet: it counts as pending since the
 plan was created (its log's first event), unless tasks.md marks it done or
 cancelled.
-Each line: task, state, since, time in state, the state's timeout, the
-timeout level (ok, warning ≥ 80 %, alert ≥ 100 %, escalate ≥ 150 %), failures.
---metrics prints time metrics instead: time in state, total, time by state.
+On a terminal, each line: task, state, since, time in state, the state's
+timeout, the timeout level (ok, warning ≥ 80 %, alert ≥ 100 %, escalate
+≥ 150 %), failures; --metrics shows time metrics instead: time in state,
+total, time by state. Piped: a header of the --json keys, then every field
+of a task tab-separated (durations in seconds).
 --needs-you prints what needs a human instead, for every plan (or --plan's):
 reason, since when and what clears it (docs/needs-you.md); piped, a header of
 the JSON keys then tab-separated columns.
-Columns are aligned on a terminal and tab-separated otherwise; --json prints
-an array with every field (durations in seconds). TASKIE_NOW sets the clock.`,
+--json prints an array with every field (durations in seconds); --jq
+filters it. TASKIE_NOW sets the clock.`,
 		Example: "  taskie query --stuck\n  taskie query --state quality_review --json\n  taskie query --task 3 --metrics",
 		Args:    exactArgs(0, "no arguments (use --task T)"),
 		RunE:    func(*cobra.Command, []string) error { return run(o) },
