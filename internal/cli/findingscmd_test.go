@@ -60,7 +60,7 @@ func TestFindingsTable(t *testing.T) {
 	}
 	want := "code-review of task 1, review 1: 2 open\n\n" +
 		"ID  SEVERITY  STATUS  OPENED  LOCATION                     TITLE          NOTE\n" +
-		"F1  blocker   open    1       internal/cache/cache.go:120  nil map write  \n" +
+		"F1  blocker   open    1       internal/cache/cache.go:120  nil map write\n" +
 		"F2  nit       fixed?  1                                    typo           spelling fixed\n"
 	if got := run("findings"); got != want {
 		t.Errorf("findings on a terminal:\n%s\nwant:\n%s", got, want)

@@ -10,7 +10,7 @@ import (
 
 // TestAlignedRows: on a terminal, history's columns have fixed widths, so
 // every line is aligned without buffering the output; a longer value
-// pushes the rest of its line only.
+// pushes the rest of its line only. A from → to that did not change is "-".
 func TestAlignedRows(t *testing.T) {
 	lines := []string{
 		`{"ts":"2026-03-01T09:00:00Z","plan":"p","task":"3","event":"FAILURE","from":"quality_review","to":"quality_review","actor":"hook","meta":{"failures":1}}`,
@@ -26,9 +26,9 @@ func TestAlignedRows(t *testing.T) {
 		out = append(out, string(alignedRows{}.line(nil, &l)))
 	}
 	want := []string{
-		"2026-03-01T09:00:00Z  FAILURE            3     quality_review → quality_review   failures=1\n",
-		"2026-03-01T09:01:00Z  PLAN_CREATED       -     -                                 auto=true\n",
-		"2026-03-01T09:02:00Z  PHASE_CHANGE       12345  post-all-code-review → all-code-review  r\n",
+		"2026-03-01T09:00:00Z  FAILURE            3     hook        -                                 failures=1\n",
+		"2026-03-01T09:01:00Z  PLAN_CREATED       -     -           -                                 auto=true\n",
+		"2026-03-01T09:02:00Z  PHASE_CHANGE       12345  -           post-all-code-review → all-code-review  r\n",
 	}
 	for i := range want {
 		if out[i] != want[i] {

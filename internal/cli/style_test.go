@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"regexp"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -151,10 +152,11 @@ func TestRunPlanUseAndList(t *testing.T) {
 	if err := runPlanList(&planListOpts{s: s, g: g}); err != nil {
 		t.Fatal(err)
 	}
-	want := "PLAN\tPHASE\tNEXT\tTASKS\tREVIEW\tPAUSED\tOWNER\n" +
-		"api\t(no state.json)\t-\t-\t-\t-\t-\n" +
-		"login\t(no state.json)\t-\t-\t-\t-\t-\n"
-	if diff := cmp.Diff(want, out.String()); diff != "" {
+	want := "id\tdefault\tstate\tproblem\tphase\tnext_phase\tmode\ttasks\treview\tpaused\towner\tchanged\n" +
+		"api\ttrue\tmissing\t-\t-\t-\tstandalone\t0/0\t-\tfalse\t-\tT\n" +
+		"login\tfalse\tmissing\t-\t-\t-\tstandalone\t0/0\t-\tfalse\t-\tT\n"
+	got := regexp.MustCompile(`\t\d{4}-\d\d-\d\dT[0-9:]+Z\n`).ReplaceAllString(out.String(), "\tT\n") // the changed time
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("plan list (-want +got):\n%s\nstderr: %s", diff, errOut)
 	}
 }
