@@ -140,7 +140,7 @@ for _ in $(seq "$runs"); do
 done
 sort -n "$times" -o "$times"
 med=$(sed -n "$(((runs + 1) / 2))p" "$times")
-waves=$("$taskie" -C "$repo" groups big | wc -l)
+waves=$("$taskie" -C "$repo" groups big | tail -n +2 | cut -f1 | sort -u | wc -l) # piped: a header, then one row per task, its wave first
 # Peak memory (KiB) with GNU time, piped and on a terminal; "" when it cannot be measured.
 peak_piped="" peak_tty=""
 if [ -x /usr/bin/time ]; then
