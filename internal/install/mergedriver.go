@@ -20,6 +20,9 @@ var (
 		".taskie/plans/*/events.jsonl merge=taskie-events",
 		".taskie/plans/*/state.json merge=taskie-state",
 		".taskie/plans/*/tasks.md merge=taskie-tasks",
+		// a task finished twice (its lease lapsed and another clone
+		// redid it) has two output files: keep both sides' text
+		".taskie/plans/*/task-*-output.md merge=union",
 	}
 	// DriverConfig is the git config each clone needs: key → value.
 	DriverConfig = [][2]string{

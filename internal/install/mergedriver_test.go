@@ -40,7 +40,7 @@ func TestMergeDriverRegistersOnce(t *testing.T) {
 	}
 	got, _ := os.ReadFile(ga)
 	want := "*.png binary\n# written by taskie: merge a plan's files without conflicts (docs/fleet.md)\n" +
-		".taskie/plans/*/events.jsonl merge=taskie-events\n.taskie/plans/*/state.json merge=taskie-state\n.taskie/plans/*/tasks.md merge=taskie-tasks\n"
+		".taskie/plans/*/events.jsonl merge=taskie-events\n.taskie/plans/*/state.json merge=taskie-state\n.taskie/plans/*/tasks.md merge=taskie-tasks\n.taskie/plans/*/task-*-output.md merge=union\n"
 	if d := cmp.Diff(want, string(got)); d != "" {
 		t.Errorf(".gitattributes (-want +got):\n%s", d)
 	}
