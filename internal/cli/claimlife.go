@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/taskie-dev/taskie/internal/domain"
@@ -46,6 +47,16 @@ func (cp *coordPlan) preview(m lifeMove) error {
 	snap, err := cp.p.Snapshot()
 	if err != nil {
 		return err
+	}
+	// With a shared store, on the task's record every clone decides from
+	// (the commit warns if the store cannot be read).
+	if h := holdShared(io.Discard, cp.p, m.task, false); h.shared {
+		defer h.close()
+		view := *snap
+		view.State = h.withShared(snap.State, m.task)
+		snap = &view
+	} else {
+		h.close()
 	}
 	_, _, err = decideLife(snap, m, cp.p.Store.Now())
 	if errors.Is(err, errNoState) {
@@ -101,7 +112,7 @@ func decideLife(snap *store.Snapshot, m lifeMove, now time.Time) (store.Change, 
 func (cp *coordPlan) commitLife(s *Streams, m lifeMove) (lifecycle.Task, error) {
 	var evs []events.Event
 	var rec lifecycle.Task
-	err := cp.p.Update(func(snap *store.Snapshot) (store.Change, error) {
+	err := updateTask(s, cp.p, m.task, func(snap *store.Snapshot) (store.Change, error) {
 		c, t, err := decideLife(snap, m, cp.p.Store.Now())
 		if errors.Is(err, errNoState) {
 			return store.Change{Files: m.files}, nil

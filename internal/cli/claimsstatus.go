@@ -369,6 +369,9 @@ func sharedLifecycle(p *project.Plan) (map[domain.TaskID]lifecycle.Task, bool) {
 	if !ok {
 		return nil, false
 	}
+	if n, err := cloneMissing(context.Background(), p, log, src.key); err != nil || n > 0 {
+		return nil, false // not all of this clone's moves are there yet: its own
+	}
 	fold := history.NewLifecycle()
 	var l events.Lean
 	err := log.ScanLog(context.Background(), src.key, store.LogQuery{Kinds: history.LifecycleKinds()}, func(line []byte) error {

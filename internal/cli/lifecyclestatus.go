@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,7 +20,9 @@ import (
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
+	"golang.org/x/term"
 )
 
 // processClock reads TASKIE_NOW once, where a process starts (Run, and
@@ -340,4 +343,191 @@ func scanPlanEvents(p *project.Plan, f events.Filter, fn func(*events.Lean) erro
 	}
 	defer r.Close()
 	return events.ScanLean(r, p.Store.Root().Path(rel), f, fn, warn)
+}
+
+// cloneMissing counts the clone's plan events that the shared store does
+// not hold, compared by event key as `taskie store import` adds them.
+func cloneMissing(ctx context.Context, p *project.Plan, log store.PlanLog, key store.PlanKey) (int, error) {
+	lines, err := p.Store.PlanLines(p.ID)
+	if err != nil || len(lines) == 0 {
+		return 0, err
+	}
+	keys := make([]string, len(lines))
+	for i, l := range lines {
+		keys[i] = store.EventKey(l)
+	}
+	missing, err := log.MissingPlanKeys(ctx, key, keys)
+	return len(missing), err
+}
+
+// importProgress shows, on a terminal, how the import of a clone's events
+// on its first use of the shared store goes, and says when it is done.
+func importProgress(planID string, done, total int) {
+	if inHook.Load() {
+		return // a hook's stderr is the agent's block reason
+	}
+	tty := term.IsTerminal(int(os.Stderr.Fd()))
+	switch {
+	case done < total && tty:
+		fmt.Fprintf(os.Stderr, "\rplan %s: adding this clone's events to the shared store: %d/%d", planID, done, total)
+	case done >= total:
+		if tty && total > 1000 { // progress was shown on this line
+			fmt.Fprint(os.Stderr, "\r\033[K")
+		}
+		fmt.Fprintf(os.Stderr, "plan %s: this clone's %d events that the shared store lacked were added to it (its first use here)\n", planID, total)
+	}
+}
+
+// sharedHold is a task's lifecycle record as the shared store holds it:
+// folded from every clone's events, the record every clone decides a move
+// of the task from. Without a shared store it holds nothing, and moves
+// decide from the clone's state.json as before.
+type sharedHold struct {
+	shared  bool
+	exists  bool // the store has a record of the task
+	rec     lifecycle.Task
+	release func()
+}
+
+func (h *sharedHold) close() {
+	if h.release != nil {
+		h.release()
+		h.release = nil
+	}
+}
+
+// holdShared reads task's shared record. With lock, the clone first adds
+// to the store the events of its own the store lacks (its first use: the
+// record must hide nothing this clone did), then takes the plan's lock in
+// the store, held until close: the moves of one plan take turns across
+// clones, each reading the record, deciding and appending its events
+// before the next reads. A database that cannot be reached is warned
+// about, and the move decides from the clone's own records (its events
+// reach the store with `taskie store import` later).
+func holdShared(w io.Writer, p *project.Plan, task domain.TaskID, lock bool) *sharedHold {
+	h := &sharedHold{}
+	if dbURL(p) == "" {
+		return h
+	}
+	ctx := context.Background()
+	warn := func(err error) {
+		fmt.Fprintf(w, "taskie: warning: plan %s: the shared store cannot be read (%v); task %s is decided from this clone's records\n", p.ID, err, task)
+	}
+	c, log, key, ok, err := sharedLog(ctx, p)
+	if err != nil || !ok {
+		if err != nil {
+			warn(err)
+		}
+		return h
+	}
+	h.release = func() { c.Close() }
+	if lock {
+		lines, err := p.Store.PlanLines(p.ID)
+		if err == nil {
+			_, err = store.ImportMissing(ctx, log, key, lines, func(done, total int) { importProgress(p.ID, done, total) })
+		}
+		if err != nil {
+			warn(err)
+			h.close()
+			return h
+		}
+		if l, ok := c.(store.PlanLocker); ok {
+			unlock, err := l.LockPlan(ctx, key)
+			if err != nil {
+				warn(err)
+				h.close()
+				return h
+			}
+			h.release = func() { unlock(); c.Close() }
+		}
+	}
+	fold := history.NewLifecycle()
+	var l events.Lean
+	err = log.ScanLog(ctx, key, store.LogQuery{Task: task.String(), Kinds: history.LifecycleKinds()}, func(line []byte) error {
+		if events.ParseLean(line, &l) == nil {
+			fold.Add(&l)
+		}
+		return nil
+	})
+	if err != nil {
+		warn(err)
+		h.close()
+		return h
+	}
+	h.shared = true
+	h.rec, h.exists = fold.Tasks()[task]
+	return h
+}
+
+// withShared is st with task's lifecycle record replaced by the shared
+// one (removed when the store has none: the task starts in pending);
+// st itself when there is no shared record or the records do not decode.
+func (h *sharedHold) withShared(st *state.State, task domain.TaskID) *state.State {
+	if !h.shared || st == nil {
+		return st
+	}
+	recs, err := lifecycle.Decode(st.Lifecycle)
+	if err != nil {
+		return st
+	}
+	if recs == nil {
+		recs = map[domain.TaskID]lifecycle.Task{}
+	}
+	if h.exists {
+		recs[task] = h.rec
+	} else {
+		delete(recs, task)
+	}
+	n := st.Clone()
+	n.Lifecycle = lifecycle.Encode(recs)
+	return n
+}
+
+// decided is the state.json a move decided on the shared record writes to
+// the clone: the clone's own, with task's record as decided. The other
+// tasks' records stay the clone's, so that its events.jsonl remains the
+// record of its state.json (`taskie recover`).
+func decided(orig, next *state.State, task domain.TaskID) *state.State {
+	got, err := lifecycle.Decode(next.Lifecycle)
+	if err != nil {
+		return next
+	}
+	recs, err := lifecycle.Decode(orig.Lifecycle)
+	if err != nil {
+		return next
+	}
+	if recs == nil {
+		recs = map[domain.TaskID]lifecycle.Task{}
+	}
+	if t, ok := got[task]; ok {
+		recs[task] = t
+	} else {
+		delete(recs, task)
+	}
+	n := next.Clone()
+	n.Lifecycle = lifecycle.Encode(recs)
+	return n
+}
+
+// updateTask commits a lifecycle move of task that fn decides on a
+// snapshot under the plan lock. With a shared store fn decides from the
+// task's shared record (holdShared), under the store's plan lock, and the
+// clone's files are written from that decision: every clone decides from
+// the same record. Without one it is p.Update.
+func updateTask(s *Streams, p *project.Plan, task domain.TaskID, fn func(*store.Snapshot) (store.Change, error)) error {
+	h := holdShared(s.Err, p, task, true)
+	defer h.close()
+	if !h.shared {
+		return p.Update(fn)
+	}
+	return p.Update(func(snap *store.Snapshot) (store.Change, error) {
+		orig := snap.State
+		snap.State = h.withShared(orig, task)
+		c, err := fn(snap)
+		snap.State = orig // what follows the decision sees the clone's files
+		if err == nil && orig != nil && c.State != nil {
+			c.State = decided(orig, c.State, task)
+		}
+		return c, err
+	})
 }

@@ -307,6 +307,7 @@ func init() {
 				}
 				fmt.Fprintf(os.Stderr, "taskie: warning: %s\n", msg)
 			},
+			Progress: importProgress,
 		}
 	})
 }
@@ -349,6 +350,19 @@ func scanLog(p *project.Plan, f events.Filter, n int, fn func(*events.Lean) erro
 		return false, scanPlanEvents(p, f, fn, warn)
 	}
 	defer c.Close()
+	if missing, err := cloneMissing(ctx, p, log, key); err != nil || missing > 0 {
+		// Never a silently shorter history: until the clone's events
+		// are in the database, its own log is what it has.
+		if err != nil {
+			warn(fmt.Sprintf("plan %s: cannot tell whether this clone's events are in the shared store (%v), so this clone's own log is shown", p.ID, err))
+		} else {
+			warn(fmt.Sprintf("plan %s: %d of this clone's events are not in the shared store yet, so this clone's own log is shown; `taskie store import %s` adds them (the next command that changes the plan does too)", p.ID, missing, p.ID))
+		}
+		if n > 0 {
+			return false, scanPlanTail(p, f, n, fn, warn)
+		}
+		return false, scanPlanEvents(p, f, fn, warn)
+	}
 	q := store.LogQuery{Task: f.Task, Kinds: f.Kinds, Last: n, Coord: true}
 	var l events.Lean
 	return true, log.ScanLog(ctx, key, q, func(line []byte) error {

@@ -427,7 +427,7 @@ func runTaskStatus(o *taskStatusOpts) error {
 	defer guard.close()
 	var evs []events.Event
 	var rec *lifecycle.Task
-	err = p.Update(func(snap *store.Snapshot) (store.Change, error) {
+	err = updateTask(o.s, p, task, func(snap *store.Snapshot) (store.Change, error) {
 		c := store.Change{Actor: "cli", Reason: "task status", Kind: events.TaskStatus, Task: task,
 			Statuses: map[domain.TaskID]string{task: status}, Meta: guard.meta(nil)}
 		n, effs, t, err := requestStatus(snap, task, status, actor, o.reason, o.s.Clock.Now())

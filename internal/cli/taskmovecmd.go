@@ -183,7 +183,7 @@ func runTaskMove(o *taskMoveOpts) error {
 	var evs []events.Event
 	var rec lifecycle.Task
 	dup := false
-	err = p.Update(func(snap *store.Snapshot) (store.Change, error) {
+	err = updateTask(o.s, p, task, func(snap *store.Snapshot) (store.Change, error) {
 		if o.action == lifecycle.ActMove && seen.ok {
 			if t, ok := duplicateMove(snap, task, to, seen); ok {
 				dup, rec, evs = true, t, nil

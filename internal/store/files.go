@@ -103,7 +103,11 @@ func Open(r *plan.Repo, now clock.Clock) (*Files, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Files{Repo: r, root: root, Clock: now, Mirror: mirrorFor(r)}, nil
+	f := &Files{Repo: r, root: root, Clock: now, Mirror: mirrorFor(r)}
+	if m, ok := f.Mirror.(interface{ readsFrom(*Files) }); ok {
+		m.readsFrom(f) // to import the clone's log on first use
+	}
+	return f, nil
 }
 
 // Root is the repository root through which every file is opened.

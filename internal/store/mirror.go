@@ -30,6 +30,55 @@ type PlanLog interface {
 	// line: the plan events of every clone and, with q.Coord, the
 	// coordination events between them.
 	ScanLog(ctx context.Context, p PlanKey, q LogQuery, fn func(line []byte) error) error
+	// MissingPlanKeys returns the positions in keys (EventKey) of the
+	// plan events the store does not hold, in order.
+	MissingPlanKeys(ctx context.Context, p PlanKey, keys []string) ([]int, error)
+}
+
+// PlanLocker is a shared store in which the clones' lifecycle moves of a
+// plan take turns: each reads the shared record, decides and appends its
+// events holding the plan's lock, so that two clones never both decide
+// from the same record.
+type PlanLocker interface {
+	LockPlan(ctx context.Context, p PlanKey) (release func(), err error)
+}
+
+// importChunk is how many lines ImportMissing sends at once.
+const importChunk = 1000
+
+// ImportMissing adds to the shared store the lines of a clone's log it
+// lacks (compared by EventKey, as `taskie store import` does), in order,
+// in chunks; progress, when set, is told after each chunk (done, of all
+// missing). It returns how many were added. Running it again adds nothing.
+func ImportMissing(ctx context.Context, log PlanLog, p PlanKey, lines [][]byte, progress func(done, total int)) (int, error) {
+	if len(lines) == 0 {
+		return 0, nil
+	}
+	keys := make([]string, len(lines))
+	for i, l := range lines {
+		keys[i] = EventKey(l)
+	}
+	missing, err := log.MissingPlanKeys(ctx, p, keys)
+	if err != nil || len(missing) == 0 {
+		return 0, err
+	}
+	added := 0
+	for i := 0; i < len(missing); i += importChunk {
+		part := missing[i:min(i+importChunk, len(missing))]
+		chunk := make([][]byte, len(part))
+		for j, k := range part {
+			chunk[j] = lines[k]
+		}
+		n, err := log.AppendPlanLines(ctx, p, chunk)
+		added += n
+		if err != nil {
+			return added, err
+		}
+		if progress != nil {
+			progress(i+len(part), len(missing))
+		}
+	}
+	return added, nil
 }
 
 // LogQuery narrows ScanLog.
@@ -98,14 +147,19 @@ type SharedMirror struct {
 	Root     string               // the repository
 	Settings func() CoordSettings // read on first use
 	Warn     func(msg string)
+	// Progress, when set, hears how an import on first use goes (done of
+	// total lines), to show it on a terminal.
+	Progress func(plan string, done, total int)
 
-	mu      sync.Mutex
-	started bool
-	c       Coordination
-	log     PlanLog
-	project string
-	url     string // redacted
-	failed  bool
+	mu       sync.Mutex
+	lines    func(plan string) ([][]byte, error) // the clone's log (Files.PlanLines)
+	imported map[string]bool                     // plans whose clone log was compared this process
+	started  bool
+	c        Coordination
+	log      PlanLog
+	project  string
+	url      string // redacted
+	failed   bool
 }
 
 // Events appends evs to the shared store's log of plan.
@@ -130,6 +184,20 @@ func (m *SharedMirror) Events(plan string, evs []events.Event) {
 	if m.log == nil {
 		return
 	}
+	key := PlanKey{Project: m.project, Plan: plan}
+	if !m.imported[plan] && m.lines != nil {
+		// First use of the store with this plan in this process: the
+		// clone's earlier events (those before it used the store) go
+		// first, so that switching a clone to the store hides nothing.
+		if m.imported == nil {
+			m.imported = map[string]bool{}
+		}
+		m.imported[plan] = true
+		if err := m.importClone(ctx, key); err != nil {
+			m.fail(plan, err)
+			return
+		}
+	}
 	lines := make([][]byte, 0, len(evs))
 	for _, e := range evs {
 		line, err := json.Marshal(e) // as appendLog wrote it
@@ -138,9 +206,34 @@ func (m *SharedMirror) Events(plan string, evs []events.Event) {
 		}
 		lines = append(lines, line)
 	}
-	if _, err := m.log.AppendPlanLines(ctx, PlanKey{Project: m.project, Plan: plan}, lines); err != nil {
+	if _, err := m.log.AppendPlanLines(ctx, key, lines); err != nil {
 		m.fail(plan, err)
 	}
+}
+
+// importClone adds the clone's plan events the store lacks.
+func (m *SharedMirror) importClone(ctx context.Context, key PlanKey) error {
+	lines, err := m.lines(key.Plan)
+	if err != nil {
+		return err
+	}
+	var progress func(done, total int)
+	if m.Progress != nil {
+		progress = func(done, total int) { m.Progress(key.Plan, done, total) }
+	}
+	// An import of a long log may take longer than one mirroring.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), MirrorTimeout+time.Duration(len(lines)/importChunk)*time.Second)
+	defer cancel()
+	_, err = ImportMissing(ctx, m.log, key, lines, progress)
+	return err
+}
+
+// readsFrom lets the mirror read the clone's log of a plan, to import it
+// on first use.
+func (m *SharedMirror) readsFrom(f *Files) {
+	m.mu.Lock()
+	m.lines = f.PlanLines
+	m.mu.Unlock()
 }
 
 // open connects to the shared store, when the settings name one.

@@ -155,9 +155,11 @@ func (s *Store) AppendPlanLines(ctx context.Context, p store.PlanKey, lines [][]
 	return int(added), err
 }
 
-// ScanLog streams the plan's events in database order, each as the line
+// ScanLog streams the plan's events ordered by event time, ties by the
+// order the database received them (a stable sequence), each as the line
 // it was stored as: the plan events of every clone and, with q.Coord, the
-// coordination events. q.Last reads the last N from the end.
+// coordination events. An import adds a clone's older events late; they
+// are still listed where their time puts them. q.Last reads the last N.
 func (s *Store) ScanLog(ctx context.Context, p store.PlanKey, q store.LogQuery, fn func(line []byte) error) error {
 	if err := checkKey(p); err != nil {
 		return err
@@ -172,8 +174,8 @@ AND (stream = 'plan' OR $5)`
 		var lines [][]byte
 		err := s.do(ctx, "reading the events of plan "+p.Plan, func(ctx context.Context, conn *pgx.Conn) error {
 			lines = lines[:0]
-			rows, err := conn.Query(ctx, `SELECT body::text FROM (SELECT id, body FROM taskie_events WHERE `+where+`
-ORDER BY id DESC LIMIT $6) x ORDER BY id`, p.Project, p.Plan, q.Task, kinds, q.Coord, q.Last)
+			rows, err := conn.Query(ctx, `SELECT body::text FROM (SELECT id, ts, body FROM taskie_events WHERE `+where+`
+ORDER BY ts DESC, id DESC LIMIT $6) x ORDER BY ts, id`, p.Project, p.Plan, q.Task, kinds, q.Coord, q.Last)
 			if err != nil {
 				return err
 			}
@@ -191,40 +193,96 @@ ORDER BY id DESC LIMIT $6) x ORDER BY id`, p.Project, p.Plan, q.Task, kinds, q.C
 		}
 		return nil
 	}
-	var after int64
+	// Pages follow (ts, id): the position of the last row read.
+	var afterTS time.Time
+	var afterID int64
+	first := true
 	for {
 		var page [][]byte
-		var last int64
+		var more bool
 		err := s.do(ctx, "reading the events of plan "+p.Plan, func(ctx context.Context, conn *pgx.Conn) error {
-			page, last = page[:0], 0
-			rows, err := conn.Query(ctx, `SELECT id, body::text FROM taskie_events WHERE `+where+`
-AND id > $6 ORDER BY id LIMIT $7`, p.Project, p.Plan, q.Task, kinds, q.Coord, after, scanPage)
+			page, more = page[:0], false
+			rows, err := conn.Query(ctx, `SELECT id, ts, body::text FROM taskie_events WHERE `+where+`
+AND ($6 OR (ts, id) > ($7, $8)) ORDER BY ts, id LIMIT $9`, p.Project, p.Plan, q.Task, kinds, q.Coord, first, afterTS, afterID, scanPage)
 			if err != nil {
 				return err
 			}
 			var id int64
+			var ts time.Time
 			var body []byte
-			_, err = pgx.ForEachRow(rows, []any{&id, &body}, func() error {
-				last = id
+			_, err = pgx.ForEachRow(rows, []any{&id, &ts, &body}, func() error {
+				afterID, afterTS = id, ts
 				page = append(page, slices.Clone(body))
 				return nil
 			})
-			if len(page) < scanPage {
-				last = 0
-			}
+			more = len(page) == scanPage
 			return err
 		})
 		if err != nil {
 			return err
 		}
+		first = false
 		for _, l := range page {
 			if err := fn(l); err != nil {
 				return err
 			}
 		}
-		if last == 0 {
+		if !more {
 			return nil
 		}
-		after = last
 	}
 }
+
+// MissingPlanKeys returns the positions in keys (store.EventKey) of the
+// plan events the database does not hold, in order.
+func (s *Store) MissingPlanKeys(ctx context.Context, p store.PlanKey, keys []string) ([]int, error) {
+	if err := checkKey(p); err != nil || len(keys) == 0 {
+		return nil, err
+	}
+	var missing []int
+	err := s.do(ctx, "comparing the events of plan "+p.Plan, func(ctx context.Context, conn *pgx.Conn) error {
+		missing = missing[:0]
+		rows, err := conn.Query(ctx, `SELECT t.ord FROM unnest($3::text[]) WITH ORDINALITY AS t(key, ord)
+WHERE NOT EXISTS (SELECT 1 FROM taskie_events e WHERE e.project = $1 AND e.plan = $2 AND e.key = t.key) ORDER BY t.ord`, p.Project, p.Plan, keys)
+		if err != nil {
+			return err
+		}
+		var ord int64
+		_, err = pgx.ForEachRow(rows, []any{&ord}, func() error { missing = append(missing, int(ord)-1); return nil })
+		return err
+	})
+	return missing, err
+}
+
+// planLockSQL takes the advisory lock of one plan: a session lock, so it
+// spans the reading of the record, the decision and the appending of its
+// events (each its own statement), and the server drops it when the
+// session ends, a killed process included.
+const planLockSQL = `SELECT pg_advisory_lock(hashtextextended('taskie plan ' || $1 || ' ' || $2, 0))`
+
+// LockPlan makes the moves of one plan take turns across clones: every
+// clone that decides a lifecycle move takes it before reading the shared
+// record and releases it once the move's events are appended. The
+// returned func releases it (best effort: the session's end does too).
+func (s *Store) LockPlan(ctx context.Context, p store.PlanKey) (func(), error) {
+	if err := checkKey(p); err != nil {
+		return nil, err
+	}
+	err := s.do(ctx, "waiting for the other clones' moves of plan "+p.Plan, func(ctx context.Context, conn *pgx.Conn) error {
+		_, err := conn.Exec(ctx, planLockSQL, p.Project, p.Plan)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		s.do(ctx, "releasing plan "+p.Plan, func(ctx context.Context, conn *pgx.Conn) error {
+			_, err := conn.Exec(ctx, `SELECT pg_advisory_unlock(hashtextextended('taskie plan ' || $1 || ' ' || $2, 0))`, p.Project, p.Plan)
+			return err
+		})
+	}, nil
+}
+
+var _ store.PlanLocker = (*Store)(nil)
