@@ -184,6 +184,14 @@ func (m *SharedMirror) Events(plan string, evs []events.Event) {
 	if m.log == nil {
 		return
 	}
+	lines := make([][]byte, 0, len(evs))
+	for _, e := range evs {
+		line, err := json.Marshal(e) // as appendLog wrote it
+		if err != nil {
+			continue
+		}
+		lines = append(lines, line)
+	}
 	key := PlanKey{Project: m.project, Plan: plan}
 	if !m.imported[plan] && m.lines != nil {
 		// First use of the store with this plan in this process: the
@@ -193,18 +201,10 @@ func (m *SharedMirror) Events(plan string, evs []events.Event) {
 			m.imported = map[string]bool{}
 		}
 		m.imported[plan] = true
-		if err := m.importClone(ctx, key); err != nil {
+		if err := m.importClone(ctx, key, lines); err != nil {
 			m.fail(plan, err)
 			return
 		}
-	}
-	lines := make([][]byte, 0, len(evs))
-	for _, e := range evs {
-		line, err := json.Marshal(e) // as appendLog wrote it
-		if err != nil {
-			continue
-		}
-		lines = append(lines, line)
 	}
 	if _, err := m.log.AppendPlanLines(ctx, key, lines); err != nil {
 		m.fail(plan, err)
@@ -212,10 +212,22 @@ func (m *SharedMirror) Events(plan string, evs []events.Event) {
 }
 
 // importClone adds the clone's plan events the store lacks.
-func (m *SharedMirror) importClone(ctx context.Context, key PlanKey) error {
-	lines, err := m.lines(key.Plan)
+func (m *SharedMirror) importClone(ctx context.Context, key PlanKey, now [][]byte) error {
+	all, err := m.lines(key.Plan)
 	if err != nil {
 		return err
+	}
+	// The events being mirrored are in the log already: not the clone's
+	// earlier ones.
+	skip := make(map[string]bool, len(now))
+	for _, l := range now {
+		skip[EventKey(l)] = true
+	}
+	lines := all[:0:0]
+	for _, l := range all {
+		if !skip[EventKey(l)] {
+			lines = append(lines, l)
+		}
 	}
 	var progress func(done, total int)
 	if m.Progress != nil {
