@@ -168,9 +168,9 @@ func planReview(p *project.Plan, o *reviewOpts) (*reviewJob, error) {
 	j.run = &reviewrun.Runner{Plan: p, Cfg: cfg, Now: o.s.Clock.Now(), Info: func(msg string, attrs ...any) {
 		fmt.Fprintln(o.s.Err, append([]any{"taskie: warning: " + msg + ":"}, attrs...)...)
 	}}
-	if b := j.run.Budget(); b != nil {
+	if b := j.run.Budget(j.job.Task); b != nil {
 		return nil, usageErr(fmt.Errorf("plan %s: %s, so %s %d does not run", p.ID, b, kind, n),
-			`raise "budget_usd" or "review_budget" in .taskie/config.json to review again`)
+			"raise "+quoteKeys(b.Keys())+" in .taskie/config.json to review again")
 	}
 	return j, nil
 }
@@ -388,4 +388,16 @@ func (t *reviewTotals) text() string {
 		s += fmt.Sprintf(" (%d failed)", t.Failed)
 	}
 	return s
+}
+
+// quoteKeys names settings for a hint: "a" or "b".
+func quoteKeys(keys []string) string {
+	var out string
+	for i, k := range keys {
+		if i > 0 {
+			out += " or "
+		}
+		out += fmt.Sprintf("%q", k)
+	}
+	return out
 }

@@ -77,6 +77,14 @@ func check(k string, c *Config) []string {
 		if c.BudgetUSD < 0 {
 			return []string{fmt.Sprintf("budget_usd must be ≥ 0 (got %g); 0 means no budget", c.BudgetUSD)}
 		}
+	case "task_budget_usd":
+		if c.TaskBudgetUSD < 0 {
+			return []string{fmt.Sprintf("task_budget_usd must be ≥ 0 (got %g); 0 means no budget", c.TaskBudgetUSD)}
+		}
+	case "budget_tokens":
+		return atLeast64(k, c.BudgetTokens)
+	case "task_budget_tokens":
+		return atLeast64(k, c.TaskBudgetTokens)
 	case "review_budget":
 		if c.ReviewBudget.D() >= MaxReviewerTimeout {
 			return []string{fmt.Sprintf("review_budget must be below %dm (got %s): a review cannot outlast the hook's own 30-minute timeout", int(MaxReviewerTimeout.Minutes()), c.ReviewBudget.D())}
@@ -163,6 +171,14 @@ func orList(words []string) string {
 func atLeast(k string, v, least int) []string {
 	if v < least {
 		return []string{fmt.Sprintf("%s must be ≥ %d (got %d)", k, least, v)}
+	}
+	return nil
+}
+
+// atLeast64 checks a token budget: ≥ 0, where 0 means none.
+func atLeast64(k string, v int64) []string {
+	if v < 0 {
+		return []string{fmt.Sprintf("%s must be ≥ 0 (got %d); 0 means no budget", k, v)}
 	}
 	return nil
 }
@@ -257,7 +273,9 @@ func kind(k string) string {
 		switch ft := t.Field(i).Type; {
 		case ft.Kind() == reflect.Bool:
 			return "true or false"
-		case ft.Kind() == reflect.Int:
+		case ft == reflect.TypeFor[Duration]():
+			return "another kind of value"
+		case ft.Kind() == reflect.Int, ft.Kind() == reflect.Int64:
 			return "a whole number"
 		case ft.Kind() == reflect.Float64:
 			return "a number"

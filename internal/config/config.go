@@ -45,6 +45,14 @@ type Config struct {
 	// the shorter of it and reviewer_timeout, and a review that used it up
 	// stops further reviews; 0 = no cap.
 	ReviewBudget Duration `json:"review_budget"`
+	// BudgetTokens and BudgetTime cap the tokens and the total run time of
+	// a plan's reviews; the task_ ones cap those of one task's reviews
+	// (docs/ledger.md); 0 = no cap.
+	BudgetTokens     int64    `json:"budget_tokens"`
+	BudgetTime       Duration `json:"budget_time"`
+	TaskBudgetUSD    float64  `json:"task_budget_usd"`
+	TaskBudgetTokens int64    `json:"task_budget_tokens"`
+	TaskBudgetTime   Duration `json:"task_budget_time"`
 	// StallAfter is how long a review loop may make no progress while its
 	// session is gone before it is listed as needing you (docs/needs-you.md).
 	StallAfter Duration `json:"stall_after"`
@@ -175,5 +183,6 @@ func known(k string) bool {
 // Ledger returns the review ledger's settings (docs/ledger.md).
 func (c Config) Ledger() ledger.Settings {
 	return ledger.Settings{BlockSeverity: c.BlockSeverity, RatchetAfter: c.RatchetAfter,
-		BudgetUSD: c.BudgetUSD, ReviewBudget: c.ReviewBudget.D()}
+		BudgetUSD: c.BudgetUSD, ReviewBudget: c.ReviewBudget.D(), BudgetTokens: c.BudgetTokens, BudgetTime: c.BudgetTime.D(),
+		TaskBudgetUSD: c.TaskBudgetUSD, TaskBudgetTokens: c.TaskBudgetTokens, TaskBudgetTime: c.TaskBudgetTime.D()}
 }

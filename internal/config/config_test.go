@@ -16,9 +16,9 @@ import (
 	"github.com/taskie-dev/taskie/internal/ledger"
 )
 
-var allKeys = []string{"allowed_tools", "autopilot", "block_cap", "block_severity", "budget_usd", "group_size", "lease_ttl", "lifecycle_timeouts",
+var allKeys = []string{"allowed_tools", "autopilot", "block_cap", "block_severity", "budget_time", "budget_tokens", "budget_usd", "group_size", "lease_ttl", "lifecycle_timeouts",
 	"max_reviews", "models", "on_exhausted", "output_format", "project", "ratchet_after", "review_budget", "reviewer", "reviewer_command",
-	"reviewer_timeout", "stall_after", "store"}
+	"reviewer_timeout", "stall_after", "store", "task_budget_time", "task_budget_tokens", "task_budget_usd"}
 
 // isolate points the user's config and state directories at empty temp
 // directories, so that no test reads the developer's own files.
@@ -213,6 +213,12 @@ func TestBadValues(t *testing.T) {
 		{`{"budget_usd": "5$"}`, `budget_usd must be a number (got "5$")`},
 		{`{"review_budget": "40m"}`, "review_budget must be below 29m (got 40m0s)"},
 		{`{"review_budget": "0s"}`, `"0s" is not a positive duration`},
+		{`{"budget_tokens": -5}`, "budget_tokens must be ≥ 0 (got -5); 0 means no budget"},
+		{`{"task_budget_tokens": -1}`, "task_budget_tokens must be ≥ 0 (got -1); 0 means no budget"},
+		{`{"task_budget_tokens": 1.5}`, "task_budget_tokens must be a whole number"},
+		{`{"task_budget_usd": -0.5}`, "task_budget_usd must be ≥ 0 (got -0.5); 0 means no budget"},
+		{`{"budget_time": "soon"}`, `budget_time`},
+		{`{"task_budget_time": "0s"}`, `"0s" is not a positive duration`},
 		{`{"max_reviews": "many"}`, `max_reviews must be a whole number (got "many")`},
 		{`{"autopilot": "yes"}`, `autopilot must be true or false (got "yes")`},
 		{`{"output_format": "xml"}`, `output_format must be "exit2" or "json" (got "xml")`},

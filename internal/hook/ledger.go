@@ -99,11 +99,23 @@ func needsHumanMessage(v view, review domain.Phase, why, list string) string {
 
 // budgetMessage is the allowed stop when the budget forbids a review.
 func budgetMessage(v view, d workflow.StopDecision) string {
-	what := "the plan's review budget is spent"
+	what, keys := "the plan's review budget is spent", `"budget_usd" or "review_budget"`
 	if d.Budget != nil {
 		what = d.Budget.String()
+		if k := d.Budget.Keys(); len(k) > 0 {
+			keys = strings.Join(quoted(k), " or ")
+		}
 	}
 	tdd := v.s != nil && v.s.TDD
-	return fmt.Sprintf("taskie: %s, so %s %d did not run. Raise \"budget_usd\" or \"review_budget\" in .taskie/config.json to review again, or move on: `taskie set next_phase %s%s`.",
-		what, d.Review, d.Iteration, workflow.AdvanceTarget(d.Review, tdd, v.pendingOther), v.planFlag)
+	return fmt.Sprintf("taskie: %s, so %s %d did not run. Raise %s in .taskie/config.json to review again, or move on: `taskie set next_phase %s%s`.",
+		what, d.Review, d.Iteration, keys, workflow.AdvanceTarget(d.Review, tdd, v.pendingOther), v.planFlag)
+}
+
+// quoted puts each setting name in double quotes.
+func quoted(keys []string) []string {
+	q := make([]string, len(keys))
+	for i, k := range keys {
+		q[i] = `"` + k + `"`
+	}
+	return q
 }

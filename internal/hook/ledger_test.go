@@ -108,7 +108,7 @@ func TestRenderNeedsHumanAndBudget(t *testing.T) {
 	d := workflow.StopDecision{Reason: workflow.RBudget, Review: domain.CodeReview, Task: 3, Iteration: 4,
 		Budget: &ledger.BudgetOverrun{SpentUSD: 1.2, BudgetUSD: 1}}
 	res = renderSafely(t, d, v)
-	if want := "taskie: reviews have cost $1.20 of the plan's budget of $1.00, so code-review 4 did not run. Raise \"budget_usd\" or \"review_budget\" in .taskie/config.json to review again, or move on: `taskie set next_phase complete-task --plan p`."; res.Message != want {
+	if want := "taskie: reviews have cost $1.20 of the plan's budget of $1.00, so code-review 4 did not run. Raise \"budget_usd\" in .taskie/config.json to review again, or move on: `taskie set next_phase complete-task --plan p`."; res.Message != want {
 		t.Errorf("budget message:\n%s\nwant\n%s", res.Message, want)
 	}
 }

@@ -35,6 +35,27 @@ type Settings struct {
 	BudgetUSD float64
 	// ReviewBudget caps one review's duration; 0 or less means no cap.
 	ReviewBudget time.Duration
+	// BudgetTokens and BudgetTime cap the plan's review tokens and total
+	// review time; the Task ones cap those of one task's reviews. 0 or
+	// less means no cap.
+	BudgetTokens     int64
+	BudgetTime       time.Duration
+	TaskBudgetUSD    float64
+	TaskBudgetTokens int64
+	TaskBudgetTime   time.Duration
+}
+
+// Spent is what a set of reviews used: their cost, tokens and run time.
+type Spent struct {
+	USD    float64
+	Tokens int64
+	Time   time.Duration
+}
+
+// HasBudgets reports whether any budget is set.
+func (s Settings) HasBudgets() bool {
+	return s.BudgetUSD > 0 || s.ReviewBudget > 0 || s.BudgetTokens > 0 || s.BudgetTime > 0 ||
+		s.TaskBudgetUSD > 0 || s.TaskBudgetTokens > 0 || s.TaskBudgetTime > 0
 }
 
 func (s Settings) withDefaults() Settings {
@@ -203,6 +224,14 @@ func stalled(rs []review, threshold domain.Severity) bool {
 type BudgetOverrun struct {
 	SpentUSD, BudgetUSD float64
 	Took, ReviewBudget  time.Duration
+	// The plan's tokens and review time.
+	SpentTokens, BudgetTokens int64
+	SpentTime, BudgetTime     time.Duration
+	// Task is the task whose own budgets are spent ("" when none is).
+	Task                              string
+	TaskSpentUSD, TaskBudgetUSD       float64
+	TaskSpentTokens, TaskBudgetTokens int64
+	TaskSpentTime, TaskBudgetTime     time.Duration
 }
 
 // String describes the overrun for a message.
@@ -211,20 +240,79 @@ func (b BudgetOverrun) String() string {
 	if b.BudgetUSD > 0 {
 		parts = append(parts, fmt.Sprintf("reviews have cost $%.2f of the plan's budget of $%.2f", b.SpentUSD, b.BudgetUSD))
 	}
+	if b.BudgetTokens > 0 {
+		parts = append(parts, fmt.Sprintf("reviews have used %d tokens of the plan's budget of %d", b.SpentTokens, b.BudgetTokens))
+	}
+	if b.BudgetTime > 0 {
+		parts = append(parts, fmt.Sprintf("reviews have run %s of the plan's budget of %s", b.SpentTime, b.BudgetTime))
+	}
+	if b.TaskBudgetUSD > 0 {
+		parts = append(parts, fmt.Sprintf("task %s's reviews have cost $%.2f of its budget of $%.2f", b.Task, b.TaskSpentUSD, b.TaskBudgetUSD))
+	}
+	if b.TaskBudgetTokens > 0 {
+		parts = append(parts, fmt.Sprintf("task %s's reviews have used %d tokens of its budget of %d", b.Task, b.TaskSpentTokens, b.TaskBudgetTokens))
+	}
+	if b.TaskBudgetTime > 0 {
+		parts = append(parts, fmt.Sprintf("task %s's reviews have run %s of its budget of %s", b.Task, b.TaskSpentTime, b.TaskBudgetTime))
+	}
 	if b.ReviewBudget > 0 {
 		parts = append(parts, fmt.Sprintf("the last review took %s, its budget is %s", b.Took, b.ReviewBudget))
 	}
 	return strings.Join(parts, "; ")
 }
 
-// CheckBudget says whether another review may run: not when the plan's
-// reviews have cost budget_usd or more (spentUSD, the sum of their costs),
-// nor when the last review took review_budget or longer (took; 0 when
-// there was none). It returns nil when both are within budget.
+// Keys names the settings whose budget is spent, for the hint that says
+// which one to raise.
+func (b BudgetOverrun) Keys() []string {
+	var keys []string
+	for _, k := range []struct {
+		name string
+		on   bool
+	}{{"budget_usd", b.BudgetUSD > 0}, {"budget_tokens", b.BudgetTokens > 0}, {"budget_time", b.BudgetTime > 0},
+		{"task_budget_usd", b.TaskBudgetUSD > 0}, {"task_budget_tokens", b.TaskBudgetTokens > 0},
+		{"task_budget_time", b.TaskBudgetTime > 0}, {"review_budget", b.ReviewBudget > 0}} {
+		if k.on {
+			keys = append(keys, k.name)
+		}
+	}
+	return keys
+}
+
+// CheckBudget says whether another review may run, judged on the plan's
+// cost and the last review's run time alone (CheckBudgets with no tokens,
+// review time or task).
 func CheckBudget(s Settings, spentUSD float64, took time.Duration) *BudgetOverrun {
+	s.BudgetTokens, s.BudgetTime, s.TaskBudgetUSD, s.TaskBudgetTokens, s.TaskBudgetTime = 0, 0, 0, 0, 0
+	return CheckBudgets(s, Spent{USD: spentUSD}, "", Spent{}, took)
+}
+
+// CheckBudgets says whether another review may run: not once the plan's
+// reviews (plan) or the task's (task, of the review to run; "" for a
+// review of no task) have used a budget or more, nor when the last review
+// took review_budget or longer (took; 0 when there was none). A budget is
+// checked before a review, so the review that crosses it is the only
+// overshoot. It returns nil when every budget holds.
+func CheckBudgets(s Settings, plan Spent, task string, spent Spent, took time.Duration) *BudgetOverrun {
 	var b BudgetOverrun
-	if s.BudgetUSD > 0 && spentUSD >= s.BudgetUSD {
-		b.SpentUSD, b.BudgetUSD = spentUSD, s.BudgetUSD
+	if s.BudgetUSD > 0 && plan.USD >= s.BudgetUSD {
+		b.SpentUSD, b.BudgetUSD = plan.USD, s.BudgetUSD
+	}
+	if s.BudgetTokens > 0 && plan.Tokens >= s.BudgetTokens {
+		b.SpentTokens, b.BudgetTokens = plan.Tokens, s.BudgetTokens
+	}
+	if s.BudgetTime > 0 && plan.Time >= s.BudgetTime {
+		b.SpentTime, b.BudgetTime = plan.Time, s.BudgetTime
+	}
+	if task != "" {
+		if s.TaskBudgetUSD > 0 && spent.USD >= s.TaskBudgetUSD {
+			b.Task, b.TaskSpentUSD, b.TaskBudgetUSD = task, spent.USD, s.TaskBudgetUSD
+		}
+		if s.TaskBudgetTokens > 0 && spent.Tokens >= s.TaskBudgetTokens {
+			b.Task, b.TaskSpentTokens, b.TaskBudgetTokens = task, spent.Tokens, s.TaskBudgetTokens
+		}
+		if s.TaskBudgetTime > 0 && spent.Time >= s.TaskBudgetTime {
+			b.Task, b.TaskSpentTime, b.TaskBudgetTime = task, spent.Time, s.TaskBudgetTime
+		}
 	}
 	if s.ReviewBudget > 0 && took >= s.ReviewBudget {
 		b.Took, b.ReviewBudget = took, s.ReviewBudget

@@ -289,3 +289,46 @@ func TestTrend(t *testing.T) {
 		t.Errorf("TrendString = %q, want %q", got, want)
 	}
 }
+
+func TestCheckBudgets(t *testing.T) {
+	plan := Settings{BudgetTokens: 10000, BudgetTime: 30 * time.Minute}
+	task := Settings{TaskBudgetUSD: 1, TaskBudgetTokens: 3000, TaskBudgetTime: 10 * time.Minute}
+	tests := []struct {
+		name       string
+		s          Settings
+		plan       Spent
+		task       string
+		spent      Spent
+		want       *BudgetOverrun
+		wantString string
+	}{
+		{name: "no budget", s: Settings{}, plan: Spent{USD: 99, Tokens: 1e9, Time: time.Hour}, task: "1", spent: Spent{USD: 99}},
+		{name: "plan tokens under", s: plan, plan: Spent{Tokens: 9999}},
+		{name: "plan tokens reached", s: plan, plan: Spent{Tokens: 10000},
+			want:       &BudgetOverrun{SpentTokens: 10000, BudgetTokens: 10000},
+			wantString: "reviews have used 10000 tokens of the plan's budget of 10000"},
+		{name: "plan time over", s: plan, plan: Spent{Time: 31 * time.Minute},
+			want:       &BudgetOverrun{SpentTime: 31 * time.Minute, BudgetTime: 30 * time.Minute},
+			wantString: "reviews have run 31m0s of the plan's budget of 30m0s"},
+		{name: "task under every budget", s: task, task: "2", spent: Spent{USD: 0.99, Tokens: 2999, Time: 9 * time.Minute}},
+		{name: "task tokens reached", s: task, task: "2", spent: Spent{Tokens: 3000},
+			want:       &BudgetOverrun{Task: "2", TaskSpentTokens: 3000, TaskBudgetTokens: 3000},
+			wantString: "task 2's reviews have used 3000 tokens of its budget of 3000"},
+		{name: "task dollars and time", s: task, task: "2", spent: Spent{USD: 1.5, Time: 10 * time.Minute},
+			want:       &BudgetOverrun{Task: "2", TaskSpentUSD: 1.5, TaskBudgetUSD: 1, TaskSpentTime: 10 * time.Minute, TaskBudgetTime: 10 * time.Minute},
+			wantString: "task 2's reviews have cost $1.50 of its budget of $1.00; task 2's reviews have run 10m0s of its budget of 10m0s"},
+		{name: "task budgets ignore a review of no task", s: task, task: "", spent: Spent{USD: 5, Tokens: 5000}},
+		{name: "the plan's tokens are not the task's", s: task, plan: Spent{Tokens: 50000}, task: "3", spent: Spent{Tokens: 10}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := CheckBudgets(tc.s, tc.plan, tc.task, tc.spent, 0)
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("CheckBudgets (-want +got):\n%s", diff)
+			}
+			if got != nil && got.String() != tc.wantString {
+				t.Errorf("String = %q, want %q", got.String(), tc.wantString)
+			}
+		})
+	}
+}

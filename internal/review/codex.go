@@ -149,6 +149,7 @@ func (codexReviewer) Review(ctx context.Context, req Request) (Result, error) {
 	}
 	res.Model = req.Model
 	res.DurationMS = out.elapsed.Milliseconds()
+	res.Usage = ParseCodexUsage(out.stdout, out.stderr)
 	return finishAnswer(req, res, out.raw)
 }
 

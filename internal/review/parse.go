@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -26,8 +27,14 @@ type claudeOutput struct {
 	Result           json.RawMessage `json:"result"`
 	StructuredOutput json.RawMessage `json:"structured_output"`
 	TotalCostUSD     float64         `json:"total_cost_usd"`
-	DurationMS       int64           `json:"duration_ms"`
-	SessionID        string          `json:"session_id"`
+	Usage            struct {
+		Input         int64 `json:"input_tokens"`
+		Output        int64 `json:"output_tokens"`
+		CacheRead     int64 `json:"cache_read_input_tokens"`
+		CacheCreation int64 `json:"cache_creation_input_tokens"`
+	} `json:"usage"`
+	DurationMS int64  `json:"duration_ms"`
+	SessionID  string `json:"session_id"`
 }
 
 // ParseClaude extracts the verdict from claude's JSON output. The verdict
@@ -47,6 +54,7 @@ func ParseClaude(out []byte) (Result, error) {
 	}
 	res := Result{
 		CostUSD:    co.TotalCostUSD,
+		Usage:      Usage{Input: co.Usage.Input, Output: co.Usage.Output, CacheRead: co.Usage.CacheRead, CacheCreation: co.Usage.CacheCreation},
 		DurationMS: co.DurationMS,
 		SessionID:  co.SessionID,
 		Raw:        out,
@@ -268,4 +276,55 @@ func snippet[T ~string | ~[]byte](b T) string {
 		return s[:max] + "…"
 	}
 	return s
+}
+
+// codexUsageEvent is the part of a `codex exec --json` turn.completed event
+// that counts tokens.
+type codexUsageEvent struct {
+	Type  string `json:"type"`
+	Usage *struct {
+		Input       int64 `json:"input_tokens"`
+		CachedInput int64 `json:"cached_input_tokens"`
+		Output      int64 `json:"output_tokens"`
+	} `json:"usage"`
+}
+
+// codexTokensUsed matches the summary codex exec prints without --json:
+// "tokens used" then the count, on the same line or the next.
+var codexTokensUsed = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^tokens used:?\s*\n?\s*([0-9][0-9,]*)\s*$`)
+})
+
+// ParseCodexUsage reads the tokens codex reported: the sum of its
+// turn.completed events' usage, else its last "tokens used" count (all of
+// it counted as input, codex does not split it there). Zero when neither.
+func ParseCodexUsage(outs ...[]byte) Usage {
+	var u Usage
+	found := false
+	for _, b := range outs {
+		for _, l := range bytes.Split(b, []byte("\n")) {
+			l = bytes.TrimSpace(l)
+			var ev codexUsageEvent
+			if len(l) == 0 || l[0] != '{' || json.Unmarshal(l, &ev) != nil || ev.Type != "turn.completed" || ev.Usage == nil {
+				continue
+			}
+			found = true
+			// Codex counts cached input within input_tokens.
+			u.Input += max(ev.Usage.Input-ev.Usage.CachedInput, 0)
+			u.CacheRead += ev.Usage.CachedInput
+			u.Output += ev.Usage.Output
+		}
+	}
+	if found {
+		return u
+	}
+	for _, b := range outs {
+		if m := codexTokensUsed().FindAllSubmatch(b, -1); len(m) > 0 {
+			n, err := strconv.ParseInt(strings.ReplaceAll(string(m[len(m)-1][1]), ",", ""), 10, 64)
+			if err == nil {
+				u.Input = n
+			}
+		}
+	}
+	return u
 }

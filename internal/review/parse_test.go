@@ -269,3 +269,38 @@ func mustJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+func TestParseUsage(t *testing.T) {
+	t.Run("claude", func(t *testing.T) {
+		out := `{"type":"result","subtype":"success","total_cost_usd":0.2,"usage":{"input_tokens":10,"output_tokens":20,"cache_read_input_tokens":300,"cache_creation_input_tokens":4000},"structured_output":{"verdict":"PASS","review":"ok"}}`
+		res, err := ParseClaude([]byte(out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(Usage{Input: 10, Output: 20, CacheRead: 300, CacheCreation: 4000}, res.Usage); diff != "" {
+			t.Errorf("usage (-want +got):\n%s", diff)
+		}
+		if res.Usage.Total() != 4330 {
+			t.Errorf("Total = %d, want 4330", res.Usage.Total())
+		}
+	})
+	tests := []struct {
+		name         string
+		stdout, errs string
+		want         Usage
+	}{
+		{"nothing reported", "{\"verdict\":\"PASS\"}\n", "done\n", Usage{}},
+		{"tokens used on one line", "", "thinking\ntokens used: 1,234\n", Usage{Input: 1234}},
+		{"tokens used on the next line", "", "tokens used\n56,789\n", Usage{Input: 56789}},
+		{"json events, cached input apart", `{"type":"turn.completed","usage":{"input_tokens":100,"cached_input_tokens":40,"output_tokens":7}}` + "\n" +
+			`{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":3}}` + "\n", "tokens used: 999\n",
+			Usage{Input: 70, CacheRead: 40, Output: 10}},
+	}
+	for _, tc := range tests {
+		t.Run("codex/"+tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, ParseCodexUsage([]byte(tc.stdout), []byte(tc.errs))); diff != "" {
+				t.Errorf("usage (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

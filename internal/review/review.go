@@ -61,6 +61,15 @@ type Request struct {
 	Lease func(Lease) `json:"-"`
 }
 
+// Usage is the tokens a reviewer reported: claude's "usage", codex's
+// turn.completed events or its "tokens used" line. Zero when not reported.
+type Usage struct {
+	Input, Output, CacheRead, CacheCreation int64
+}
+
+// Total is every token counted, cached ones included.
+func (u Usage) Total() int64 { return u.Input + u.Output + u.CacheRead + u.CacheCreation }
+
 // Result is a successful review.
 type Result struct {
 	Verdict domain.Verdict // domain.Pass or domain.Fail
@@ -69,6 +78,7 @@ type Result struct {
 	// had no "findings", so that the verdict alone decides.
 	Findings   []ledger.ReportedFinding
 	CostUSD    float64      // claude: total_cost_usd
+	Usage      Usage        // the tokens the reviewer reported using
 	DurationMS int64        // claude: duration_ms; else measured wall time
 	SessionID  string       // claude: session_id
 	Model      domain.Model // the requested model

@@ -93,15 +93,63 @@ func (r *Runner) Ledger() *ledgerlog.Reader {
 	return lr
 }
 
-// Budget says whether the plan's review budgets are spent: what its
-// reviews cost (budget_usd), and how long the last one ran (review_budget).
-func (r *Runner) Budget() *ledger.BudgetOverrun {
+// Budget says whether the plan's review budgets are spent, for a review
+// of task (0: a review of no task): what the plan's and the task's reviews
+// cost, the tokens they used and how long they ran, and how long the last
+// review ran (review_budget). The log is the record, so the budgets hold
+// across sessions and clients.
+func (r *Runner) Budget(task domain.TaskID) *ledger.BudgetOverrun {
 	s := r.Cfg.Ledger()
-	if s.BudgetUSD <= 0 && s.ReviewBudget <= 0 {
+	if !s.HasBudgets() {
 		return nil
 	}
 	lr := r.Ledger()
-	return ledger.CheckBudget(s, lr.SpentUSD, lr.LastTook)
+	key, spent := taskKey(task), ledger.Spent{}
+	if key != "" {
+		spent = lr.ByTask[key]
+	}
+	return ledger.CheckBudgets(s, lr.Spent, key, spent, lr.LastTook)
+}
+
+// taskKey is how the log names a task's reviews; "" for none.
+func taskKey(task domain.TaskID) string {
+	if task == 0 {
+		return ""
+	}
+	return task.String()
+}
+
+// usageMeta is what a finished review's event records of the tokens used.
+func usageMeta(m map[string]any, u review.Usage) {
+	if u.Total() <= 0 {
+		return
+	}
+	m["tokens"] = u.Total()
+	for k, v := range map[string]int64{"input_tokens": u.Input, "output_tokens": u.Output,
+		"cache_read_input_tokens": u.CacheRead, "cache_creation_input_tokens": u.CacheCreation} {
+		if v > 0 {
+			m[k] = v
+		}
+	}
+}
+
+// budgetAfter is the overrun once a review that used add is counted; the
+// last review's run time is not judged here (review_budget stops a
+// review that used it all, see Failed.OutOfBudget).
+func (r *Runner) budgetAfter(task domain.TaskID, add ledger.Spent) *ledger.BudgetOverrun {
+	s := r.Cfg.Ledger()
+	if !s.HasBudgets() {
+		return nil
+	}
+	s.ReviewBudget = 0
+	lr := r.Ledger()
+	key, spent := taskKey(task), ledger.Spent{}
+	if key != "" {
+		spent = lr.ByTask[key]
+	}
+	plan := ledger.Spent{USD: lr.Spent.USD + add.USD, Tokens: lr.Spent.Tokens + add.Tokens, Time: lr.Spent.Time + add.Time}
+	spent = ledger.Spent{USD: spent.USD + add.USD, Tokens: spent.Tokens + add.Tokens, Time: spent.Time + add.Time}
+	return ledger.CheckBudgets(s, plan, key, spent, 0)
 }
 
 // orphanLockWait bounds the wait for the review lock after the group of
@@ -222,9 +270,12 @@ func (r *Runner) Review(job Job, lock *fsafe.Lock, taskFiles []string) (*Done, e
 		d.After = ledger.Fold(d.After, e)
 	}
 	d.Assessment = ledger.Assess(d.After, job.Iteration, res.Verdict, settings, r.Ledger().SpentUSD+res.CostUSD)
+	// With this review counted: its block says when no further review follows.
+	d.Assessment.BudgetExceeded = r.budgetAfter(job.Task, ledger.Spent{USD: res.CostUSD, Tokens: res.Usage.Total(), Time: took})
 	d.Finished = job.meta("verdict", string(res.Verdict), "cost_usd", res.CostUSD, "duration_ms", res.DurationMS,
 		"took_ms", took.Milliseconds(), "reviewer_session", res.SessionID, "review_file", name, "wrote_file", res.WroteFile,
 		"clean", d.Assessment.Clean)
+	usageMeta(d.Finished, res.Usage)
 	if d.Assessment.Tracked {
 		d.Finished["rule"] = string(d.Assessment.Reason)
 	}
@@ -381,6 +432,7 @@ func (r *Runner) CTO(job Job, lock *fsafe.Lock, cycle []string, escalation strin
 	d := &CTODone{Result: res, Decision: *res.CTO, Took: took, job: job}
 	d.Finished = job.meta("decision", d.Decision.Decision, "cost_usd", res.CostUSD, "duration_ms", res.DurationMS,
 		"took_ms", took.Milliseconds(), "reviewer_session", res.SessionID, "cto_file", plan.CTOFile(int(job.Task), job.Iteration))
+	usageMeta(d.Finished, res.Usage)
 	if d.Decision.RollbackTo != "" {
 		d.Finished["rollback_to"] = d.Decision.RollbackTo
 	}

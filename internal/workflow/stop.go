@@ -80,10 +80,10 @@ type StopFacts struct {
 	AnyTaskFile    bool // a task file named in tasks.md exists
 	PendingOther   bool // a pending task other than the current one remains
 
-	// Budget reports whether the plan's review budgets are spent
-	// (ledger.CheckBudget); asked only when a review would run, as it reads
-	// the event log. nil = no budget.
-	Budget func() *ledger.BudgetOverrun
+	// Budget reports whether the review budgets of the plan, or of the
+	// task reviewed (0: none), are spent (ledger.CheckBudgets); asked only
+	// when a review would run, as it reads the event log. nil = no budget.
+	Budget func(task domain.TaskID) *ledger.BudgetOverrun
 
 	LastReviewBlock *Mark // this session's last review block on this plan
 	BlocksInRow     int
@@ -351,7 +351,11 @@ func decide(f StopFacts, s *state.State) StopDecision {
 		}
 	}
 	if f.Budget != nil {
-		if b := f.Budget(); b != nil {
+		var task domain.TaskID
+		if review == domain.CodeReview {
+			task = s.Task()
+		}
+		if b := f.Budget(task); b != nil {
 			return StopDecision{Reason: RBudget, Review: review, Task: s.Task(), Iteration: iter, Budget: b}
 		}
 	}

@@ -696,14 +696,14 @@ func TestDecide(t *testing.T) {
 		{
 			name: "budget spent: no review, the figures kept for the message",
 			f: factsWith(mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 0), func(f *StopFacts) {
-				f.Budget = func() *ledger.BudgetOverrun { return &ledger.BudgetOverrun{SpentUSD: 1.2, BudgetUSD: 1} }
+				f.Budget = func(domain.TaskID) *ledger.BudgetOverrun { return &ledger.BudgetOverrun{SpentUSD: 1.2, BudgetUSD: 1} }
 			}),
 			want: StopDecision{Reason: RBudget, Review: domain.CodeReview, Task: 3, Iteration: 3, Budget: &ledger.BudgetOverrun{SpentUSD: 1.2, BudgetUSD: 1}},
 		},
 		{
 			name: "budget left: the review runs",
 			f: factsWith(mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 0), func(f *StopFacts) {
-				f.Budget = func() *ledger.BudgetOverrun { return nil }
+				f.Budget = func(domain.TaskID) *ledger.BudgetOverrun { return nil }
 			}),
 			want: due3,
 		},
@@ -728,7 +728,7 @@ func TestDecideReadsTheBudgetOnlyForAReview(t *testing.T) {
 	} {
 		asked := false
 		d := Decide(factsWith(s, func(f *StopFacts) {
-			f.Budget = func() *ledger.BudgetOverrun { asked = true; return nil }
+			f.Budget = func(domain.TaskID) *ledger.BudgetOverrun { asked = true; return nil }
 		}))
 		if asked {
 			t.Errorf("%s → %s: budget read for a %s decision", s.Phase, s.Next(), d.Reason)

@@ -187,6 +187,39 @@ type Reader struct {
 	// LastTook is how long the plan's last review ran, finished or failed;
 	// 0 before any.
 	LastTook time.Duration
+	// Spent is what the plan's reviews used: cost and tokens of every
+	// REVIEW_FINISHED, run time of every finished or failed review.
+	Spent ledger.Spent
+	// ByTask is the same per task ("" for reviews of no task).
+	ByTask map[string]ledger.Spent
+}
+
+// spend adds what one review used to the plan's and its task's sums.
+func (r *Reader) spend(task string, add ledger.Spent) {
+	r.Spent.USD += add.USD
+	r.Spent.Tokens += add.Tokens
+	r.Spent.Time += add.Time
+	if r.ByTask == nil {
+		r.ByTask = map[string]ledger.Spent{}
+	}
+	t := r.ByTask[task]
+	t.USD, t.Tokens, t.Time = t.USD+add.USD, t.Tokens+add.Tokens, t.Time+add.Time
+	r.ByTask[task] = t
+}
+
+// Tokens reads the tokens a review used from its event: "tokens", else
+// the sum of the counts the reviewer reported.
+func Tokens(meta map[string]any) int64 {
+	if n, ok := meta["tokens"].(float64); ok && n > 0 {
+		return int64(n)
+	}
+	var sum int64
+	for _, k := range []string{"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"} {
+		if n, ok := meta[k].(float64); ok && n > 0 {
+			sum += int64(n)
+		}
+	}
+	return sum
 }
 
 // Add folds one event.
@@ -196,6 +229,7 @@ func (r *Reader) Add(e events.Event) {
 		r.reviewFinished(e)
 	case events.ReviewFailed:
 		r.LastTook = took(e.Meta)
+		r.spend(e.Task, ledger.Spent{Time: r.LastTook})
 	default:
 		if s, le, ok := FromLog(e); ok {
 			if r.cycles == nil {
@@ -212,10 +246,13 @@ func (r *Reader) Add(e events.Event) {
 
 func (r *Reader) reviewFinished(e events.Event) {
 	r.Reviews++
+	var usd float64
 	if c, ok := e.Meta["cost_usd"].(float64); ok && c > 0 {
 		r.SpentUSD += c
+		usd = c
 	}
 	r.LastTook = took(e.Meta)
+	r.spend(e.Task, ledger.Spent{USD: usd, Tokens: Tokens(e.Meta), Time: r.LastTook})
 	review, _ := e.Meta["review"].(string)
 	it, _ := e.Meta["iteration"].(float64)
 	if rec, ok := e.Meta["recorded"].(bool); (ok && !rec) || it != 1 || !domain.IsReview(domain.Phase(review)) {

@@ -18,7 +18,30 @@ type claudeResult struct {
 	Result           any     `json:"result"`
 	SessionID        string  `json:"session_id"`
 	TotalCostUSD     float64 `json:"total_cost_usd"`
+	Usage            usage   `json:"usage"`
 	StructuredOutput any     `json:"structured_output,omitempty"`
+}
+
+// usage mirrors claude's token counts.
+type usage struct {
+	Input         int64 `json:"input_tokens"`
+	Output        int64 `json:"output_tokens"`
+	CacheRead     int64 `json:"cache_read_input_tokens"`
+	CacheCreation int64 `json:"cache_creation_input_tokens"`
+}
+
+// tokens reads FAKE_REVIEW_TOKENS, "input[,output[,cache_read[,cache_creation]]]";
+// unset: 1200 input and 300 output tokens.
+func tokens() usage {
+	v := os.Getenv("FAKE_REVIEW_TOKENS")
+	if v == "" {
+		return usage{Input: 1200, Output: 300}
+	}
+	var n [4]int64
+	for i, f := range strings.SplitN(v, ",", 4) {
+		n[i], _ = strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+	}
+	return usage{n[0], n[1], n[2], n[3]}
 }
 
 type verdict struct {
@@ -61,6 +84,7 @@ func claude(inv invocation) int {
 		Result:       "Review written.",
 		SessionID:    fmt.Sprintf("fake-%d", inv.run),
 		TotalCostUSD: 0.0123,
+		Usage:        tokens(),
 	}
 	if c, err := strconv.ParseFloat(os.Getenv("FAKE_REVIEW_COST"), 64); err == nil {
 		res.TotalCostUSD = c
@@ -80,7 +104,7 @@ func claude(inv invocation) int {
 	case "NOTLOGGEDIN":
 		// What claude 2.1.x prints with --output-format json when it has no
 		// credentials: a "success" subtype, is_error, and exit code 1.
-		res.IsError, res.Result, res.DurationMS, res.NumTurns, res.TotalCostUSD = true, "Not logged in · Please run /login", 48, 1, 0
+		res.IsError, res.Result, res.DurationMS, res.NumTurns, res.TotalCostUSD, res.Usage = true, "Not logged in · Please run /login", 48, 1, 0, usage{}
 		printJSON(res)
 		return 1
 	case "SLEEP":

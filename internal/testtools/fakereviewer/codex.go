@@ -61,7 +61,11 @@ func codex(inv invocation) int {
 			msg = "Here is my verdict:\n```json\n" + msg + "\n```"
 		}
 	}
-	fmt.Fprintln(os.Stderr, "tokens used: 1234")
+	u := tokens()
+	if os.Getenv("FAKE_REVIEW_TOKENS") == "" {
+		u = usage{Input: 1234}
+	}
+	fmt.Fprintf(os.Stderr, "tokens used: %d\n", u.Input+u.Output+u.CacheRead+u.CacheCreation)
 	if out := flagValue(inv.args, "-o", "--output-last-message"); out != "" {
 		if err := os.WriteFile(out, []byte(msg+"\n"), 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, "ERROR:", err)

@@ -9,6 +9,9 @@
 //	FAKE_REVIEW_LOG     append one JSON line per run
 //	FAKE_REVIEW_DELAY   wait this long (a Go duration) before answering
 //	FAKE_REVIEW_COST    claude's total_cost_usd (default 0.0123)
+//	FAKE_REVIEW_TOKENS  the tokens reported, "input[,output[,cache_read[,cache_creation]]]"
+//	                    (default: claude 1200 input and 300 output; codex
+//	                    "tokens used: 1234"; codex prints the sum)
 //
 // Steps: PASS, FAIL (write the review file named in the prompt),
 // PASS-NOFILE, FAIL-NOFILE (review text only), EMPTY (no file, no text),
