@@ -18,7 +18,8 @@ type Request struct {
 	System   json.RawMessage `json:"system"` // a string or a list of text blocks
 	Messages []Message       `json:"messages"`
 	Tools    []struct {
-		Name string `json:"name"`
+		Name        string          `json:"name"`
+		InputSchema json.RawMessage `json:"input_schema"`
 	} `json:"tools"`
 }
 
@@ -97,6 +98,18 @@ func (r *Request) HasTool(name string) bool {
 	return false
 }
 
+// IsCTO says whether the request is a CTO review's: taskie runs it with
+// the CTO's answer schema (a decision, guided_retry among its values), so
+// the StructuredOutput tool takes that schema.
+func (r *Request) IsCTO() bool {
+	for _, t := range r.Tools {
+		if t.Name == "StructuredOutput" {
+			return strings.Contains(string(t.InputSchema), "guided_retry")
+		}
+	}
+	return false
+}
+
 // Reply is one assistant message of the fake model: some text, and at
 // most one tool call (the scripts act one step at a time).
 type Reply struct {
@@ -128,6 +141,8 @@ func (r Reply) Summary() string {
 		return r.Tool.Name + " " + toString(r.Tool.Input["file_path"])
 	case r.Tool.Input["command"] != nil:
 		return r.Tool.Name + " " + toString(r.Tool.Input["command"])
+	case r.Tool.Input["decision"] != nil:
+		return r.Tool.Name + " " + toString(r.Tool.Input["decision"])
 	case r.Tool.Input["verdict"] != nil:
 		return r.Tool.Name + " " + toString(r.Tool.Input["verdict"])
 	}

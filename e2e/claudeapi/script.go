@@ -62,10 +62,36 @@ type Script struct {
 	// how long one reply is held.
 	ReviewerGate      <-chan struct{}
 	ReviewerGateLimit time.Duration
+	// CTO are the CTO's answers by attempt (CTO[n-1] for attempt n): a CTO
+	// review (taskie's CTO schema) answers with it; past the end, a guided
+	// retry with CTOGuidance.
+	CTO []CTOAnswer
+	// NoFindings: the reviewer reports no finding (an empty list, as the
+	// schema requires), so the verdicts drive the cycle and no finding
+	// goes round to stop it for a human (with ratchet_after above the
+	// reviews run, a FAIL counts as failed).
+	NoFindings bool
 	// IgnoreBlocks makes the agent answer every Stop hook block by ending
 	// its turn again at once, without the post-review the block asks for.
 	IgnoreBlocks bool
 }
+
+// CTOAnswer is a CTO review's structured decision.
+type CTOAnswer struct {
+	Decision   string // guided_retry, rollback, skip, escalate
+	Guidance   string
+	RollbackTo string
+}
+
+// CTOGuidance is the guidance of a CTO answer the script does not name.
+const CTOGuidance = "Handle the empty name in Greet and test it."
+
+// CTOFeedbackMarker is in the block of a CTO review that sends the agent
+// back to work: the guidance follows it.
+const CTOFeedbackMarker = "The CTO's guidance"
+
+// CTOFollowedText starts what the agent says after a CTO's guidance.
+const CTOFollowedText = "Following the CTO's guidance: "
 
 // IgnoredBlockText is what the agent says when IgnoreBlocks is set.
 const IgnoredBlockText = "I am not doing the post-review now; ending my turn."
@@ -99,6 +125,10 @@ func (s *Script) AgentReply(req *Request) (reply Reply, feedback string) {
 	switch {
 	case feedback != "" && s.IgnoreBlocks:
 		steps = []Reply{Text(IgnoredBlockText)}
+	case strings.Contains(feedback, CTOFeedbackMarker):
+		// Nothing to post-review: follow the guidance, end the turn, and
+		// the next stop reviews again.
+		steps = []Reply{Text(CTOFollowedText + ctoGuidanceOf(feedback))}
 	case feedback != "":
 		steps = s.postReview(feedback)
 	}
@@ -155,6 +185,9 @@ func (s *Script) ReviewerReply(req *Request) Reply {
 			prompt.WriteString(m.Text())
 		}
 	}
+	if req.IsCTO() {
+		return s.ctoReply(req, prompt.String())
+	}
 	path, iteration := ReviewFile(prompt.String())
 	if path == "" {
 		return Text("The prompt names no review file.")
@@ -162,15 +195,51 @@ func (s *Script) ReviewerReply(req *Request) Reply {
 	verdict := s.Verdict(path, iteration)
 	review := fmt.Sprintf("# Review, iteration %d\n\n## Findings\n%s\n\n## Verdict\n%s\n",
 		iteration, findings(verdict), verdict)
+	answer := map[string]any{"verdict": verdict, "review": review, "findings": []map[string]any{}}
+	if !s.NoFindings {
+		answer["findings"] = structuredFindings(verdict, prompt.String())
+	}
 	steps := []Reply{
 		Call("Write", map[string]any{"file_path": path, "content": review}),
-		Call("StructuredOutput", map[string]any{"verdict": verdict, "review": review, "findings": structuredFindings(verdict, prompt.String())}),
+		Call("StructuredOutput", answer),
 		Text("Review written: " + verdict + "."),
 	}
 	if n := countRole(req.Messages, "assistant"); n < len(steps) {
 		return steps[n]
 	}
 	return Text(verdict)
+}
+
+var ctoAttemptRe = regexp.MustCompile(`CTO attempt (\d+)`)
+
+// ctoReply is a CTO review's next reply: the scripted decision of the
+// attempt the prompt names, as structured output, then a short text. The
+// CTO writes no file: taskie writes its guidance.
+func (s *Script) ctoReply(req *Request, prompt string) Reply {
+	attempt := 1
+	if m := ctoAttemptRe.FindStringSubmatch(prompt); m != nil {
+		attempt, _ = strconv.Atoi(m[1])
+	}
+	a := CTOAnswer{Decision: "guided_retry", Guidance: CTOGuidance}
+	if attempt >= 1 && attempt <= len(s.CTO) {
+		a = s.CTO[attempt-1]
+	}
+	steps := []Reply{
+		Call("StructuredOutput", map[string]any{"decision": a.Decision, "guidance": a.Guidance, "rollback_to": a.RollbackTo,
+			"review": fmt.Sprintf("# CTO review, attempt %d\n\nThe reviews keep finding the empty name unhandled.\n", attempt)}),
+		Text("CTO decision: " + a.Decision + "."),
+	}
+	if n := countRole(req.Messages, "assistant"); n < len(steps) {
+		return steps[n]
+	}
+	return Text(a.Decision)
+}
+
+// ctoGuidanceOf is the first line of the guidance a CTO block quotes.
+func ctoGuidanceOf(feedback string) string {
+	_, rest, _ := strings.Cut(feedback, CTOFeedbackMarker)
+	_, rest, _ = strings.Cut(rest, "\n\n")
+	return strings.TrimSpace(firstLine(strings.TrimSpace(rest)))
 }
 
 // Verdict is the scripted verdict for the review file path of an iteration.

@@ -257,3 +257,41 @@ func TestAgentIgnoresBlocks(t *testing.T) {
 		t.Errorf("first turn reply %+v", reply)
 	}
 }
+
+// TestCTOReview: a request whose StructuredOutput takes taskie's CTO
+// schema gets the scripted decision of the attempt its prompt names (a
+// guided retry past the script's end), never a review file; the agent
+// answers the CTO's block by quoting the guidance and ending its turn.
+func TestCTOReview(t *testing.T) {
+	cto := func(prompt string) *Request {
+		body := `{"model":"m","tools":[{"name":"StructuredOutput","input_schema":{"type":"object","properties":{"decision":{"enum":["guided_retry","rollback","skip","escalate"]}}}}],"messages":[` + user(prompt) + `]}`
+		var req Request
+		if err := json.Unmarshal([]byte(body), &req); err != nil {
+			t.Fatal(err)
+		}
+		return &req
+	}
+	s := Script{CTO: []CTOAnswer{{Decision: "guided_retry", Guidance: "Split the parser."}, {Decision: "escalate", Guidance: "A human decides."}}}
+	plain := request(t, []string{"StructuredOutput"}, user("Write .taskie/plans/p/task-1-review-3.md"))
+	if plain.IsCTO() {
+		t.Error("a code review's request counts as a CTO review")
+	}
+	for _, tc := range []struct{ prompt, want string }{
+		{"# CTO review of plan p (CTO attempt 1)\nRead task-1-review-3.md", "StructuredOutput guided_retry"},
+		{"# CTO review of plan p (CTO attempt 2)", "StructuredOutput escalate"},
+		{"# CTO review of plan p (CTO attempt 3)", "StructuredOutput guided_retry"},
+	} {
+		req := cto(tc.prompt)
+		if !req.IsCTO() {
+			t.Fatalf("%q: not recognised as a CTO review", tc.prompt)
+		}
+		if got := s.ReviewerReply(req).Summary(); got != tc.want {
+			t.Errorf("%q: reply %q, want %q", tc.prompt, got, tc.want)
+		}
+	}
+	block := "Stop hook feedback:\n[taskie hook stop]: taskie: the CTO reviewed task 1 (attempt 1 of 2) and decided: guided retry. The CTO's guidance (also in .taskie/plans/p/task-1-cto-1.md):\n\n    Split the parser.\n\nFollow it."
+	reply, fb := s.AgentReply(request(t, []string{"Bash", "Write"}, user("go"), assistantTool("t1", "Bash"), userString(block)))
+	if fb != block || reply.Text != CTOFollowedText+"Split the parser." {
+		t.Errorf("the agent's answer to the CTO's block: %q (feedback %q)", reply.Text, fb)
+	}
+}
