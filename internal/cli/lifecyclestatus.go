@@ -352,11 +352,7 @@ func cloneMissing(ctx context.Context, p *project.Plan, log store.PlanLog, key s
 	if err != nil || len(lines) == 0 {
 		return 0, err
 	}
-	keys := make([]string, len(lines))
-	for i, l := range lines {
-		keys[i] = store.EventKey(l)
-	}
-	missing, err := log.MissingPlanKeys(ctx, key, keys)
+	missing, err := log.MissingPlanKeys(ctx, key, store.PlanKeys(lines))
 	return len(missing), err
 }
 

@@ -512,11 +512,13 @@ func copyPlanEvents(ctx context.Context, in bool, pf *store.Files, files *store.
 		}
 		// The shared log first: it holds every clone's events in the
 		// database's order; this clone's newer lines follow.
+		// Each log is keyed on its own: a line of both is one event.
+		keys := append(store.PlanKeys(shared), store.PlanKeys(lines)...)
 		lines = append(shared, lines...)
 		if len(lines) == 0 {
 			return 0, 0, nil
 		}
-		added, err := log.AppendPlanLines(ctx, key, lines)
+		added, err := log.AppendPlanLines(ctx, key, lines, keys)
 		if err != nil {
 			return 0, 0, dbErr(err)
 		}

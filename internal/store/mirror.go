@@ -22,10 +22,10 @@ import (
 // coordination events, so that every clone reads one history.
 type PlanLog interface {
 	// AppendPlanLines adds plan events, each a line as events.jsonl holds
-	// it, in order. A line the store already holds for the plan (the same
-	// EventKey) is skipped: appending twice adds once. It returns how many
-	// lines were added.
-	AppendPlanLines(ctx context.Context, p PlanKey, lines [][]byte) (int, error)
+	// it, in order, keyed by keys (nil: PlanKeys(lines)). A line the store
+	// already holds for the plan (the same key) is skipped: appending
+	// twice adds once. It returns how many lines were added.
+	AppendPlanLines(ctx context.Context, p PlanKey, lines [][]byte, keys []string) (int, error)
 	// ScanLog streams the plan's events in the store's order, each as its
 	// line: the plan events of every clone and, with q.Coord, the
 	// coordination events between them.
@@ -54,10 +54,7 @@ func ImportMissing(ctx context.Context, log PlanLog, p PlanKey, lines [][]byte, 
 	if len(lines) == 0 {
 		return 0, nil
 	}
-	keys := make([]string, len(lines))
-	for i, l := range lines {
-		keys[i] = EventKey(l)
-	}
+	keys := PlanKeys(lines)
 	missing, err := log.MissingPlanKeys(ctx, p, keys)
 	if err != nil || len(missing) == 0 {
 		return 0, err
@@ -65,11 +62,11 @@ func ImportMissing(ctx context.Context, log PlanLog, p PlanKey, lines [][]byte, 
 	added := 0
 	for i := 0; i < len(missing); i += importChunk {
 		part := missing[i:min(i+importChunk, len(missing))]
-		chunk := make([][]byte, len(part))
+		chunk, ck := make([][]byte, len(part)), make([]string, len(part))
 		for j, k := range part {
-			chunk[j] = lines[k]
+			chunk[j], ck[j] = lines[k], keys[k]
 		}
-		n, err := log.AppendPlanLines(ctx, p, chunk)
+		n, err := log.AppendPlanLines(ctx, p, chunk, ck)
 		added += n
 		if err != nil {
 			return added, err
@@ -97,6 +94,27 @@ type LogQuery struct {
 func EventKey(line []byte) string {
 	sum := sha256.Sum256(bytes.TrimSpace(line))
 	return hex.EncodeToString(sum[:])
+}
+
+// PlanKeys are the keys of a clone's log, line by line: EventKey, and for
+// a line the same byte for byte as an earlier one (the same move made
+// twice within one second: claimed, released, claimed again) EventKey
+// with its occurrence, so that the store keeps every one — a fold of the
+// shared log must see both moves. The same log keys the same way however
+// often it is imported.
+func PlanKeys(lines [][]byte) []string {
+	keys := make([]string, len(lines))
+	seen := make(map[string]int, len(lines))
+	for i, l := range lines {
+		k := EventKey(l)
+		n := seen[k]
+		seen[k] = n + 1
+		if n > 0 {
+			k = fmt.Sprintf("%s#%d", k, n+1)
+		}
+		keys[i] = k
+	}
+	return keys
 }
 
 // Mirror receives the events a file store has just appended to a plan's
@@ -193,7 +211,21 @@ func (m *SharedMirror) Events(plan string, evs []events.Event) {
 		lines = append(lines, line)
 	}
 	key := PlanKey{Project: m.project, Plan: plan}
-	if !m.imported[plan] && m.lines != nil {
+	// The clone's log ends with evs (the plan lock is held): keyed within
+	// the whole log, a line the same as an earlier one is kept too.
+	var all [][]byte
+	var err error
+	if m.lines != nil {
+		all, err = m.lines(plan)
+	}
+	tail := len(all) - len(lines)
+	if m.lines == nil || err != nil || tail < 0 || !sameLines(all[tail:], lines) {
+		if _, err := m.log.AppendPlanLines(ctx, key, lines, nil); err != nil {
+			m.fail(plan, err)
+		}
+		return
+	}
+	if !m.imported[plan] {
 		// First use of the store with this plan in this process: the
 		// clone's earlier events (those before it used the store) go
 		// first, so that switching a clone to the store hides nothing.
@@ -201,34 +233,31 @@ func (m *SharedMirror) Events(plan string, evs []events.Event) {
 			m.imported = map[string]bool{}
 		}
 		m.imported[plan] = true
-		if err := m.importClone(ctx, key, lines); err != nil {
+		if err := m.importClone(ctx, key, all[:tail]); err != nil {
 			m.fail(plan, err)
 			return
 		}
 	}
-	if _, err := m.log.AppendPlanLines(ctx, key, lines); err != nil {
+	if _, err := m.log.AppendPlanLines(ctx, key, all[tail:], PlanKeys(all)[tail:]); err != nil {
 		m.fail(plan, err)
 	}
 }
 
-// importClone adds the clone's plan events the store lacks.
-func (m *SharedMirror) importClone(ctx context.Context, key PlanKey, now [][]byte) error {
-	all, err := m.lines(key.Plan)
-	if err != nil {
-		return err
+// sameLines reports whether a and b hold the same lines.
+func sameLines(a, b [][]byte) bool {
+	if len(a) != len(b) {
+		return false
 	}
-	// The events being mirrored are in the log already: not the clone's
-	// earlier ones.
-	skip := make(map[string]bool, len(now))
-	for _, l := range now {
-		skip[EventKey(l)] = true
-	}
-	lines := all[:0:0]
-	for _, l := range all {
-		if !skip[EventKey(l)] {
-			lines = append(lines, l)
+	for i := range a {
+		if !bytes.Equal(bytes.TrimSpace(a[i]), bytes.TrimSpace(b[i])) {
+			return false
 		}
 	}
+	return true
+}
+
+// importClone adds the clone's earlier plan events the store lacks.
+func (m *SharedMirror) importClone(ctx context.Context, key PlanKey, lines [][]byte) error {
 	var progress func(done, total int)
 	if m.Progress != nil {
 		progress = func(done, total int) { m.Progress(key.Plan, done, total) }
@@ -236,7 +265,7 @@ func (m *SharedMirror) importClone(ctx context.Context, key PlanKey, now [][]byt
 	// An import of a long log may take longer than one mirroring.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), MirrorTimeout+time.Duration(len(lines)/importChunk)*time.Second)
 	defer cancel()
-	_, err = ImportMissing(ctx, m.log, key, lines, progress)
+	_, err := ImportMissing(ctx, m.log, key, lines, progress)
 	return err
 }
 

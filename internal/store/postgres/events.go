@@ -122,14 +122,20 @@ ORDER BY t.ord
 ON CONFLICT (project, plan, key) DO NOTHING`
 
 // AppendPlanLines adds plan events, each a line of a clone's events.jsonl,
-// keyed by store.EventKey so that a line appended twice is stored once.
+// keyed by store.PlanKeys so that a line appended twice is stored once.
 // A line that is no event is refused whole: nothing is added.
-func (s *Store) AppendPlanLines(ctx context.Context, p store.PlanKey, lines [][]byte) (int, error) {
+func (s *Store) AppendPlanLines(ctx context.Context, p store.PlanKey, lines [][]byte, keys []string) (int, error) {
 	if err := checkKey(p); err != nil || len(lines) == 0 {
 		return 0, err
 	}
+	if keys == nil {
+		keys = store.PlanKeys(lines)
+	}
+	if len(keys) != len(lines) {
+		return 0, fmt.Errorf("plan %s: %d keys for %d events", p.Plan, len(keys), len(lines))
+	}
 	n := len(lines)
-	ts, kinds, tasks, bodies, keys := make([]time.Time, n), make([]string, n), make([]string, n), make([]string, n), make([]string, n)
+	ts, kinds, tasks, bodies := make([]time.Time, n), make([]string, n), make([]string, n), make([]string, n)
 	for i, line := range lines {
 		var l events.Lean
 		if err := events.ParseLean(line, &l); err != nil {
@@ -139,7 +145,7 @@ func (s *Store) AppendPlanLines(ctx context.Context, p store.PlanKey, lines [][]
 		if err != nil {
 			t = time.Now() // kept as the line says; the column is for queries
 		}
-		ts[i], kinds[i], tasks[i], bodies[i], keys[i] = t, l.Event, l.Task, string(line), store.EventKey(line)
+		ts[i], kinds[i], tasks[i], bodies[i] = t, l.Event, l.Task, string(line)
 	}
 	var added int64
 	err := s.do(ctx, "sharing the events of plan "+p.Plan, func(ctx context.Context, conn *pgx.Conn) error {

@@ -34,13 +34,13 @@ func TestPlanLog(t *testing.T) {
 	a := planLine("2026-03-01T09:00:00Z", "1", events.StateTransition, "a")
 	b := planLine("2026-03-01T09:01:00Z", "2", events.StateTransition, "b")
 	c := planLine("2026-03-01T09:02:00Z", "1", events.Progress, "c")
-	if n, err := s.AppendPlanLines(ctx, key, [][]byte{a, b}); err != nil || n != 2 {
+	if n, err := s.AppendPlanLines(ctx, key, [][]byte{a, b}, nil); err != nil || n != 2 {
 		t.Fatalf("added %d, %v; want 2", n, err)
 	}
 	if _, err := s.Claim(ctx, key, 1, "w1", time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	if n, err := s.AppendPlanLines(ctx, key, [][]byte{b, a, c}); err != nil || n != 1 {
+	if n, err := s.AppendPlanLines(ctx, key, [][]byte{b, a, c}, nil); err != nil || n != 1 {
 		t.Fatalf("re-run added %d, %v; want 1 (c)", n, err)
 	}
 	got := scanAll(t, s, store.LogQuery{Coord: true})
@@ -70,7 +70,7 @@ func TestPlanLog(t *testing.T) {
 		t.Errorf("after replacing the coordination data: %v", got)
 	}
 	// a line that is no event adds nothing
-	if n, err := s.AppendPlanLines(ctx, key, [][]byte{[]byte(`{"ts":"2026-03-01T09:03:00Z","event":"X"}`), []byte(`not json`)}); err == nil || n != 0 {
+	if n, err := s.AppendPlanLines(ctx, key, [][]byte{[]byte(`{"ts":"2026-03-01T09:03:00Z","event":"X"}`), []byte(`not json`)}, nil); err == nil || n != 0 {
 		t.Errorf("a bad line: added %d, err %v", n, err)
 	}
 	if got := scanAll(t, s, store.LogQuery{}); len(got) != 3 {
@@ -95,13 +95,13 @@ func TestPlanLogTimeOrder(t *testing.T) {
 		}
 		return out
 	}
-	if _, err := s.AppendPlanLines(ctx, key, late); err != nil {
+	if _, err := s.AppendPlanLines(ctx, key, late, nil); err != nil {
 		t.Fatal(err)
 	}
 	if miss, err := s.MissingPlanKeys(ctx, key, keys(append(late[:2:2], early[:3]...))); err != nil || !slices.Equal(miss, []int{2, 3, 4}) {
 		t.Fatalf("missing %v, %v; want [2 3 4]", miss, err)
 	}
-	if _, err := s.AppendPlanLines(ctx, key, early); err != nil {
+	if _, err := s.AppendPlanLines(ctx, key, early, nil); err != nil {
 		t.Fatal(err)
 	}
 	got := scanAll(t, s, store.LogQuery{})
