@@ -264,8 +264,13 @@ func checkCodexPlan(t *testing.T, planDir string) {
 		t.Errorf("state.json: phase %q next_phase %q consecutive_clean %d current_task %v; want code-review, complete-task, 2, 1",
 			st.Phase, st.NextPhase, st.ConsecutiveClean, st.CurrentTask)
 	}
-	if tasks := readCodexFile(t, filepath.Join(planDir, "tasks.md")); !regexp.MustCompile(`(?m)^\|\s*1\s*\|\s*done\s*\|`).MatchString(tasks) {
-		t.Errorf("tasks.md: row 1 is not done:\n%s", tasks)
+	// Its reviews passed: the task waits for its commit (docs/lifecycle.md),
+	// in-progress in tasks.md until the commit is seen.
+	if tasks := readCodexFile(t, filepath.Join(planDir, "tasks.md")); !regexp.MustCompile(`(?m)^\|\s*1\s*\|\s*in-progress\s*\|`).MatchString(tasks) {
+		t.Errorf("tasks.md: row 1 is not in-progress (awaiting its commit):\n%s", tasks)
+	}
+	if st := readCodexFile(t, filepath.Join(planDir, "state.json")); !strings.Contains(st, `"state":"committing"`) && !strings.Contains(st, `"state": "committing"`) {
+		t.Errorf("state.json: task 1 is not in committing:\n%s", st)
 	}
 	var verdicts []string
 	opened := 0

@@ -70,7 +70,7 @@ func (r *rig) turn(name, prompt string, steps ...claudeapi.Reply) turnResult {
 	args := append([]string{"-p", prompt,
 		"--output-format", "json",
 		"--permission-mode", "dontAsk",
-		"--allowedTools", "Bash(taskie *)", "Read", "Write",
+		"--allowedTools", "Bash(taskie *)", "Bash(git *)", "Read", "Write",
 	}, r.extra...)
 	start := time.Now()
 	stdout, stderr, err := runClaude(r.ctx, r.t, r.claude, r.proj, r.env, args...)

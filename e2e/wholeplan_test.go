@@ -85,11 +85,15 @@ func TestRealClientWholePlan(t *testing.T) {
 	r.wantContinue(t3, "action: /taskie:complete-task")
 	r.afterTurn(t3, "code-review", "all-code-review", "block", "block", "allow")
 
-	// Turn 4: the final review is due: the agent only ends its turn.
+	// Turn 4: task 1's review passed, so the agent commits its work (the
+	// commit completes the task: tasks.md says done) and ends its turn for
+	// the final review.
 	t4 := r.turn("all-code review", "/taskie:continue-plan",
 		action("continue-plan"),
+		bash("git add -A"),
+		bash("git -c user.name=agent -c user.email=agent@example.com commit -qm 'task 1: Greet'"),
 		bash("taskie continue"),
-		claudeapi.Text("A review is due; ending the turn."))
+		claudeapi.Text("Task 1 is committed and a review is due; ending the turn."))
 	r.wantContinue(t4, "next: end-turn")
 	r.afterTurn(t4, "all-code-review", "complete", "block", "allow")
 

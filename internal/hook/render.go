@@ -167,10 +167,16 @@ func advanced(v view, review, target domain.Phase, autopilot bool) Result {
 		domain.AllCodeReview:   "run the final all-code review (end your turn)",
 		domain.Complete:        "record the plan as complete",
 	}[target]
-	if autopilot {
-		return Result{Block: true, Reason: fmt.Sprintf("taskie: %s passed (two clean reviews in a row). Autopilot is on: run `taskie continue%s` now and do what it says (%s).", review, v.planFlag, what)}
+	// A task whose code review passed waits in committing: its commit
+	// completes it (docs/lifecycle.md), so the message asks for it first.
+	commit := ""
+	if review == domain.CodeReview {
+		commit = " Commit the task's work now (`git add` and `git commit`): taskie marks the task done when it sees the commit."
 	}
-	return Allow(fmt.Sprintf("taskie: %s passed (two clean reviews in a row). %s to %s.", review, RunAction(v.agent, "continue-plan"), what))
+	if autopilot {
+		return Result{Block: true, Reason: fmt.Sprintf("taskie: %s passed (two clean reviews in a row).%s Autopilot is on: run `taskie continue%s` now and do what it says (%s).", review, commit, v.planFlag, what)}
+	}
+	return Allow(fmt.Sprintf("taskie: %s passed (two clean reviews in a row).%s %s to %s.", review, commit, RunAction(v.agent, "continue-plan"), what))
 }
 
 func firstLine(s string) string {

@@ -476,7 +476,7 @@ func TestRenderReviewBlocks(t *testing.T) {
 func TestRenderAdvanced(t *testing.T) {
 	v := testView(nil)
 	if got := advanced(v, domain.CodeReview, domain.CompleteTask, false); got.Block ||
-		got.Message != "taskie: code-review passed (two clean reviews in a row). Run /taskie:continue-plan to start the next task." {
+		got.Message != "taskie: code-review passed (two clean reviews in a row). Commit the task's work now (`git add` and `git commit`): taskie marks the task done when it sees the commit. Run /taskie:continue-plan to start the next task." {
 		t.Errorf("advance = %+v", got)
 	}
 	if got := advanced(v, domain.PlanReview, domain.CreateTasks, false); got.Message != "taskie: plan-review passed (two clean reviews in a row). Run /taskie:continue-plan to create the tasks." {
