@@ -124,9 +124,11 @@ func planNeeds(p *project.Plan, plans int, cfg config.Config, now time.Time) nee
 		if st.SessionID != "" && plan.ValidID(st.SessionID) == nil {
 			out.SessionSeen = hook.LoadSession(p.Store.Root(), st.SessionID).LastSeen
 		}
-		if s := cfg.Ledger(); s.BudgetUSD > 0 || s.ReviewBudget > 0 {
+		if s := cfg.Ledger(); s.HasBudgets() {
 			if lr, err := readLedger(p); err == nil {
-				out.Budget = needs.Budget{Known: true, Settings: s, SpentUSD: lr.SpentUSD, LastTook: lr.LastTook, Since: lastReview(tail)}
+				task := currentTask(st)
+				out.Budget = needs.Budget{Known: true, Settings: s, SpentUSD: lr.SpentUSD, LastTook: lr.LastTook, Since: lastReview(tail),
+					Spent: lr.Spent, Task: task, TaskSpent: lr.ByTask[task]}
 			}
 		}
 	} else if !errors.Is(err, state.ErrNotFound) {

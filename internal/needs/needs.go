@@ -157,6 +157,11 @@ type Budget struct {
 	Settings ledger.Settings
 	SpentUSD float64
 	LastTook time.Duration
+	// Spent is what the plan's reviews used (its USD, when 0, is SpentUSD);
+	// TaskSpent what those of Task, the task under review, used.
+	Spent     ledger.Spent
+	Task      string
+	TaskSpent ledger.Spent
 	// Known: the figures were read (a hook may skip the log scan).
 	Known bool
 	Since time.Time
@@ -249,8 +254,12 @@ func plan(p Plan, stall time.Duration, now time.Time) []Item {
 			"%s reached its review cap (%d of %d)", c.Review, c.Iteration, c.MaxReviews)
 	}
 	if b := p.Budget; b.Known {
-		if o := ledger.CheckBudget(b.Settings, b.SpentUSD, b.LastTook); o != nil {
-			add(0, BudgetSpent, b.Since, "raise \"budget_usd\" or \"review_budget\" in .taskie/config.json, or move on without reviews",
+		spent := b.Spent
+		if spent.USD == 0 {
+			spent.USD = b.SpentUSD
+		}
+		if o := ledger.CheckBudgets(b.Settings, spent, b.Task, b.TaskSpent, b.LastTook); o != nil {
+			add(0, BudgetSpent, b.Since, "raise "+strings.Join(quoted(o.Keys()), " or ")+" in .taskie/config.json, or move on without reviews",
 				"the review budget is spent: %s", o.String())
 		}
 	}
@@ -316,4 +325,13 @@ func short(d time.Duration) string {
 // Line is an item in one short line, for the hooks' messages.
 func (it Item) Line() string {
 	return "needs you: " + it.Reason.Text + " — " + strings.TrimSuffix(it.Clear, ".")
+}
+
+// quoted puts each setting name in double quotes.
+func quoted(keys []string) []string {
+	q := make([]string, len(keys))
+	for i, k := range keys {
+		q[i] = `"` + k + `"`
+	}
+	return q
 }
