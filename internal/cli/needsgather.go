@@ -190,8 +190,8 @@ func lastReview(tail []events.Event) time.Time {
 }
 
 // failedWhy reads a failed review's "why" in the hook log: "code-review 2
-// failed (exit): Not logged in".
-var failedWhy = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\S+ \d+ failed \(([a-z]+)\): (.*)$`) })
+// failed (exit): Not logged in"; kinds may hold a hyphen (not-found).
+var failedWhy = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\S+ \d+ failed \(([a-z-]+)\): (.*)$`) })
 
 // hookDecisions reads the last decisions of the plan's hook log (its
 // tail only).
