@@ -299,11 +299,31 @@ func repeatedFailure(hs []HookDecision) (HookDecision, bool) {
 		return HookDecision{}, false
 	}
 	a, b := hs[len(hs)-2], hs[len(hs)-1]
-	if a.Failure == "" || a.Failure != b.Failure || a.Detail != b.Detail {
+	if a.Failure == "" || a.Failure != b.Failure || withoutNumbers(a.Detail) != withoutNumbers(b.Detail) {
 		return HookDecision{}, false
 	}
 	a.Log = b.Log
 	return a, true
+}
+
+// withoutNumbers blanks the figures of a failure's first line, so that two
+// timeouts "stopped after 1.004s" and "stopped after 1.001s" are the same
+// failure.
+func withoutNumbers(s string) string {
+	var b strings.Builder
+	digits := false
+	for _, r := range s {
+		if (r >= '0' && r <= '9') || (digits && r == '.') {
+			if !digits {
+				b.WriteByte('#')
+			}
+			digits = true
+			continue
+		}
+		digits = false
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // short renders a duration as "4h10m", "45m", "30s".

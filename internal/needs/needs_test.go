@@ -63,6 +63,9 @@ func TestFor(t *testing.T) {
 		{"reviewer failing twice the same way", Input{Plans: []Plan{{ID: "p", Hook: []HookDecision{
 			failure(10, "exit", "Not logged in"), failure(20, "exit", "Not logged in")}}}},
 			[]got{{ReviewerFailing, "p", 0, at(10)}}},
+		{"reviewer timing out twice, after slightly different times", Input{Plans: []Plan{{ID: "p", Hook: []HookDecision{
+			failure(10, "timeout", "stopped after 1.004s (context deadline exceeded)"), failure(20, "timeout", "stopped after 1.001s (context deadline exceeded)")}}}},
+			[]got{{ReviewerFailing, "p", 0, at(10)}}},
 		{"reviewer failing two ways: not yet", Input{Plans: []Plan{{ID: "p", Hook: []HookDecision{
 			failure(10, "exit", "Not logged in"), failure(20, "timeout", "killed after 25m")}}}},
 			[]got{}},
