@@ -76,14 +76,12 @@ type lifecycleAlert struct {
 	Percent int    `json:"percent"`
 }
 
-// lifecycleAlerts lists the tasks of state.json's lifecycle records that
-// are at 80 % of their timeout or more, by id, once the tasks in
-// committing whose commit is there are completed. It reads state.json only
-// (not the log), so status stays fast — with a shared store, the lifecycle
-// events of every clone in the database instead; a record that does not
-// decode is for `taskie validate` to report.
-func lifecycleAlerts(p *project.Plan) []lifecycleAlert {
-	tasks, shared := sharedLifecycle(p) // every clone's moves, with a shared store
+// settledRecords are the tasks' lifecycle records as every view shows
+// them: every clone's moves with a shared store, else state.json's; a task
+// whose commit is there is completed, in memory only (a read never writes;
+// the next change records it). nil when there are none to read.
+func settledRecords(p *project.Plan) map[domain.TaskID]lifecycle.Task {
+	tasks, shared := sharedLifecycle(p)
 	if !shared {
 		st, err := p.State()
 		if err != nil {
@@ -93,9 +91,21 @@ func lifecycleAlerts(p *project.Plan) []lifecycleAlert {
 			return nil
 		}
 	}
-	// A task whose commit is there is no longer waiting: shown so, in
-	// memory only (a read never writes; the next change records it).
 	p.SettledView(tasks)
+	return tasks
+}
+
+// lifecycleAlerts lists the tasks of state.json's lifecycle records that
+// are at 80 % of their timeout or more, by id, once the tasks in
+// committing whose commit is there are completed. It reads state.json only
+// (not the log), so status stays fast — with a shared store, the lifecycle
+// events of every clone in the database instead; a record that does not
+// decode is for `taskie validate` to report.
+func lifecycleAlerts(p *project.Plan) []lifecycleAlert {
+	tasks := settledRecords(p)
+	if tasks == nil {
+		return nil
+	}
 	ready := readiness(p, tasks) // a queued task waits its turn: not timed
 	for _, t := range unrecorded(p, func(id domain.TaskID) bool { _, ok := tasks[id]; return ok }) {
 		tasks[t.ID] = t

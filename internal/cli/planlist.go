@@ -100,7 +100,7 @@ func planRowOf(p *project.Plan, isDefault bool) planRow {
 	row := planRow{ID: p.ID, Default: isDefault, State: "ok", Mode: "standalone", Changed: p.Repo.Mtime(p.ID)}
 	if ts, _, err := p.Tasks(); err == nil {
 		v := &statusView{ByStatus: map[string]int{}}
-		countTasks(v, ts)
+		countTasks(v, ts, settledRecords(p))
 		row.Tasks = v.Tasks
 	}
 	st, err := p.State()

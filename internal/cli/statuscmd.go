@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/needs"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/project"
@@ -218,7 +219,7 @@ func buildStatus(p *project.Plan) (*statusView, error) {
 	if err != nil {
 		return nil, err
 	}
-	countTasks(v, ts)
+	countTasks(v, ts, settledRecords(p))
 	if cur, total, ok := p.Wave(); ok {
 		v.Wave = &waveStatus{Current: cur, Total: total}
 	}
@@ -270,12 +271,18 @@ func cycleReview(st *state.State) domain.Phase {
 	return ""
 }
 
-func countTasks(v *statusView, ts *plan.Tasks) {
+// countTasks counts tasks.md's rows by status; a task whose commit has
+// been seen counts as done already, as its record says (the next change
+// writes the cell).
+func countTasks(v *statusView, ts *plan.Tasks, recs map[domain.TaskID]lifecycle.Task) {
 	if ts == nil {
 		return
 	}
 	for _, t := range ts.Tasks {
 		st := t.StatusNorm()
+		if r, ok := recs[domain.TaskID(t.ID)]; ok && r.State == lifecycle.Completed {
+			st = plan.StatusDone
+		}
 		v.ByStatus[st]++
 		if st == plan.StatusCancelled {
 			continue

@@ -166,6 +166,7 @@ func (p *Plan) Wave() (current, total int, ok bool) {
 		return 0, 0, false
 	}
 	if recs, err := lifecycle.Decode(s.State.Lifecycle); err == nil {
+		p.SettledView(recs) // a task whose commit is there is done, as status counts it
 		for i := range tasks {
 			tasks[i].Life = recs[tasks[i].ID].State
 		}
