@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -311,4 +312,17 @@ func (r *rig) stopSystemMessages(tr turnResult) []string {
 		}
 	}
 	return msgs
+}
+
+// wantAwaitingCommit: task 1 passed its code review in a git repository
+// and waits for its commit (docs/lifecycle.md): committing in state.json,
+// in-progress in tasks.md until the commit is seen.
+func wantAwaitingCommit(t *testing.T, planDir string) {
+	t.Helper()
+	if tasks := readFile(t, filepath.Join(planDir, "tasks.md")); !regexp.MustCompile(`(?m)^\|\s*1\s*\|\s*in-progress\s*\|`).MatchString(tasks) {
+		t.Errorf("tasks.md: row 1 is not in-progress (awaiting its commit):\n%s", tasks)
+	}
+	if st := readFile(t, filepath.Join(planDir, "state.json")); !regexp.MustCompile(`"1":\s*\{\s*"state":\s*"committing"`).MatchString(st) {
+		t.Errorf("state.json: task 1 is not in committing:\n%s", st)
+	}
 }

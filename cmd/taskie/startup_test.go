@@ -29,7 +29,7 @@ var initBudget = map[string]int{
 	"internal/cli":            26, // small maps (completion, help topics), the hook's mirror and claim rules
 	"internal/store/postgres": 33, // its SQL, built from fragments; registers the postgres:// store
 	"internal/lifecycle":      20, // the transition tables' maps
-	"internal/review":         12, // the reviewers' and prompts' maps; two schemas' sync.OnceValue
+	"internal/review":         14, // the reviewers' and prompts' maps; three sync.OnceValue (two schemas, the codex token line)
 	"internal/ledger":         8,
 	"internal/parallel":       4, // the priority words map
 	"internal/install":        6,
