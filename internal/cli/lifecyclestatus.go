@@ -123,7 +123,7 @@ func lifecycleAlerts(p *project.Plan) []lifecycleAlert {
 		}
 		from, _ := ready.From(t) // a pending task: when it became ready
 		out = append(out, lifecycleAlert{Task: t.ID.String(), State: string(t.State), Level: ts.Level.String(),
-			Since: from.UTC().Format(time.RFC3339), Elapsed: short(ts.Elapsed), Limit: short(ts.Limit),
+			Since: from.UTC().Format(time.RFC3339), Elapsed: domain.ShortDuration(ts.Elapsed), Limit: domain.ShortDuration(ts.Limit),
 			Percent: percentOf(ts.Elapsed, ts.Limit)})
 	}
 	return out
@@ -253,22 +253,6 @@ func sortedTasks(tasks map[domain.TaskID]lifecycle.Task) []lifecycle.Task {
 	}
 	slices.SortFunc(out, func(a, b lifecycle.Task) int { return int(a.ID - b.ID) })
 	return out
-}
-
-// short renders a duration as "4h10m", "45m", "30s".
-func short(d time.Duration) string {
-	d = d.Round(time.Second)
-	switch {
-	case d >= time.Hour && d%time.Hour == 0:
-		return fmt.Sprintf("%dh", d/time.Hour)
-	case d >= time.Hour:
-		return fmt.Sprintf("%dh%dm", d/time.Hour, d%time.Hour/time.Minute)
-	case d >= time.Minute && d%time.Minute == 0:
-		return fmt.Sprintf("%dm", d/time.Minute)
-	case d >= time.Minute:
-		return fmt.Sprintf("%dm%ds", d/time.Minute, d%time.Minute/time.Second)
-	}
-	return fmt.Sprintf("%ds", d/time.Second)
 }
 
 // lifecycleRule is the validation rule number of the lifecycle invariants.

@@ -292,17 +292,17 @@ func queryTSV(v queryView) []string {
 // queryCells are one task's columns.
 func queryCells(v queryView, metrics bool) []string {
 	if metrics {
-		return []string{v.Task, string(v.State), short(time.Duration(v.InState) * time.Second),
-			short(time.Duration(v.Total) * time.Second), byState(v.ByState)}
+		return []string{v.Task, string(v.State), domain.ShortDuration(time.Duration(v.InState) * time.Second),
+			domain.ShortDuration(time.Duration(v.Total) * time.Second), byState(v.ByState)}
 	}
 	limit := "-"
 	switch {
 	case v.Queued:
 		limit = "queued"
 	case v.Timeout > 0:
-		limit = short(time.Duration(v.Timeout) * time.Second)
+		limit = domain.ShortDuration(time.Duration(v.Timeout) * time.Second)
 	}
-	return []string{v.Task, string(v.State), v.Since, short(time.Duration(v.InState) * time.Second), limit, v.Level, failures(v)}
+	return []string{v.Task, string(v.State), v.Since, domain.ShortDuration(time.Duration(v.InState) * time.Second), limit, v.Level, failures(v)}
 }
 
 // byState renders time by state in machine order: "pending=0s in_progress=1h".
@@ -310,7 +310,7 @@ func byState(m map[string]int64) string {
 	var parts []string
 	for _, s := range lifecycle.States() {
 		if d, ok := m[string(s)]; ok {
-			parts = append(parts, string(s)+"="+short(time.Duration(d)*time.Second))
+			parts = append(parts, string(s)+"="+domain.ShortDuration(time.Duration(d)*time.Second))
 		}
 	}
 	return orNone(strings.Join(parts, " "))

@@ -296,7 +296,7 @@ func (src *serveSource) Plan(_ context.Context, id string) (*serve.Plan, error) 
 			row := serve.TaskRow{ID: id.String(), Title: oneLineCell(t.Title()), Status: t.StatusNorm(), CostUSD: costs.cost[id.String()],
 				Tokens: costs.tokens[id.String()], Round: costs.round[id.String()]}
 			if rec, ok := records[id]; ok {
-				row.State, row.InState = string(rec.State), short(now.Sub(rec.Since))
+				row.State, row.InState = string(rec.State), domain.ShortDuration(now.Sub(rec.Since))
 			}
 			if c, ok := claims[id.String()]; ok {
 				row.Holder, row.Lease, row.LeaseLive = c.Agent, c.ExpiresIn, c.Live
@@ -456,9 +456,9 @@ func (src *serveSource) Task(_ context.Context, planID, arg string) (*serve.Task
 			timeouts = lifecycle.DefaultTimeouts()
 		}
 		q := newQueryView(rec, now, timeouts, readiness(p, records))
-		out.State, out.Since, out.InState, out.Failures = string(q.State), q.Since, short(time.Duration(q.InState)*time.Second), failures(q)
+		out.State, out.Since, out.InState, out.Failures = string(q.State), q.Since, domain.ShortDuration(time.Duration(q.InState)*time.Second), failures(q)
 		if q.Timeout > 0 {
-			out.Timeout, out.Level = short(time.Duration(q.Timeout)*time.Second), q.Level
+			out.Timeout, out.Level = domain.ShortDuration(time.Duration(q.Timeout)*time.Second), q.Level
 		}
 	}
 	for _, c := range planClaims(p) {

@@ -195,9 +195,9 @@ func printTaskShow(w io.Writer, v taskShowView) {
 		fmt.Fprintf(w, "file:       %s\n", v.TaskFile)
 	}
 	if l := v.Lifecycle; l != nil {
-		fmt.Fprintf(w, "lifecycle:  %s for %s (since %s", l.State, short(time.Duration(l.InState)*time.Second), l.Since)
+		fmt.Fprintf(w, "lifecycle:  %s for %s (since %s", l.State, domain.ShortDuration(time.Duration(l.InState)*time.Second), l.Since)
 		if l.Timeout > 0 {
-			fmt.Fprintf(w, "; timeout %s, %s", short(time.Duration(l.Timeout)*time.Second), l.Level)
+			fmt.Fprintf(w, "; timeout %s, %s", domain.ShortDuration(time.Duration(l.Timeout)*time.Second), l.Level)
 		}
 		fmt.Fprintln(w, ")")
 		fmt.Fprintf(w, "failures:   %s\n", failures(*l))

@@ -1,7 +1,6 @@
 package fsafe
 
 import (
-	"errors"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -11,35 +10,7 @@ import (
 // matters (a config that may hold credentials): a new file is created with
 // perm less the umask; a file that exists keeps its permission bits.
 func (r *Root) WriteFilePerm(rel string, data []byte, perm fs.FileMode) error {
-	target, err := r.resolveLink(rel)
-	if err != nil {
-		return err
-	}
-	var keep *fs.FileMode
-	fi, err := r.root.Lstat(target)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-	case err != nil:
-		return r.wrap(rel, err)
-	case !fi.Mode().IsRegular():
-		return r.wrongKind(rel, fi.Mode(), 0, "writes")
-	default:
-		p := fi.Mode().Perm()
-		keep, perm = &p, 0o600 // until the chmod: never wider than the file replaced
-	}
-	tmp, f, err := r.createTemp(target, perm.Perm())
-	if err != nil {
-		return r.wrap(rel, err)
-	}
-	err = fillTemp(f, data, keep, true)
-	if err == nil {
-		err = r.root.Rename(tmp, target)
-	}
-	if err != nil {
-		_ = r.root.Remove(tmp)
-		return r.wrap(rel, err)
-	}
-	return r.wrap(rel, syncDir(r.root, parentDir(target)))
+	return r.writeFile(rel, data, perm, true)
 }
 
 // LinkOut names the symbolic link through which rel leaves the root: the

@@ -36,12 +36,17 @@ var beforeRename func()
 // its target replaced. If rel is not a regular file nothing is written; on
 // any failure the temp file is removed.
 func (r *Root) WriteFile(rel string, data []byte, durable bool) error {
+	return r.writeFile(rel, data, newFilePerm, durable)
+}
+
+// writeFile is WriteFile with the mode of a new file (less the umask).
+func (r *Root) writeFile(rel string, data []byte, newPerm fs.FileMode, durable bool) error {
 	target, err := r.resolveLink(rel)
 	if err != nil {
 		return err
 	}
 	// keep: the bits of the file replaced, set on the descriptor so the
-	// umask does not apply; a new file is created with newFilePerm and the
+	// umask does not apply; a new file is created with newPerm and the
 	// umask applies.
 	var keep *fs.FileMode
 	fi, err := r.root.Lstat(target)
@@ -55,7 +60,7 @@ func (r *Root) WriteFile(rel string, data []byte, durable bool) error {
 		perm := fi.Mode().Perm()
 		keep = &perm
 	}
-	createPerm := newFilePerm
+	createPerm := newPerm.Perm()
 	if keep != nil {
 		createPerm = 0o600 // until the chmod: never wider than the file replaced
 	}

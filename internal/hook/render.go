@@ -256,26 +256,11 @@ func alertLines(p needs.Plan, now time.Time) []string {
 		}
 		st := lifecycle.Status(t, now, p.Timeouts)
 		lines = append(lines, fmt.Sprintf("taskie: timeout: task %s has been in %s for %s, %d %% of its timeout of %s — move it on, or `taskie task escalate %s%s`",
-			t.ID, t.State, shortDur(st.Elapsed), int(st.Elapsed*100/st.Limit), shortDur(st.Limit), t.ID, p.PlanFlag))
+			t.ID, t.State, domain.ShortDuration(st.Elapsed), int(st.Elapsed*100/st.Limit), domain.ShortDuration(st.Limit), t.ID, p.PlanFlag))
 	}
 	return lines
 }
 
-// shortDur renders a duration as "4h10m", "45m", "30s".
-func shortDur(d time.Duration) string {
-	d = d.Round(time.Second)
-	switch {
-	case d >= time.Hour && d%time.Hour == 0:
-		return fmt.Sprintf("%dh", d/time.Hour)
-	case d >= time.Hour:
-		return fmt.Sprintf("%dh%dm", d/time.Hour, d%time.Hour/time.Minute)
-	case d >= time.Minute && d%time.Minute == 0:
-		return fmt.Sprintf("%dm", d/time.Minute)
-	case d >= time.Minute:
-		return fmt.Sprintf("%dm%ds", d/time.Minute, d%time.Minute/time.Second)
-	}
-	return fmt.Sprintf("%ds", d/time.Second)
-}
 
 // cycleOf names the review cycle a state is in, "" when none.
 func cycleOf(st *state.State) domain.Phase {

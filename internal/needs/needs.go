@@ -270,7 +270,7 @@ func plan(p Plan, stall time.Duration, now time.Time) []Item {
 		}
 		if st := lifecycle.Status(t, now, p.Timeouts); st.Level >= lifecycle.LevelEscalate {
 			add(t.ID, Timeout, t.Since.Add(st.Limit*3/2), fmt.Sprintf("`taskie task escalate %s%s`, or move it on (`taskie task move %s …`)", t.ID, p.PlanFlag, t.ID),
-				"task %s has been in %s for %s, %d %% of its timeout of %s", t.ID, t.State, short(st.Elapsed), int(st.Elapsed*100/st.Limit), short(st.Limit))
+				"task %s has been in %s for %s, %d %% of its timeout of %s", t.ID, t.State, domain.ShortDuration(st.Elapsed), int(st.Elapsed*100/st.Limit), domain.ShortDuration(st.Limit))
 		}
 	}
 	claimsNow := or(p.ClaimsNow, now)
@@ -279,14 +279,14 @@ func plan(p Plan, stall time.Duration, now time.Time) []Item {
 			continue
 		}
 		add(cl.Task, ExpiredLease, cl.Expires, fmt.Sprintf("`taskie claim %s --as AGENT%s` takes it over, or `taskie release %s --force%s` frees it", cl.Task, p.PlanFlag, cl.Task, p.PlanFlag),
-			"task %s's lease held by %s expired %s ago: its agent stopped renewing it", cl.Task, cl.Agent, short(claimsNow.Sub(cl.Expires)))
+			"task %s's lease held by %s expired %s ago: its agent stopped renewing it", cl.Task, cl.Agent, domain.ShortDuration(claimsNow.Sub(cl.Expires)))
 	}
 	if !p.Paused && !c.NeedsHuman && c.Review != "" && !p.LastProgress.IsZero() {
 		quiet := now.Sub(p.LastProgress)
 		gone := p.SessionSeen.IsZero() || now.Sub(p.SessionSeen) > stall
 		if quiet > stall && gone {
 			add(0, Stalled, p.LastProgress.Add(stall), "start a session on the plan (`taskie continue"+p.PlanFlag+"` says what is next), or `taskie pause"+p.PlanFlag+"`",
-				"the %s loop made no progress for %s and its session is gone", c.Review, short(quiet))
+				"the %s loop made no progress for %s and its session is gone", c.Review, domain.ShortDuration(quiet))
 		}
 	}
 	return out
@@ -326,21 +326,6 @@ func withoutNumbers(s string) string {
 	return b.String()
 }
 
-// short renders a duration as "4h10m", "45m", "30s".
-func short(d time.Duration) string {
-	d = d.Round(time.Second)
-	switch {
-	case d >= time.Hour && d%time.Hour == 0:
-		return fmt.Sprintf("%dh", d/time.Hour)
-	case d >= time.Hour:
-		return fmt.Sprintf("%dh%dm", d/time.Hour, d%time.Hour/time.Minute)
-	case d >= time.Minute && d%time.Minute == 0:
-		return fmt.Sprintf("%dm", d/time.Minute)
-	case d >= time.Minute:
-		return fmt.Sprintf("%dm%ds", d/time.Minute, d%time.Minute/time.Second)
-	}
-	return fmt.Sprintf("%ds", d/time.Second)
-}
 
 // Line is an item in one short line, for the hooks' messages.
 func (it Item) Line() string {
