@@ -51,8 +51,13 @@ func (g *globals) openCoord(arg string) (*coordPlan, error) {
 	if err != nil {
 		return nil, err
 	}
+	return coordOf(p)
+}
+
+// coordOf opens the coordination store of an open plan.
+func coordOf(p *project.Plan) (*coordPlan, error) {
 	ctx := context.Background()
-	c, project, err := openCoordination(ctx, p)
+	c, proj, err := openCoordination(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +68,7 @@ func (g *globals) openCoord(arg string) (*coordPlan, error) {
 			return nil, err
 		}
 	}
-	return &coordPlan{p: p, c: c, files: files, key: store.PlanKey{Project: project, Plan: p.ID}, ctx: ctx}, nil
+	return &coordPlan{p: p, c: c, files: files, key: store.PlanKey{Project: proj, Plan: p.ID}, ctx: ctx}, nil
 }
 
 // openCoordination opens the store that holds the plan's claims: the

@@ -337,24 +337,6 @@ func (src *serveSource) Plan(_ context.Context, id string) (*serve.Plan, error) 
 	return out, nil
 }
 
-// coordOf opens the plan's coordination store, as openCoord does for a
-// command.
-func coordOf(p *project.Plan) (*coordPlan, error) {
-	ctx := context.Background()
-	c, proj, err := openCoordination(ctx, p)
-	if err != nil {
-		return nil, err
-	}
-	files, ok := c.(*store.FileCoord)
-	if !ok {
-		if files, err = store.OpenFileCoord(p.Repo.Root); err != nil {
-			c.Close()
-			return nil, err
-		}
-	}
-	return &coordPlan{p: p, c: c, files: files, key: store.PlanKey{Project: proj, Plan: p.ID}, ctx: ctx}, nil
-}
-
 // planWaves are the plan's parallel waves as `taskie groups` prints them.
 func planWaves(p *project.Plan) ([]serve.Wave, error) {
 	cp, err := coordOf(p)
