@@ -213,7 +213,14 @@ func (f *File) headsIn(sp span) []heading {
 // ending, and rescans the file.
 func (f *File) splice(from, to int, add []string) {
 	if from == len(f.lines) && from > 0 && !strings.HasSuffix(f.lines[from-1], "\n") {
-		f.lines[from-1] += f.eol
+		// A last line cut after the "\r" of a CRLF ending is completed to
+		// "\r\n", not "\r\r\n", which would make the line another one
+		// (a heading no longer one).
+		if f.eol == "\r\n" && strings.HasSuffix(f.lines[from-1], "\r") {
+			f.lines[from-1] += "\n"
+		} else {
+			f.lines[from-1] += f.eol
+		}
 	}
 	if len(add) > 0 {
 		add = append(f.closeFence(from), add...)
