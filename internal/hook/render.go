@@ -261,7 +261,6 @@ func alertLines(p needs.Plan, now time.Time) []string {
 	return lines
 }
 
-
 // cycleOf names the review cycle a state is in, "" when none.
 func cycleOf(st *state.State) domain.Phase {
 	for _, p := range []domain.Phase{st.Next(), st.Phase} {

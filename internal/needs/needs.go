@@ -326,7 +326,6 @@ func withoutNumbers(s string) string {
 	return b.String()
 }
 
-
 // Line is an item in one short line, for the hooks' messages.
 func (it Item) Line() string {
 	return "needs you: " + it.Reason.Text + " — " + strings.TrimSuffix(it.Clear, ".")
