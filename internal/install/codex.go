@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/taskie-dev/taskie/internal/domain"
 	"io/fs"
 	"path/filepath"
 	"slices"
@@ -206,7 +207,7 @@ func CodexTrustLines(t Target, assets fs.FS) (string, error) {
 			return "", err
 		}
 		for _, h := range own.Own(hs) {
-			fmt.Fprintf(&b, "[%s]\ntrusted_hash = %s\n", tomlKey([]string{"hooks", "state", h.Key}), tomlQuote(h.Hash))
+			fmt.Fprintf(&b, "[%s]\ntrusted_hash = %s\n", tomlKey([]string{"hooks", "state", h.Key}), domain.QuoteTOML(h.Hash))
 		}
 	}
 	return b.String(), nil

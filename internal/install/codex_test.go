@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/taskie-dev/taskie/internal/domain"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -303,7 +305,7 @@ func TestCodexUninstallMovesTheUsersTrust(t *testing.T) {
 	}
 	old := CodexHookKey(hooks, "Stop", 1, 0)
 	data, _ := os.ReadFile(tg.CodexConfig())
-	cfg := string(data) + "\n[hooks.state." + tomlQuote(old) + "]\ntrusted_hash = \"sha256:mine\"\n"
+	cfg := string(data) + "\n[hooks.state." + domain.QuoteTOML(old) + "]\ntrusted_hash = \"sha256:mine\"\n"
 	if err := os.WriteFile(tg.CodexConfig(), []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+
+	"github.com/taskie-dev/taskie/internal/domain"
 )
 
 // trustComment marks the tables install adds to config.toml, so uninstall
@@ -77,7 +79,7 @@ func setTrust(src, key, hash, what string) (string, error) {
 			if e.isStr && e.str == hash {
 				return src, nil
 			}
-			return src[:e.valStart] + tomlQuote(hash) + src[e.valEnd:], nil
+			return src[:e.valStart] + domain.QuoteTOML(hash) + src[e.valEnd:], nil
 		}
 	}
 	for _, e := range doc.entries {
@@ -88,14 +90,14 @@ func setTrust(src, key, hash, what string) (string, error) {
 	}
 	for _, h := range doc.headers {
 		if samePath(h.path, target) && !h.array {
-			return src[:h.end] + "trusted_hash = " + tomlQuote(hash) + "\n" + src[h.end:], nil
+			return src[:h.end] + "trusted_hash = " + domain.QuoteTOML(hash) + "\n" + src[h.end:], nil
 		}
 	}
 	// The table may exist through dotted keys ([hooks.state] "k".enabled = false):
 	// add trusted_hash next to them, in the same table.
 	for _, e := range doc.entries {
 		if !e.inline && hasPrefix(e.path(), target) && hasPrefix(target, e.table) {
-			line := tomlKey(append(append([]string{}, target[len(e.table):]...), "trusted_hash")) + " = " + tomlQuote(hash) + "\n"
+			line := tomlKey(append(append([]string{}, target[len(e.table):]...), "trusted_hash")) + " = " + domain.QuoteTOML(hash) + "\n"
 			return src[:e.end] + line + src[e.end:], nil
 		}
 	}
@@ -110,7 +112,7 @@ func setTrust(src, key, hash, what string) (string, error) {
 	if what != "" {
 		comment = strings.Replace(comment, "taskie's hook", what, 1)
 	}
-	return out + comment + "\n[" + tomlKey(target) + "]\ntrusted_hash = " + tomlQuote(hash) + "\n", nil
+	return out + comment + "\n[" + tomlKey(target) + "]\ntrusted_hash = " + domain.QuoteTOML(hash) + "\n", nil
 }
 
 // dropTrust removes hooks.state."<key>".trusted_hash, then its table when

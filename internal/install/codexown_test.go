@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/taskie-dev/taskie/internal/domain"
 )
 
 func TestOwnCodexHooksKind(t *testing.T) {
@@ -161,7 +163,7 @@ func TestCodexUninstallKeepsATunedHook(t *testing.T) {
 	}
 	key := CodexHookKey(hooks, "Stop", 0, 0)
 	hash := CodexHookHash("Stop", nil, CodexHandler{Type: "command", Command: "taskie hook stop", Timeout: ptr[int64](900)})
-	mine := "[hooks.state." + tomlQuote(key) + "]\ntrusted_hash = " + tomlQuote(hash) + "\n"
+	mine := "[hooks.state." + domain.QuoteTOML(key) + "]\ntrusted_hash = " + domain.QuoteTOML(hash) + "\n"
 	if err := os.WriteFile(tg.CodexConfig(), []byte(mine), 0o600); err != nil {
 		t.Fatal(err)
 	}

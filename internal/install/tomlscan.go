@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/taskie-dev/taskie/internal/domain"
 )
 
 // A small TOML scanner, enough to edit Codex's config.toml by hand: it
@@ -363,32 +365,13 @@ func (s *tomlScanner) escape(b *strings.Builder, multiline bool) error {
 	return fmt.Errorf("bad escape \\%c in a string", c)
 }
 
-// tomlQuote writes s as a TOML basic string.
-func tomlQuote(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
 // tomlKey writes a dotted key, quoting the parts that are not bare.
 func tomlKey(parts []string) string {
 	out := make([]string, len(parts))
 	for i, p := range parts {
 		out[i] = p
 		if p == "" || strings.IndexFunc(p, func(r rune) bool { return r > 127 || !isBareKey(byte(r)) }) >= 0 {
-			out[i] = tomlQuote(p)
+			out[i] = domain.QuoteTOML(p)
 		}
 	}
 	return strings.Join(out, ".")

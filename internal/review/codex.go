@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/taskie-dev/taskie/internal/domain"
 	"os"
 	"path/filepath"
 	"strings"
@@ -69,31 +70,10 @@ func codexUntrusted(root string) string {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(tomlString(d))
+		b.WriteString(domain.QuoteTOML(d))
 		b.WriteString(`={trust_level="untrusted"}`)
 	}
 	b.WriteByte('}')
-	return b.String()
-}
-
-// tomlString quotes s as a TOML basic string. s must be valid UTF-8
-// (Review checks): codex reads a value that is not TOML as a plain
-// string, which would silently leave the project trusted.
-func tomlString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
 	return b.String()
 }
 

@@ -145,7 +145,7 @@ func TestCodexUntrusted(t *testing.T) {
 	entries := func(dirs ...string) string {
 		var parts []string
 		for _, d := range dirs {
-			parts = append(parts, tomlString(d)+`={trust_level="untrusted"}`)
+			parts = append(parts, domain.QuoteTOML(d)+`={trust_level="untrusted"}`)
 		}
 		return "projects={" + strings.Join(parts, ",") + "}"
 	}
