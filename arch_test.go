@@ -83,7 +83,7 @@ func loadPackages(t *testing.T) map[string]goPackage {
 var deciders = []string{"internal/workflow", "internal/lifecycle", "internal/ledger", "internal/parallel", "internal/planchoice", "internal/needs"}
 
 // forbiddenInDeciders are the imports that would let a decider do I/O of its own.
-var forbiddenInDeciders = []string{module + "internal/store", module + "internal/fsafe", module + "internal/project", "os/exec", "net", "net/http", "net/url"}
+var forbiddenInDeciders = []string{module + "internal/store", module + "internal/fsafe", module + "internal/implied", "os/exec", "net", "net/http", "net/url"}
 
 func TestDecidersArePure(t *testing.T) {
 	pkgs := loadPackages(t)
@@ -130,7 +130,7 @@ func TestStoreDecidesNothing(t *testing.T) {
 	for _, dir := range []string{"internal/store", "internal/store/postgres"} {
 		check(dir, deciders, "the store writes what it is handed and decides nothing")
 	}
-	check("internal/history", []string{"internal/store", "internal/project"}, "the folds read the log, not the store")
+	check("internal/history", []string{"internal/store", "internal/implied"}, "the folds read the log, not the store")
 }
 
 // floors name what each lower room may import of taskie's own packages:

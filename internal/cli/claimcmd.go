@@ -12,6 +12,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/gitwt"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/parallel"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -189,7 +190,7 @@ func (cp *coordPlan) leaseTTL(flag time.Duration) (time.Duration, error) {
 	case flag > 0:
 		return flag, nil
 	}
-	cfg, err := cp.p.Config()
+	cfg, err := implied.Config(cp.p)
 	if err != nil {
 		return domain.DefaultLeaseTTL, nil
 	}

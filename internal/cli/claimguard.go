@@ -10,7 +10,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/parallel"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/store"
 )
 
@@ -145,7 +144,7 @@ func (g *claimGuard) meta(m map[string]any) map[string]any {
 // (*claimGuard).close after done. A store that cannot be reached or read
 // is a warning and the write goes on: plan files are the clone's, and its
 // changes are kept while the shared store is down (docs/fleet.md).
-func guardPlanWrite(s *Streams, p *project.Plan, task domain.TaskID, as string, force bool, command string) (*claimGuard, error) {
+func guardPlanWrite(s *Streams, p *store.Plan, task domain.TaskID, as string, force bool, command string) (*claimGuard, error) {
 	actor, err := optionalAgent(as)
 	if err != nil {
 		return nil, err

@@ -20,7 +20,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/parallel"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
 )
@@ -37,7 +36,7 @@ const agentEnv = "TASKIE_AGENT"
 // shared store, every clone), and the clone's own record of its worktrees,
 // which always lives in files.
 type coordPlan struct {
-	p     *project.Plan
+	p     *store.Plan
 	c     store.Coordination
 	files *store.FileCoord
 	key   store.PlanKey
@@ -55,7 +54,7 @@ func (g *globals) openCoord(arg string) (*coordPlan, error) {
 }
 
 // coordOf opens the coordination store of an open plan.
-func coordOf(p *project.Plan) (*coordPlan, error) {
+func coordOf(p *store.Plan) (*coordPlan, error) {
 	ctx := context.Background()
 	c, proj, err := openCoordination(ctx, p)
 	if err != nil {
@@ -74,7 +73,7 @@ func coordOf(p *project.Plan) (*coordPlan, error) {
 // openCoordination opens the store that holds the plan's claims: the
 // files of the clone, or the database that TASKIE_DATABASE_URL or the
 // `store` setting names.
-func openCoordination(ctx context.Context, p *project.Plan) (store.Coordination, string, error) {
+func openCoordination(ctx context.Context, p *store.Plan) (store.Coordination, string, error) {
 	settings := coordSettings(p.Repo.TaskieDir())
 	settings.Clock = p.Store.Clock // file leases: the real clock unless TASKIE_TEST_CLOCK=1
 	c, project, err := store.OpenCoordination(ctx, p.Repo.Root, settings)
@@ -299,7 +298,7 @@ type claimStatusView struct {
 
 // whoAmI is the agent name a command of this runner uses without --as:
 // $TASKIE_AGENT, else its identity (machine, clone, worktree, session).
-func whoAmI(p *project.Plan) string {
+func whoAmI(p *store.Plan) string {
 	if name, err := agentName(""); err == nil {
 		return name
 	}
@@ -309,14 +308,14 @@ func whoAmI(p *project.Plan) string {
 // planClaims lists a plan's claims for `taskie status`; a coordination
 // store that cannot be read shows none (status still works), and
 // claimsWarning says why.
-func planClaims(p *project.Plan) []claimStatusView {
+func planClaims(p *store.Plan) []claimStatusView {
 	out, _ := claimSourceOf(p).claims()
 	return out
 }
 
 // claimsWarning is the one-line warning of the last failed read of the
 // shared store (the claims, or every clone's lifecycle), "" when none.
-func claimsWarning(p *project.Plan) string {
+func claimsWarning(p *store.Plan) string {
 	src := claimSourceOf(p)
 	src.mu.Lock()
 	defer src.mu.Unlock()
@@ -330,7 +329,7 @@ func claimsWarning(p *project.Plan) string {
 // and kept for the process: `taskie status --watch` redraws every second
 // on the same session. A failed read closes it; the next read reconnects.
 type claimSource struct {
-	p   *project.Plan
+	p   *store.Plan
 	mu  sync.Mutex
 	c   store.Coordination
 	key store.PlanKey
@@ -343,7 +342,7 @@ var (
 )
 
 // claimSourceOf returns the claim source of p's repository and plan.
-func claimSourceOf(p *project.Plan) *claimSource {
+func claimSourceOf(p *store.Plan) *claimSource {
 	k := p.Repo.Root + "\x00" + p.ID
 	claimSourcesMu.Lock()
 	defer claimSourcesMu.Unlock()
@@ -359,7 +358,7 @@ func claimSourceOf(p *project.Plan) *claimSource {
 // store holds them, on the claims' connection; ok is false with the file
 // store (state.json's records are then the clone's view) or when the
 // database cannot be read (the claims' warning says why).
-func sharedLifecycle(p *project.Plan) (map[domain.TaskID]lifecycle.Task, bool) {
+func sharedLifecycle(p *store.Plan) (map[domain.TaskID]lifecycle.Task, bool) {
 	if dbURL(p) == "" {
 		return nil, false
 	}
@@ -473,7 +472,7 @@ func printClaims(w io.Writer, cs []claimStatusView) {
 
 // queryClaimed is `taskie query --claimed`: every claim of the plan with
 // its lease, live or expired; tab-separated when piped.
-func queryClaimed(s *Streams, p *project.Plan, asJSON bool) error {
+func queryClaimed(s *Streams, p *store.Plan, asJSON bool) error {
 	cs, err := claimSourceOf(p).claims()
 	if err != nil {
 		var ee *exitError

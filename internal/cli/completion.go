@@ -11,7 +11,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/continuity"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
-	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
@@ -108,7 +108,7 @@ func flagFunc(g *globals, fn completer) cobra.CompletionFunc {
 }
 
 // completionPlan opens the plan a completion is about, silently.
-func completionPlan(g *globals) *project.Plan {
+func completionPlan(g *globals) *store.Plan {
 	g.picked = true // no note on stderr while completing
 	p, err := g.openPlan("")
 	if err != nil {

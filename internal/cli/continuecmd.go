@@ -11,8 +11,8 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/hook"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/review"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
@@ -31,7 +31,7 @@ type continueView struct {
 
 // postReviewFiles names the files of the post-review a route asks for,
 // relative to the project root.
-func postReviewFiles(p *project.Plan, v *continueView) {
+func postReviewFiles(p *store.Plan, v *continueView) {
 	review := domain.ReviewOf(domain.Phase(v.Action))
 	if review == "" {
 		return
@@ -90,7 +90,7 @@ func runContinue(o *continueOpts) error {
 		return stateErr(p, err)
 	}
 	ended := endOrphanReview(p, time.Now())
-	v := continueView{Plan: p.ID, Route: workflow.Continue(routeFacts(p, st), p.Models()), EndedReview: ended}
+	v := continueView{Plan: p.ID, Route: workflow.Continue(routeFacts(p, st), implied.Models(p)), EndedReview: ended}
 	if r := runningReview(p, time.Now()); r != nil && (v.Repair != nil || v.Action == workflow.EndTurn) {
 		// The "crash" is a review in progress: its file is being written.
 		v.Route = workflow.Route{Action: workflow.Wait, Task: v.Task,
@@ -118,7 +118,7 @@ func runContinue(o *continueOpts) error {
 // deadline passed while something it started still holds the review lock
 // (review.EndOrphan), as the next stop would: continue and the stop agree
 // that no review runs. It returns what was done, "" when nothing was.
-func endOrphanReview(p *project.Plan, now time.Time) string {
+func endOrphanReview(p *store.Plan, now time.Time) string {
 	root, rel := p.Store.Root(), store.Rel(p.ID, store.ReviewLockName)
 	if !root.Probe(rel) {
 		return ""
@@ -137,8 +137,8 @@ func endOrphanReview(p *project.Plan, now time.Time) string {
 // repairRoute records the repair a route asks for. It recomputes the
 // route on the state found under the lock, so a concurrent update is built
 // upon, never overwritten.
-func repairRoute(p *project.Plan, v *continueView) error {
-	models := p.Models()
+func repairRoute(p *store.Plan, v *continueView) error {
+	models := implied.Models(p)
 	_, _, err := change(p, "continue: "+v.Why, false, func(cur *state.State) (*state.State, error) {
 		v.Route = workflow.Continue(routeFacts(p, cur), models)
 		if v.Repair == nil {
@@ -157,8 +157,8 @@ func repairRoute(p *project.Plan, v *continueView) error {
 // the log and the environment tell: the reviews whose hook was killed
 // (the Stop hook sets their files aside; continue must not adopt them)
 // and the agent the route is printed for.
-func routeFacts(p *project.Plan, st *state.State) workflow.RouteFacts {
-	f := p.RouteFacts(st)
+func routeFacts(p *store.Plan, st *state.State) workflow.RouteFacts {
+	f := implied.PlanRouteFacts(p, st)
 	f.Orphan = func(review domain.Phase, task domain.TaskID, n int) bool {
 		return hook.Orphaned(p.Store.Tail(p.ID), review, task, n)
 	}

@@ -6,9 +6,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
@@ -59,7 +60,7 @@ func runDone(o *doneOpts) error {
 			return usageErr(err, "")
 		}
 	}
-	models := p.Models()
+	models := implied.Models(p)
 	_, st, err := change(p, string(phase)+" done", true, func(cur *state.State) (*state.State, error) {
 		if task != 0 {
 			if cur, err = workflow.Set(cur, "current_task", task.String()); err != nil {
@@ -93,7 +94,7 @@ func legalHint(*state.State) string {
 
 // postReviewWritten refuses to record a post-review whose file is missing:
 // the next review would otherwise lose what the agent changed.
-func postReviewWritten(p *project.Plan, s *state.State, phase domain.Phase) error {
+func postReviewWritten(p *store.Plan, s *state.State, phase domain.Phase) error {
 	review := domain.ReviewOf(phase)
 	if review == "" || s.Iteration() == 0 {
 		return nil

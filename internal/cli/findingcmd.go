@@ -10,7 +10,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/ledger"
 	"github.com/taskie-dev/taskie/internal/ledger/ledgerlog"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
 )
@@ -160,7 +159,7 @@ func findingEvent(l ledger.Ledger, id, text string, decline bool) (ledger.Event,
 // after a cycle stopped for one (`taskie resume`, or a `taskie set` that
 // moved on; note says which): non-convergence is counted afresh. A log
 // that cannot be read gives an event at iteration 0, still a decision.
-func resumeLedger(p *project.Plan, st *state.State, note string) []events.Event {
+func resumeLedger(p *store.Plan, st *state.State, note string) []events.Event {
 	sr, ok := ledgerlog.Current(st)
 	if !ok {
 		return nil

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/parallel"
 	"github.com/taskie-dev/taskie/internal/plan"
 )
@@ -111,7 +112,7 @@ func runGroups(o *groupsOpts) error {
 	max := o.max
 	if max == 0 {
 		max = domain.DefaultGroupSize
-		if cfg, err := p.Config(); err == nil {
+		if cfg, err := implied.Config(p); err == nil {
 			max = cfg.GroupSize
 		}
 	}

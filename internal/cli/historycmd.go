@@ -14,7 +14,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/history"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/store"
 )
 
@@ -88,7 +87,7 @@ type eventWriter interface {
 
 // streamEvents reads the plan's events that pass f (the last n when
 // n > 0) and writes each as it is read; torn lines are warnings.
-func streamEvents(s *Streams, p *project.Plan, f events.Filter, n int, w eventWriter) error {
+func streamEvents(s *Streams, p *store.Plan, f events.Filter, n int, w eventWriter) error {
 	if n < 0 {
 		return usageErr(fmt.Errorf("-n %d: the number of events must be positive", n), "")
 	}
@@ -118,7 +117,7 @@ func streamEvents(s *Streams, p *project.Plan, f events.Filter, n int, w eventWr
 // loading the plan's snapshot (a long plan's tasks.md costs more memory
 // parsed than the whole scan of its log); any other case, and an unknown
 // task, goes through the snapshot, whose error names the known ids.
-func taskArg(p *project.Plan, arg string) (domain.TaskID, error) {
+func taskArg(p *store.Plan, arg string) (domain.TaskID, error) {
 	if id, err := domain.ParseTaskID(arg); err == nil && id > 0 {
 		if data, err := p.Store.Root().ReadFile(store.Rel(p.ID, "tasks.md")); err == nil && hasTaskRow(data, id.String()) {
 			return id, nil
@@ -160,13 +159,13 @@ func hasTaskRow(data []byte, id string) bool {
 
 // logExists reports whether the plan has an event log, without loading
 // the plan's snapshot (tasks.md may be long).
-func logExists(p *project.Plan) bool {
+func logExists(p *store.Plan) bool {
 	st, err := p.Store.Root().Stat(store.Rel(p.ID, events.FileName))
 	return err == nil && st.Mode().IsRegular()
 }
 
 // scanPlanTail streams the last n events of the plan that pass f.
-func scanPlanTail(p *project.Plan, f events.Filter, n int, fn func(*events.Lean) error, warn func(string)) error {
+func scanPlanTail(p *store.Plan, f events.Filter, n int, fn func(*events.Lean) error, warn func(string)) error {
 	rel := store.Rel(p.ID, events.FileName)
 	r, err := p.Store.Root().OpenRead(rel)
 	if errors.Is(err, fs.ErrNotExist) {

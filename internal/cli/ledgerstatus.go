@@ -10,13 +10,13 @@ import (
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/ledger"
 	"github.com/taskie-dev/taskie/internal/ledger/ledgerlog"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/store"
 )
 
 // readLedger folds the plan's event log for the review ledger (docs/ledger.md);
 // a torn line is skipped, as everywhere.
-func readLedger(p *project.Plan) (*ledgerlog.Reader, error) {
+func readLedger(p *store.Plan) (*ledgerlog.Reader, error) {
 	return ledgerlog.Read(func(fn func(events.Event), warn func(string)) error { return p.Store.Scan(p.ID, fn, warn) }, nil)
 }
 
@@ -67,7 +67,7 @@ type findingsStatus struct {
 
 // ledgerStatusOf reads the ledger part of the status; a log or config that
 // cannot be read leaves the figures out rather than failing the status.
-func ledgerStatusOf(p *project.Plan, st *state.State) ledgerStatus {
+func ledgerStatusOf(p *store.Plan, st *state.State) ledgerStatus {
 	ls := ledgerStatus{NeedsHuman: st != nil && st.NeedsHuman}
 	var bs ledger.Settings
 	if cfg, err := config.Load(p.Repo.TaskieDir()); err == nil {

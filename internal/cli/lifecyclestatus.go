@@ -17,9 +17,9 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/history"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
 	"golang.org/x/term"
@@ -39,8 +39,8 @@ func processClock(w io.Writer, hook bool) (clock.Clock, error) {
 }
 
 // lifecycleTimeouts returns the configured lifecycle timeouts.
-func lifecycleTimeouts(p *project.Plan) (lifecycle.Timeouts, error) {
-	cfg, err := p.Config()
+func lifecycleTimeouts(p *store.Plan) (lifecycle.Timeouts, error) {
+	cfg, err := implied.Config(p)
 	if err != nil {
 		return nil, usageErr(err, "fix .taskie/config.json; `taskie config` shows the effective values")
 	}
@@ -54,8 +54,8 @@ func lifecycleTimeouts(p *project.Plan) (lifecycle.Timeouts, error) {
 // warnTimeouts warns when lifecycle_timeouts (or the configuration) does
 // not read: status then measures against the default timeouts, and says
 // so rather than hide that the configured ones are ignored.
-func warnTimeouts(s *Streams, p *project.Plan) {
-	cfg, err := p.Config()
+func warnTimeouts(s *Streams, p *store.Plan) {
+	cfg, err := implied.Config(p)
 	if err == nil {
 		_, err = lifecycle.ParseTimeouts(cfg.LifecycleTimeouts)
 	}
@@ -80,7 +80,7 @@ type lifecycleAlert struct {
 // them: every clone's moves with a shared store, else state.json's; a task
 // whose commit is there is completed, in memory only (a read never writes;
 // the next change records it). nil when there are none to read.
-func settledRecords(p *project.Plan) map[domain.TaskID]lifecycle.Task {
+func settledRecords(p *store.Plan) map[domain.TaskID]lifecycle.Task {
 	tasks, shared := sharedLifecycle(p)
 	if !shared {
 		st, err := p.State()
@@ -91,7 +91,7 @@ func settledRecords(p *project.Plan) map[domain.TaskID]lifecycle.Task {
 			return nil
 		}
 	}
-	p.SettledView(tasks)
+	implied.SettledView(p, tasks)
 	return tasks
 }
 
@@ -101,7 +101,7 @@ func settledRecords(p *project.Plan) map[domain.TaskID]lifecycle.Task {
 // (not the log), so status stays fast — with a shared store, the lifecycle
 // events of every clone in the database instead; a record that does not
 // decode is for `taskie validate` to report.
-func lifecycleAlerts(p *project.Plan) []lifecycleAlert {
+func lifecycleAlerts(p *store.Plan) []lifecycleAlert {
 	tasks := settledRecords(p)
 	if tasks == nil {
 		return nil
@@ -135,7 +135,7 @@ func lifecycleAlerts(p *project.Plan) []lifecycleAlert {
 // left out (finished outside the lifecycle). A task added to tasks.md
 // later counts from the plan's creation too: the files do not say when a
 // row appeared, and moving the task starts its own clock.
-func unrecorded(p *project.Plan, known func(domain.TaskID) bool) []lifecycle.Task {
+func unrecorded(p *store.Plan, known func(domain.TaskID) bool) []lifecycle.Task {
 	ts, _, err := p.Tasks()
 	if err != nil || ts == nil {
 		return nil
@@ -162,7 +162,7 @@ func unrecorded(p *project.Plan, known func(domain.TaskID) bool) []lifecycle.Tas
 
 // planCreated is when the plan began: the time of its log's first event
 // (read alone), or else when tasks.md was last written, or now.
-func planCreated(p *project.Plan) time.Time {
+func planCreated(p *store.Plan) time.Time {
 	if r, err := p.Store.Root().OpenRead(store.Rel(p.ID, events.FileName)); err == nil {
 		line, _ := bufio.NewReaderSize(r, 4096).ReadSlice('\n')
 		r.Close()
@@ -263,7 +263,7 @@ const lifecycleRule = 10
 // every lifecycle event of the log as it is folded (lifecycle.Log: a move
 // out of a terminal state, a fourth failure, a skipped state …), and the
 // records of state.json against the replay of the log.
-func lifecycleViolations(s *Streams, p *project.Plan) []plan.Violation {
+func lifecycleViolations(s *Streams, p *store.Plan) []plan.Violation {
 	var out []plan.Violation
 	warn := func(file string, line int, msg string) {
 		out = append(out, plan.Violation{Rule: lifecycleRule, File: file, Line: line, Severity: plan.SeverityWarning, Msg: msg})
@@ -326,7 +326,7 @@ func differing(a, b map[domain.TaskID]lifecycle.Task) []domain.TaskID {
 
 // scanPlanEvents streams the plan's events, read lean, through fn; a
 // missing log is no events.
-func scanPlanEvents(p *project.Plan, f events.Filter, fn func(*events.Lean) error, warn func(string)) error {
+func scanPlanEvents(p *store.Plan, f events.Filter, fn func(*events.Lean) error, warn func(string)) error {
 	rel := store.Rel(p.ID, events.FileName)
 	r, err := p.Store.Root().OpenRead(rel)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -341,7 +341,7 @@ func scanPlanEvents(p *project.Plan, f events.Filter, fn func(*events.Lean) erro
 
 // cloneMissing counts the clone's plan events that the shared store does
 // not hold, compared by event key as `taskie store import` adds them.
-func cloneMissing(ctx context.Context, p *project.Plan, log store.PlanLog, key store.PlanKey) (int, error) {
+func cloneMissing(ctx context.Context, p *store.Plan, log store.PlanLog, key store.PlanKey) (int, error) {
 	lines, err := p.Store.PlanLines(p.ID)
 	if err != nil || len(lines) == 0 {
 		return 0, err
@@ -394,7 +394,7 @@ func (h *sharedHold) close() {
 // before the next reads. A database that cannot be reached is warned
 // about, and the move decides from the clone's own records (its events
 // reach the store with `taskie store import` later).
-func holdShared(w io.Writer, p *project.Plan, task domain.TaskID, lock bool) *sharedHold {
+func holdShared(w io.Writer, p *store.Plan, task domain.TaskID, lock bool) *sharedHold {
 	h := &sharedHold{}
 	if dbURL(p) == "" {
 		return h
@@ -504,7 +504,7 @@ func decided(orig, next *state.State, task domain.TaskID) *state.State {
 // task's shared record (holdShared), under the store's plan lock, and the
 // clone's files are written from that decision: every clone decides from
 // the same record. Without one it is p.Update.
-func updateTask(s *Streams, p *project.Plan, task domain.TaskID, fn func(*store.Snapshot) (store.Change, error)) error {
+func updateTask(s *Streams, p *store.Plan, task domain.TaskID, fn func(*store.Snapshot) (store.Change, error)) error {
 	h := holdShared(s.Err, p, task, true)
 	defer h.close()
 	if !h.shared {

@@ -19,13 +19,14 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/hook"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/ledger/ledgerlog"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/needs"
 	"github.com/taskie-dev/taskie/internal/parallel"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
@@ -35,17 +36,17 @@ import (
 
 // needsOf returns the needs-you list of the repository: every plan's when
 // only is nil, else only's (with the repository's own items either way).
-func needsOf(r *plan.Repo, only *project.Plan, clk clock.Clock) ([]needs.Item, error) {
-	var plans []*project.Plan
+func needsOf(r *plan.Repo, only *store.Plan, clk clock.Clock) ([]needs.Item, error) {
+	var plans []*store.Plan
 	if only != nil {
-		plans = []*project.Plan{only}
+		plans = []*store.Plan{only}
 	} else {
 		ids, err := r.Plans()
 		if err != nil {
 			return nil, err
 		}
 		for _, id := range ids {
-			if p, err := project.Get(r, id, clk); err == nil {
+			if p, err := implied.Get(r, id, clk); err == nil {
 				plans = append(plans, p)
 			}
 		}
@@ -66,7 +67,7 @@ func needsOf(r *plan.Repo, only *project.Plan, clk clock.Clock) ([]needs.Item, e
 
 // repoNeeds gathers the repository's facts: trust of its config, Codex's
 // view of taskie's hooks, the shared store.
-func repoNeeds(r *plan.Repo, cfg config.Config, plans []*project.Plan) needs.Repo {
+func repoNeeds(r *plan.Repo, cfg config.Config, plans []*store.Plan) needs.Repo {
 	var out needs.Repo
 	if m := cfg.TrustMessage(); m != "" {
 		out.Untrusted = m
@@ -101,8 +102,8 @@ var codexHookCheck = func(root string) (doctor.Check, bool) {
 
 // planNeeds gathers one plan's facts from its snapshot, its log's tail,
 // its hook log's tail and its claims.
-func planNeeds(p *project.Plan, plans int, cfg config.Config, now time.Time) needs.Plan {
-	out := needs.Plan{ID: p.ID, PlanFlag: project.PlanFlagFor(p.ID, plans)}
+func planNeeds(p *store.Plan, plans int, cfg config.Config, now time.Time) needs.Plan {
+	out := needs.Plan{ID: p.ID, PlanFlag: store.PlanFlagFor(p.ID, plans)}
 	out.Tasks = lifecycleRecords(p)
 	if t, err := lifecycleTimeouts(p); err == nil {
 		out.Timeouts = t
@@ -142,7 +143,7 @@ func planNeeds(p *project.Plan, plans int, cfg config.Config, now time.Time) nee
 // lifecycleRecords are the plan's lifecycle records as status shows them:
 // state.json's (every clone's with a shared store), with the tasks whose
 // commit is there completed in memory.
-func lifecycleRecords(p *project.Plan) []lifecycle.Task {
+func lifecycleRecords(p *store.Plan) []lifecycle.Task {
 	tasks, shared := sharedLifecycle(p)
 	if !shared {
 		st, err := p.State()
@@ -153,7 +154,7 @@ func lifecycleRecords(p *project.Plan) []lifecycle.Task {
 			return nil
 		}
 	}
-	p.SettledView(tasks)
+	implied.SettledView(p, tasks)
 	return sortedTasks(tasks)
 }
 
@@ -195,7 +196,7 @@ var failedWhy = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile
 
 // hookDecisions reads the last decisions of the plan's hook log (its
 // tail only).
-func hookDecisions(p *project.Plan) []needs.HookDecision {
+func hookDecisions(p *store.Plan) []needs.HookDecision {
 	tail, _, err := p.Store.Root().ReadTail(".taskie/logs/"+p.ID+".log", 8<<10)
 	if err != nil || len(tail) == 0 {
 		return nil
@@ -223,7 +224,7 @@ func hookDecisions(p *project.Plan) []needs.HookDecision {
 
 // claimsOf reads the plan's claims on the coordination clock; none when
 // the store cannot be read (the store's own item says so).
-func claimsOf(p *project.Plan) ([]parallel.Claim, time.Time) {
+func claimsOf(p *store.Plan) ([]parallel.Claim, time.Time) {
 	src := claimSourceOf(p)
 	src.mu.Lock()
 	defer src.mu.Unlock()

@@ -15,9 +15,9 @@ import (
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/hook"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/parallel"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/workflow"
@@ -31,9 +31,9 @@ func (g *globals) repo() (*plan.Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	loc, err := project.Locate(cwd)
+	loc, err := store.Locate(cwd)
 	if err != nil {
-		var nm *project.NoMainError
+		var nm *store.NoMainError
 		if errors.As(err, &nm) {
 			return nil, usageErr(err, noMainHint(nm))
 		}
@@ -49,7 +49,7 @@ func (g *globals) repo() (*plan.Repo, error) {
 
 // noMainHint is what to run instead in a worktree whose plan would be a
 // copy: this very command, with -C naming the checkout that holds the plan.
-func noMainHint(nm *project.NoMainError) string {
+func noMainHint(nm *store.NoMainError) string {
 	args := strings.Join(argsWithoutDir(os.Args[1:]), " ")
 	if nm.Main == "" {
 		return fmt.Sprintf("a bare repository's worktrees share no plan: keep the plan in one checkout that is not a linked worktree and run every command there, `taskie -C <that checkout> %s`", args)
@@ -90,7 +90,7 @@ func shellQuote(s string) string {
 // openPlan returns the plan named by id, by --plan, or else the default
 // plan: the one `taskie plan use` set, else the most recently changed. A
 // plan picked by default is named on stderr when the project has others.
-func (g *globals) openPlan(id string) (*project.Plan, error) {
+func (g *globals) openPlan(id string) (*store.Plan, error) {
 	r, err := g.repo()
 	if err != nil {
 		return nil, err
@@ -113,8 +113,8 @@ func (g *globals) clock() clock.Clock {
 }
 
 // getPlan opens a plan the user named; an unknown id gets the nearest one.
-func getPlan(r *plan.Repo, id string, now clock.Clock) (*project.Plan, error) {
-	p, err := project.Get(r, id, now)
+func getPlan(r *plan.Repo, id string, now clock.Clock) (*store.Plan, error) {
+	p, err := implied.Get(r, id, now)
 	if err != nil {
 		ids, _ := r.Plans()
 		hint := ""
@@ -185,7 +185,7 @@ func warnDefault(s *Streams, bad error) {
 
 // defaultPlan opens the default plan and, when the project has other
 // plans, says on stderr which one was picked and how to pick another.
-func (g *globals) defaultPlan(r *plan.Repo) (*project.Plan, error) {
+func (g *globals) defaultPlan(r *plan.Repo) (*store.Plan, error) {
 	id, how, bad, err := pickDefault(r)
 	if err != nil {
 		return nil, err
@@ -194,7 +194,7 @@ func (g *globals) defaultPlan(r *plan.Repo) (*project.Plan, error) {
 		warnDefault(g.s, bad)
 	}
 	if id == "" {
-		return nil, usageErr(project.ErrNoPlans, "")
+		return nil, usageErr(store.ErrNoPlans, "")
 	}
 	p, err := getPlan(r, id, g.clock())
 	if err != nil {
@@ -216,7 +216,7 @@ func (g *globals) defaultPlan(r *plan.Repo) (*project.Plan, error) {
 }
 
 // stateErr explains a state.json problem and what to do about it.
-func stateErr(p *project.Plan, err error) error {
+func stateErr(p *store.Plan, err error) error {
 	var se *state.SyntaxError
 	var fe *state.FieldError
 	switch {
@@ -229,7 +229,7 @@ func stateErr(p *project.Plan, err error) error {
 }
 
 // change records a state change made by the CLI.
-func change(p *project.Plan, reason string, create bool, fn func(*state.State) (*state.State, error), extra ...events.Event) (*state.State, *state.State, error) {
+func change(p *store.Plan, reason string, create bool, fn func(*state.State) (*state.State, error), extra ...events.Event) (*state.State, *state.State, error) {
 	return changeWith(p, reason, create, func(_ *store.Snapshot, cur *state.State) (store.Change, error) {
 		n, err := fn(cur)
 		return store.Change{State: n, Events: extra}, err
@@ -238,7 +238,7 @@ func change(p *project.Plan, reason string, create bool, fn func(*state.State) (
 
 // changeWith records a change made by the CLI that may touch more than
 // state.json (tasks.md statuses, plan files), in one commit.
-func changeWith(p *project.Plan, reason string, create bool, fn func(*store.Snapshot, *state.State) (store.Change, error)) (*state.State, *state.State, error) {
+func changeWith(p *store.Plan, reason string, create bool, fn func(*store.Snapshot, *state.State) (store.Change, error)) (*state.State, *state.State, error) {
 	var old, cur *state.State
 	err := p.Update(func(s *store.Snapshot) (store.Change, error) {
 		old = s.State
@@ -315,7 +315,7 @@ func init() {
 // sharedLog opens the database that holds the plan's events of every
 // clone; ok is false with the file store (the clone's events.jsonl is the
 // log). The caller closes c.
-func sharedLog(ctx context.Context, p *project.Plan) (c store.Coordination, log store.PlanLog, key store.PlanKey, ok bool, err error) {
+func sharedLog(ctx context.Context, p *store.Plan) (c store.Coordination, log store.PlanLog, key store.PlanKey, ok bool, err error) {
 	settings := coordSettings(p.Repo.TaskieDir())
 	if u, _ := settings.URL(); u == "" {
 		return nil, nil, key, false, nil
@@ -337,7 +337,7 @@ func sharedLog(ctx context.Context, p *project.Plan) (c store.Coordination, log 
 // clone's plan events and the claims, takeovers, releases and results
 // between them, in database order — else from the clone's events.jsonl.
 // shared says which.
-func scanLog(p *project.Plan, f events.Filter, n int, fn func(*events.Lean) error, warn func(string)) (shared bool, err error) {
+func scanLog(p *store.Plan, f events.Filter, n int, fn func(*events.Lean) error, warn func(string)) (shared bool, err error) {
 	ctx := context.Background()
 	c, log, key, ok, err := sharedLog(ctx, p)
 	if err != nil || !ok {
@@ -378,7 +378,7 @@ func scanLog(p *project.Plan, f events.Filter, n int, fn func(*events.Lean) erro
 }
 
 // dbURL is the database URL in force for the plan's repository.
-func dbURL(p *project.Plan) string {
+func dbURL(p *store.Plan) string {
 	u, _ := coordSettings(p.Repo.TaskieDir()).URL()
 	return u
 }

@@ -15,8 +15,8 @@ import (
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/gitwt"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/workflow"
@@ -119,7 +119,7 @@ func runPlanNew(o *planNewOpts) error {
 			_ = fs.Root().RemoveAll(made)
 		}
 	}()
-	p, err := project.With(fs, id)
+	p, err := implied.With(fs, id)
 	if err != nil {
 		return err
 	}

@@ -10,9 +10,10 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/store"
 )
 
 // planListOpts are the options of `taskie plan list` and
@@ -87,7 +88,7 @@ func planRows(r *plan.Repo, now clock.Clock) ([]planRow, error) {
 	def, _, _, _ := pickDefault(r)
 	rows := []planRow{}
 	for _, id := range ids {
-		p, err := project.Get(r, id, now)
+		p, err := implied.Get(r, id, now)
 		if err != nil {
 			continue
 		}
@@ -96,7 +97,7 @@ func planRows(r *plan.Repo, now clock.Clock) ([]planRow, error) {
 	return rows, nil
 }
 
-func planRowOf(p *project.Plan, isDefault bool) planRow {
+func planRowOf(p *store.Plan, isDefault bool) planRow {
 	row := planRow{ID: p.ID, Default: isDefault, State: "ok", Mode: "standalone", Changed: p.Repo.Mtime(p.ID)}
 	if ts, _, err := p.Tasks(); err == nil {
 		v := &statusView{ByStatus: map[string]int{}}

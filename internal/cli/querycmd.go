@@ -15,8 +15,9 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/history"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
-	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/store"
 )
 
 // queryOpts are the options of `taskie query`.
@@ -124,7 +125,7 @@ func runQuery(o *queryOpts) error {
 	if st, err := p.State(); err == nil {
 		if tasks, err := lifecycle.Decode(st.Lifecycle); err == nil {
 			records = tasks
-			for _, e := range p.SettledView(tasks) {
+			for _, e := range implied.SettledView(p, tasks) {
 				var l events.Lean
 				if line, err := json.Marshal(e); err == nil && (filter.Task == "" || e.Task == filter.Task) && events.ParseLean(line, &l) == nil {
 					fold.Add(&l)
@@ -189,7 +190,7 @@ func writeQueryJSON(w io.Writer, tasks []lifecycle.Task, now time.Time, timeouts
 }
 
 // query checks the selectors.
-func (o *queryOpts) query(p *project.Plan) (history.Query, error) {
+func (o *queryOpts) query(p *store.Plan) (history.Query, error) {
 	q := history.Query{Stuck: o.stuck, Escalated: o.escalated, Failing: o.failing}
 	if o.state != "" {
 		st, err := lifecycle.ParseState(o.state)
@@ -360,7 +361,7 @@ func queryNeeds(o *queryOpts) error {
 	if err != nil {
 		return err
 	}
-	var only *project.Plan
+	var only *store.Plan
 	if o.g.plan != "" {
 		if only, err = o.g.openPlan(""); err != nil {
 			return err

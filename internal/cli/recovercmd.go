@@ -11,7 +11,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/history"
-	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
 )
@@ -104,12 +104,12 @@ func runRecover(o *recoverOpts) error {
 // rebuildState prints the state the log implies and, with write, saves it;
 // with asJSON, the state is printed once, as JSON: the one written with
 // write.
-func rebuildState(s *Streams, p *project.Plan, write, force, asJSON bool) error {
+func rebuildState(s *Streams, p *store.Plan, write, force, asJSON bool) error {
 	if !p.Exists(events.FileName) {
 		return usageErr(fmt.Errorf("plan %s has no %s: nothing to rebuild state.json from", p.ID, events.FileName),
 			"`taskie continue` suggests where the plan stands from its files")
 	}
-	cfg, err := p.Config()
+	cfg, err := implied.Config(p)
 	if err != nil {
 		return usageErr(err, "fix .taskie/config.json; `taskie config` shows the effective values")
 	}
@@ -164,7 +164,7 @@ func rebuildState(s *Streams, p *project.Plan, write, force, asJSON bool) error 
 
 // replay folds the plan's event log into the state it implies.
 // also, when not nil, sees every event too.
-func replay(p *project.Plan, maxReviews int, models []domain.Model, warn func(string), also func(*events.Lean)) (history.Result, error) {
+func replay(p *store.Plan, maxReviews int, models []domain.Model, warn func(string), also func(*events.Lean)) (history.Result, error) {
 	r := history.NewReplayer(history.Defaults{MaxReviews: &maxReviews, Models: models})
 	err := scanPlanEvents(p, events.Filter{}, func(l *events.Lean) error {
 		r.ApplyLean(l, warn)
@@ -188,8 +188,8 @@ func loggedNote(l *events.Lean) (continuity.LoggedNote, bool) {
 
 // checkRecovered compares state.json with the replay of the log; with
 // asJSON it also prints the comparison on stdout.
-func checkRecovered(s *Streams, p *project.Plan, asJSON bool) error {
-	cfg, err := p.Config()
+func checkRecovered(s *Streams, p *store.Plan, asJSON bool) error {
+	cfg, err := implied.Config(p)
 	if err != nil {
 		return usageErr(err, "fix .taskie/config.json; `taskie config` shows the effective values")
 	}
@@ -257,7 +257,7 @@ func checkRecovered(s *Streams, p *project.Plan, asJSON bool) error {
 
 // reportMissingNotes names the progress entries the task files lack; the
 // log keeps their text.
-func reportMissingNotes(s *Streams, p *project.Plan, missing []continuity.LoggedNote) {
+func reportMissingNotes(s *Streams, p *store.Plan, missing []continuity.LoggedNote) {
 	fmt.Fprintf(s.Err, "plan %s: note: %d progress entry(ies) of %s missing from the task files (a note cut short; the log keeps the text):\n",
 		p.ID, len(missing), events.FileName)
 	for _, n := range missing {
@@ -277,7 +277,7 @@ func clipOne(s string) string {
 
 // reportRecover says on stderr what the rebuilt state comes from and what
 // it cannot contain.
-func reportRecover(s *Streams, p *project.Plan, cfgMax int, res history.Result, old *state.State, oldErr error) {
+func reportRecover(s *Streams, p *store.Plan, cfgMax int, res history.Result, old *state.State, oldErr error) {
 	fmt.Fprintf(s.Err, "rebuilt from %d event(s) of %s\n", res.Events, events.Path(p.Dir))
 	fmt.Fprintf(s.Err, "  used: %s\n", history.Counts(res.Used))
 	if len(res.Skipped) > 0 {
@@ -311,7 +311,7 @@ func reportRecover(s *Streams, p *project.Plan, cfgMax int, res history.Result, 
 }
 
 // planArg is " <id>" when the project has several plans.
-func planArg(p *project.Plan) string {
+func planArg(p *store.Plan) string {
 	if p.PlanFlag() == "" {
 		return ""
 	}

@@ -11,8 +11,8 @@ import (
 	"github.com/taskie-dev/taskie/internal/config"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/review"
 	"github.com/taskie-dev/taskie/internal/reviewrun"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -77,7 +77,7 @@ type reviewResultView struct {
 
 // reviewJob is one standalone review, decided before the reviewer runs.
 type reviewJob struct {
-	p     *project.Plan
+	p     *store.Plan
 	cfg   config.Config
 	run   *reviewrun.Runner // the hook's runner: lock, reviewer, ledger
 	job   reviewrun.Job
@@ -122,7 +122,7 @@ func runReview(o *reviewOpts) error {
 
 // planReview checks that a standalone review can run and decides its kind,
 // task, iteration and model; the plan's review budgets must allow it.
-func planReview(p *project.Plan, o *reviewOpts) (*reviewJob, error) {
+func planReview(p *store.Plan, o *reviewOpts) (*reviewJob, error) {
 	snap, err := p.Snapshot()
 	if err != nil {
 		return nil, err
@@ -135,7 +135,7 @@ func planReview(p *project.Plan, o *reviewOpts) (*reviewJob, error) {
 		return nil, usageErr(fmt.Errorf("plan %s is automated (next_phase %s): the Stop hook runs its reviews", p.ID, st.Next()),
 			"let the agent stop to run it, or make the plan standalone first: `taskie set next_phase null`")
 	}
-	cfg, err := p.Config()
+	cfg, err := implied.Config(p)
 	if err != nil {
 		return nil, usageErr(err, "`taskie help config` lists the settings")
 	}
@@ -357,7 +357,7 @@ type reviewTotals struct {
 	Duration   string  `json:"duration"`
 }
 
-func reviewTotalsOf(p *project.Plan) *reviewTotals {
+func reviewTotalsOf(p *store.Plan) *reviewTotals {
 	t := &reviewTotals{}
 	_ = p.Store.Scan(p.ID, func(e events.Event) {
 		switch e.Event {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/taskie-dev/taskie/internal/events"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/store"
 )
 
@@ -52,7 +51,7 @@ func (h *hookDecisionView) see(planID string) string {
 }
 
 // runningReview returns the review running on the plan, nil when none.
-func runningReview(p *project.Plan, now time.Time) *runningView {
+func runningReview(p *store.Plan, now time.Time) *runningView {
 	if !p.Store.Root().Probe(store.Rel(p.ID, store.ReviewLockName)) {
 		return nil
 	}
@@ -86,7 +85,7 @@ var problemWords = []string{"failed", "error", "plan choice", "max-reviews-reach
 
 // lastHookProblem reads the last line of the plan's hook log and returns
 // it when it was a failure or a refusal.
-func lastHookProblem(p *project.Plan) *hookDecisionView {
+func lastHookProblem(p *store.Plan) *hookDecisionView {
 	tail, _, err := p.Store.Root().ReadTail(".taskie/logs/"+p.ID+".log", 8<<10)
 	if err != nil || len(tail) == 0 {
 		return nil

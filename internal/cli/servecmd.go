@@ -24,12 +24,12 @@ import (
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/history"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/ledger"
 	"github.com/taskie-dev/taskie/internal/ledger/ledgerlog"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/parallel"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/serve"
 	"github.com/taskie-dev/taskie/internal/store"
 )
@@ -139,7 +139,7 @@ func (src *serveSource) close() {
 }
 
 // open returns the plan, ErrNotFound when the repository has no such plan.
-func (src *serveSource) open(id string) (*project.Plan, error) {
+func (src *serveSource) open(id string) (*store.Plan, error) {
 	ids, err := src.r.Plans()
 	if err != nil {
 		return nil, err
@@ -147,7 +147,7 @@ func (src *serveSource) open(id string) (*project.Plan, error) {
 	if !slices.Contains(ids, id) {
 		return nil, fmt.Errorf("plan %q: %w", id, serve.ErrNotFound)
 	}
-	return project.Get(src.r, id, src.clk)
+	return implied.Get(src.r, id, src.clk)
 }
 
 func (src *serveSource) Fleet(context.Context) (*serve.Fleet, error) {
@@ -178,7 +178,7 @@ func (src *serveSource) Fleet(context.Context) (*serve.Fleet, error) {
 		}
 		f.Plans = append(f.Plans, pr)
 		if !shared {
-			if p, err := project.Get(src.r, row.ID, src.clk); err == nil {
+			if p, err := implied.Get(src.r, row.ID, src.clk); err == nil {
 				shared = dbURL(p) != ""
 				p.Store.Close()
 			}
@@ -220,7 +220,7 @@ type planCosts struct {
 
 // readCosts folds the plan's log once: the ledger, each review's cost and
 // tokens, each task's review round and events.
-func readCosts(p *project.Plan, keepEvents string) planCosts {
+func readCosts(p *store.Plan, keepEvents string) planCosts {
 	c := planCosts{ledger: &ledgerlog.Reader{}, cost: map[string]float64{}, tokens: map[string]int64{}, round: map[string]int{}, events: map[string][]events.Event{}}
 	var total float64
 	var tot int64
@@ -338,14 +338,14 @@ func (src *serveSource) Plan(_ context.Context, id string) (*serve.Plan, error) 
 }
 
 // planWaves are the plan's parallel waves as `taskie groups` prints them.
-func planWaves(p *project.Plan) ([]serve.Wave, error) {
+func planWaves(p *store.Plan) ([]serve.Wave, error) {
 	cp, err := coordOf(p)
 	if err != nil {
 		return nil, err
 	}
 	defer cp.close()
 	size := domain.DefaultGroupSize
-	if cfg, err := p.Config(); err == nil && cfg.GroupSize > 0 {
+	if cfg, err := implied.Config(p); err == nil && cfg.GroupSize > 0 {
 		size = cfg.GroupSize
 	}
 	tasks, _, err := cp.schedTasks(true)
@@ -376,7 +376,7 @@ func planWaves(p *project.Plan) ([]serve.Wave, error) {
 
 // reviewFiles lists the review files of the plan directory: task's, or
 // every one when task is 0.
-func reviewFiles(p *project.Plan, task domain.TaskID) []serve.ReviewFile {
+func reviewFiles(p *store.Plan, task domain.TaskID) []serve.ReviewFile {
 	entries, err := p.Store.Root().ReadDir(store.Rel(p.ID, ""))
 	if err != nil {
 		return nil

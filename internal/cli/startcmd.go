@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -59,7 +60,7 @@ func runStart(o *startOpts) error {
 	if err != nil {
 		return usageErr(err, "")
 	}
-	models := p.Models()
+	models := implied.Models(p)
 	var unmet []domain.TaskID
 	_, st, err := changeWith(p, "task "+task.String()+" started", true, func(snap *store.Snapshot, cur *state.State) (store.Change, error) {
 		if err := startable(snap, cur, task); err != nil {

@@ -11,11 +11,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/needs"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
@@ -158,7 +159,7 @@ func runStatus(o *statusOpts) error {
 		return watchStatus(o.ctx, o.s, p, o.asJSON)
 	}
 	// Named: that plan's items; else every plan's.
-	var only *project.Plan
+	var only *store.Plan
 	if o.plan != "" || o.g.plan != "" {
 		only = p
 	}
@@ -203,7 +204,7 @@ func firstArg(args []string) string {
 	return args[0]
 }
 
-func buildStatus(p *project.Plan) (*statusView, error) {
+func buildStatus(p *store.Plan) (*statusView, error) {
 	v := &statusView{Plan: p.ID, ByStatus: map[string]int{}}
 	v.Running = runningReview(p, time.Now())
 	v.Claims = planClaims(p)
@@ -220,7 +221,7 @@ func buildStatus(p *project.Plan) (*statusView, error) {
 		return nil, err
 	}
 	countTasks(v, ts, settledRecords(p))
-	if cur, total, ok := p.Wave(); ok {
+	if cur, total, ok := implied.Wave(p); ok {
 		v.Wave = &waveStatus{Current: cur, Total: total}
 	}
 	v.ReviewTime = reviewTotalsOf(p)

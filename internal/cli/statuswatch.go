@@ -14,7 +14,7 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/store"
 )
 
 // watchPoll is how often `taskie status --watch` looks again.
@@ -22,7 +22,7 @@ var watchPoll = time.Second
 
 // watchStatus prints the status again whenever it changes, until
 // interrupted (Ctrl-C) or the context ends.
-func watchStatus(ctx context.Context, s *Streams, p *project.Plan, asJSON bool) error {
+func watchStatus(ctx context.Context, s *Streams, p *store.Plan, asJSON bool) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}

@@ -10,7 +10,8 @@ import (
 	"time"
 
 	"github.com/taskie-dev/taskie/internal/clock"
-	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/implied"
+	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/store/postgres"
 	"github.com/taskie-dev/taskie/internal/store/postgres/pgtest"
@@ -29,11 +30,11 @@ func TestStatusWatchOneConnection(t *testing.T) {
 		".taskie/plans/p/tasks.md": "| Id | Status | Title |\n|----|--------|-------|\n| 1 | pending | one |\n",
 		".taskie/config.json":      `{"project": "example.com/team/app"}`,
 	})
-	r, err := project.Open(dir)
+	r, err := plan.Find(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := project.Get(r, "p", clock.Real())
+	p, err := implied.Get(r, "p", clock.Real())
 	if err != nil {
 		t.Fatal(err)
 	}

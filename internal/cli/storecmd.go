@@ -14,7 +14,6 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/config"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/store/postgres"
 )
@@ -579,7 +578,7 @@ func copyPlans(ctx context.Context, id string, r *plan.Repo, db store.Coordinati
 // machine changes the plan's claims, when the store is PostgreSQL (LISTEN);
 // nil otherwise, or when the database cannot be listened to: the watcher
 // then polls alone.
-func watchWake(ctx context.Context, p *project.Plan) <-chan struct{} {
+func watchWake(ctx context.Context, p *store.Plan) <-chan struct{} {
 	settings := coordSettings(p.Repo.TaskieDir())
 	if u, _ := settings.URL(); u == "" {
 		return nil

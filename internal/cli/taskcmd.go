@@ -17,9 +17,9 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/history"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
 )
@@ -45,7 +45,7 @@ skip, abandon, escalate, resolve; ` + "`taskie query`" + ` shows where tasks sta
 }
 
 // openTask opens the plan and checks a user-given task id.
-func (g *globals) openTask(arg string) (*project.Plan, domain.TaskID, error) {
+func (g *globals) openTask(arg string) (*store.Plan, domain.TaskID, error) {
 	p, err := g.openPlan("")
 	if err != nil {
 		return nil, 0, err
@@ -199,7 +199,7 @@ func runTaskCheck(o *taskCheckOpts) error {
 }
 
 // criteriaHint lists a task's criteria for an error's hint line.
-func criteriaHint(p *project.Plan, task domain.TaskID) string {
+func criteriaHint(p *store.Plan, task domain.TaskID) string {
 	cs, _, err := continuity.Criteria(p, task)
 	switch {
 	case err != nil:
@@ -350,7 +350,7 @@ func runTaskCriteria(o *taskCriteriaOpts) error {
 
 // printCriteriaJSON prints a task's criteria as `taskie task criteria
 // --json` does.
-func printCriteriaJSON(s *Streams, p *project.Plan, task domain.TaskID) error {
+func printCriteriaJSON(s *Streams, p *store.Plan, task domain.TaskID) error {
 	p.Reload()
 	cs, section, err := continuity.Criteria(p, task)
 	if err != nil {
@@ -434,7 +434,7 @@ func runTaskStatus(o *taskStatusOpts) error {
 		if err != nil || n == nil {
 			return c, err
 		}
-		c.State, c.Events = n, project.LifecycleEvents(effs)
+		c.State, c.Events = n, implied.LifecycleEvents(effs)
 		c.Reason = fmt.Sprintf("task status %s %s by %s", task, status, actor)
 		evs, rec = c.Events, &t
 		return c, nil

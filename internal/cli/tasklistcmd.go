@@ -8,9 +8,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/store"
 )
 
 // taskListOpts are the options of `taskie task list`.
@@ -141,7 +142,7 @@ func printTaskList(s *Streams, views []taskListView) error {
 // store, every clone's moves), the tasks waiting in committing whose
 // commit is there completed in memory, and the tasks of tasks.md never
 // moved as pending (those tasks.md marks done or cancelled have none).
-func taskRecords(p *project.Plan) map[domain.TaskID]lifecycle.Task {
+func taskRecords(p *store.Plan) map[domain.TaskID]lifecycle.Task {
 	tasks, shared := sharedLifecycle(p)
 	if !shared || tasks == nil {
 		tasks = map[domain.TaskID]lifecycle.Task{}
@@ -151,7 +152,7 @@ func taskRecords(p *project.Plan) map[domain.TaskID]lifecycle.Task {
 			}
 		}
 	}
-	p.SettledView(tasks)
+	implied.SettledView(p, tasks)
 	for _, t := range unrecorded(p, func(id domain.TaskID) bool { _, ok := tasks[id]; return ok }) {
 		tasks[t.ID] = t
 	}

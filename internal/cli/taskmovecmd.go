@@ -13,9 +13,9 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/history"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/parallel"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
 )
@@ -259,7 +259,7 @@ type seenTask struct {
 }
 
 // seenRecord reads task's lifecycle record without the lock.
-func seenRecord(p *project.Plan, task domain.TaskID) seenTask {
+func seenRecord(p *store.Plan, task domain.TaskID) seenTask {
 	st, err := p.State()
 	if err != nil || st == nil {
 		return seenTask{}
@@ -325,7 +325,7 @@ func lifecycleChange(snap *store.Snapshot, o *taskMoveOpts, task domain.TaskID, 
 	n.Lifecycle = lifecycle.Encode(tasks)
 	reason := fmt.Sprintf("task %s %s by %s", o.action, task, actor)
 	return store.Change{Actor: "cli", Reason: reason, Kind: events.LifecycleCommit, Task: task, State: n,
-		Events: project.LifecycleEvents(append(effs, more...))}, next, nil
+		Events: implied.LifecycleEvents(append(effs, more...))}, next, nil
 }
 
 // act makes the command's move.
@@ -355,7 +355,7 @@ func act(o *taskMoveOpts, t lifecycle.Task, to lifecycle.State, actor lifecycle.
 }
 
 // moveErr explains a refused lifecycle command.
-func moveErr(p *project.Plan, err error) error {
+func moveErr(p *store.Plan, err error) error {
 	var ee *exitError
 	var se *state.SyntaxError
 	var fe *state.FieldError

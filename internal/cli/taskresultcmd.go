@@ -16,6 +16,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/gitwt"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/parallel"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -270,7 +271,7 @@ func resultFailed(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResultOp
 		return err
 	}
 	onExhausted := parallel.Skip
-	if cfg, err := cp.p.Config(); err == nil {
+	if cfg, err := implied.Config(cp.p); err == nil {
 		if onExhausted, err = parallel.ParseOnExhausted(cfg.OnExhausted); err != nil {
 			onExhausted = parallel.Escalate
 		}

@@ -6,9 +6,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/store"
 )
 
 type validateView struct {
@@ -58,7 +59,7 @@ func runValidate(o *validateOpts) error {
 	views := make([]validateView, 0, len(plans))
 	bad := false
 	for _, p := range plans {
-		vs := append(p.Validate(), lifecycleViolations(o.s, p)...)
+		vs := append(implied.Validate(p), lifecycleViolations(o.s, p)...)
 		vs = append(vs, handEditViolations(p)...)
 		if vs == nil {
 			vs = []plan.Violation{}
@@ -82,7 +83,7 @@ func runValidate(o *validateOpts) error {
 	return errProblems
 }
 
-func plansToValidate(g *globals, id string) ([]*project.Plan, error) {
+func plansToValidate(g *globals, id string) ([]*store.Plan, error) {
 	if id == "" {
 		id = g.plan
 	}
@@ -96,7 +97,7 @@ func plansToValidate(g *globals, id string) ([]*project.Plan, error) {
 			return nil, err
 		}
 	}
-	var out []*project.Plan
+	var out []*store.Plan
 	for _, id := range ids {
 		p, err := getPlan(r, id, g.clock())
 		if err != nil {
@@ -133,7 +134,7 @@ func printViolations(s *Streams, views []validateView) {
 // their task's lifecycle state: edits by hand, read as requested moves
 // (docs/lifecycle.md). Warnings: the next commit makes the move when it is
 // legal; until then they say how to settle it.
-func handEditViolations(p *project.Plan) []plan.Violation {
+func handEditViolations(p *store.Plan) []plan.Violation {
 	var out []plan.Violation
 	for _, d := range cellDivergences(p) {
 		line := 0
@@ -150,7 +151,7 @@ func handEditViolations(p *project.Plan) []plan.Violation {
 // cellDivergences lists the Status cells of tasks.md that do not render
 // their task's lifecycle record (lifecycle.Divergences); none when either
 // file is missing or does not read.
-func cellDivergences(p *project.Plan) []lifecycle.Divergence {
+func cellDivergences(p *store.Plan) []lifecycle.Divergence {
 	st, err := p.State()
 	if err != nil || st == nil || len(st.Lifecycle) == 0 {
 		return nil

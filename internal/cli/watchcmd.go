@@ -16,8 +16,8 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/fsafe"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
 )
 
 // watchOpts are the options of `taskie watch`.
@@ -141,7 +141,7 @@ func storeWakes(ctx context.Context, r *plan.Repo, clk clock.Clock) []<-chan str
 	ids, _ := r.Plans()
 	var out []<-chan struct{}
 	for _, id := range ids {
-		p, err := project.Get(r, id, clk)
+		p, err := implied.Get(r, id, clk)
 		if err != nil {
 			continue
 		}

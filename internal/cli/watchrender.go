@@ -15,12 +15,13 @@ import (
 	"github.com/taskie-dev/taskie/internal/config"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/ledger"
 	"github.com/taskie-dev/taskie/internal/ledger/ledgerlog"
 	"github.com/taskie-dev/taskie/internal/needs"
 	"github.com/taskie-dev/taskie/internal/parallel"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/store"
 )
 
 // This file gathers and draws what `taskie watch` shows: the needs-you
@@ -76,7 +77,7 @@ func gatherWatch(r *plan.Repo, clk clock.Clock) (*watchView, error) {
 		return nil, err
 	}
 	for _, id := range ids {
-		p, err := project.Get(r, id, clk)
+		p, err := implied.Get(r, id, clk)
 		if err != nil {
 			v.Plans = append(v.Plans, watchPlan{ID: id, Err: oneLine(err.Error())})
 			continue
@@ -89,7 +90,7 @@ func gatherWatch(r *plan.Repo, clk clock.Clock) (*watchView, error) {
 // watchPlanOf reads one plan: its state, its tasks with their lifecycle
 // records, waves and claims, and one pass over its log for the review
 // rounds, the open findings and what the reviews cost.
-func watchPlanOf(p *project.Plan) watchPlan {
+func watchPlanOf(p *store.Plan) watchPlan {
 	wp := watchPlan{ID: p.ID}
 	ts, _, err := p.Tasks()
 	if err != nil {
@@ -169,7 +170,7 @@ func watchPlanOf(p *project.Plan) watchPlan {
 
 // taskWaves is each task's wave as `taskie groups` would plan every task
 // (dependencies, files, group_size); none when they cannot be planned.
-func taskWaves(p *project.Plan) map[domain.TaskID]int {
+func taskWaves(p *store.Plan) map[domain.TaskID]int {
 	tasks, _, err := (&coordPlan{p: p}).schedTasks(true)
 	if err != nil {
 		return nil

@@ -8,20 +8,20 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/fsafe"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
 // Context gathers what a fresh session needs for task (an id as
-// project.Plan.TaskID returns it, or 0 for the current task, else the
+// store.Plan.TaskID returns it, or 0 for the current task, else the
 // first in-progress task, else the next pending one). It only reads: a
 // repair that `taskie continue` would record is reported, not written.
 // A state.json that cannot be read is an error (state's SyntaxError or
 // FieldError); a missing one is not.
-func Context(p *project.Plan, task domain.TaskID) (*Brief, error) {
+func Context(p *store.Plan, task domain.TaskID) (*Brief, error) {
 	st, err := p.State()
 	if errors.Is(err, state.ErrNotFound) {
 		st, err = nil, nil
@@ -48,7 +48,7 @@ func Context(p *project.Plan, task domain.TaskID) (*Brief, error) {
 	if task == 0 {
 		b.Task, b.TaskSource = defaultTask(st, ts)
 	}
-	r := workflow.Continue(p.RouteFacts(st), p.Models())
+	r := workflow.Continue(implied.PlanRouteFacts(p, st), implied.Models(p))
 	b.RepairPending, r.Repair = r.Repair != nil, nil
 	b.Next = r
 	if b.Task != 0 {
@@ -80,7 +80,7 @@ func defaultTask(st *state.State, ts *plan.Tasks) (domain.TaskID, string) {
 }
 
 // fillTask reads the task's row, its file and its dependencies' outputs.
-func fillTask(b *Brief, p *project.Plan, ts *plan.Tasks) error {
+func fillTask(b *Brief, p *store.Plan, ts *plan.Tasks) error {
 	id := int(b.Task)
 	var row *plan.Task
 	if ts != nil {
@@ -110,7 +110,7 @@ func fillTask(b *Brief, p *project.Plan, ts *plan.Tasks) error {
 // refused at once, and one over the task file limit is not read whole. The
 // context goes into an agent's session, so nothing from outside the
 // repository may reach it.
-func readTaskBytes(p *project.Plan, task domain.TaskID) ([]byte, error) {
+func readTaskBytes(p *store.Plan, task domain.TaskID) ([]byte, error) {
 	return p.Store.Root().ReadFile(store.Rel(p.ID, plan.TaskFile(int(task))))
 }
 
@@ -152,7 +152,7 @@ func fillFromFile(b *Brief, data []byte) {
 }
 
 // chainInputs reads the chain outputs of the dependencies.
-func chainInputs(p *project.Plan, ts *plan.Tasks, deps []int) []ChainInput {
+func chainInputs(p *store.Plan, ts *plan.Tasks, deps []int) []ChainInput {
 	out := make([]ChainInput, 0, len(deps))
 	for _, d := range deps {
 		in := ChainInput{Task: domain.TaskID(d), Path: display(p, p.Path(plan.TaskFile(d)))}
@@ -175,7 +175,7 @@ func chainInputs(p *project.Plan, ts *plan.Tasks, deps []int) []ChainInput {
 }
 
 // links lists the documents a session may need, by path.
-func links(p *project.Plan, task domain.TaskID) []Link {
+func links(p *store.Plan, task domain.TaskID) []Link {
 	var out []Link
 	for _, name := range []string{"plan.md", "design.md", "tasks.md"} {
 		if p.Exists(name) {
@@ -193,7 +193,7 @@ func links(p *project.Plan, task domain.TaskID) []Link {
 // ArchivePath is where a task's old progress entries go:
 // .taskie/archive/{plan}/task-{T}.md, outside the plan directory because
 // validation forbids nested .md files there.
-func ArchivePath(p *project.Plan, task domain.TaskID) string {
+func ArchivePath(p *store.Plan, task domain.TaskID) string {
 	return filepath.Join(p.Repo.Root, filepath.FromSlash(ArchiveRel(p.ID, task)))
 }
 
@@ -203,7 +203,7 @@ func ArchiveRel(planID string, task domain.TaskID) string {
 }
 
 // display returns path relative to the project root, with forward slashes.
-func display(p *project.Plan, path string) string {
+func display(p *store.Plan, path string) string {
 	rel, err := filepath.Rel(p.Repo.Root, path)
 	if err != nil {
 		return path

@@ -8,7 +8,6 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/store"
 )
 
@@ -22,7 +21,7 @@ type LoggedNote struct {
 // MissingNotes returns the logged entries that neither the task file nor
 // its archive holds: a note cut short between its event, which is written
 // first, and its file. The log keeps their text, so nothing is lost.
-func MissingNotes(p *project.Plan, logged []LoggedNote) ([]LoggedNote, error) {
+func MissingNotes(p *store.Plan, logged []LoggedNote) ([]LoggedNote, error) {
 	held := map[domain.TaskID]map[int]bool{}
 	var out []LoggedNote
 	for _, n := range logged {
@@ -50,7 +49,7 @@ func MissingNotes(p *project.Plan, logged []LoggedNote) ([]LoggedNote, error) {
 // heldSessions is the set of session numbers task id's progress log holds:
 // its entries, the ranges its archive summaries cover, and the entries of
 // its archive file.
-func heldSessions(p *project.Plan, id domain.TaskID) (map[int]bool, error) {
+func heldSessions(p *store.Plan, id domain.TaskID) (map[int]bool, error) {
 	h := map[int]bool{}
 	data, err := p.Store.Root().ReadFile(store.Rel(p.ID, plan.TaskFile(int(id))))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {

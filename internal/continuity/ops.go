@@ -12,7 +12,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
@@ -32,7 +31,7 @@ type NoteResult struct {
 // altogether is created. When the file reaches ArchiveSize, all but the
 // last KeepSessions entries are appended to the archive first, then
 // replaced by a summary entry.
-func Note(p *project.Plan, id domain.TaskID, e Entry) (NoteResult, error) {
+func Note(p *store.Plan, id domain.TaskID, e Entry) (NoteResult, error) {
 	var res NoteResult
 	name := plan.TaskFile(int(id))
 	res.Path = display(p, p.Path(name))
@@ -73,7 +72,7 @@ func Note(p *project.Plan, id domain.TaskID, e Entry) (NoteResult, error) {
 // archive moves old sessions of f to the archive file. The archive is
 // written before the task file, and sessions already in it are not added
 // again, so a crash in between neither loses nor duplicates an entry.
-func archive(p *project.Plan, s *store.Snapshot, id domain.TaskID, f *File, res *NoteResult, c *store.Change) error {
+func archive(p *store.Plan, s *store.Snapshot, id domain.TaskID, f *File, res *NoteResult, c *store.Change) error {
 	rel := ArchiveRel(p.ID, id)
 	apath := p.Store.Root().Path(rel)
 	a, ok := f.Archive(KeepSessions, display(p, apath))
@@ -94,7 +93,7 @@ func archive(p *project.Plan, s *store.Snapshot, id domain.TaskID, f *File, res 
 
 // stillHere reports whether a session of the task's archive is also
 // still in its task file.
-func stillHere(p *project.Plan, id domain.TaskID, f *File) bool {
+func stillHere(p *store.Plan, id domain.TaskID, f *File) bool {
 	old, err := p.Store.Root().ReadFile(ArchiveRel(p.ID, id))
 	if err != nil {
 		return false
@@ -180,7 +179,7 @@ func sizeWarnings(res NoteResult, task domain.TaskID, agent workflow.Agent) []st
 // Check checks (done) or unchecks acceptance criterion n of task and
 // rewrites the file only when the box changes. A *RangeError lists the
 // criteria when n does not exist.
-func Check(p *project.Plan, id domain.TaskID, n int, done bool) (Criterion, bool, error) {
+func Check(p *store.Plan, id domain.TaskID, n int, done bool) (Criterion, bool, error) {
 	var c Criterion
 	var changed bool
 	err := p.Update(func(s *store.Snapshot) (store.Change, error) {
@@ -198,7 +197,7 @@ func Check(p *project.Plan, id domain.TaskID, n int, done bool) (Criterion, bool
 
 // SetOutput replaces task's Chain Output section (adding it when
 // missing, creating a missing task file).
-func SetOutput(p *project.Plan, id domain.TaskID, c ChainOutput) error {
+func SetOutput(p *store.Plan, id domain.TaskID, c ChainOutput) error {
 	return p.Update(func(s *store.Snapshot) (store.Change, error) {
 		f, err := readTaskFile(p, s, id, true)
 		if err != nil {
@@ -213,7 +212,7 @@ func SetOutput(p *project.Plan, id domain.TaskID, c ChainOutput) error {
 
 // Criteria returns task's acceptance criteria and whether the file has an
 // Acceptance Criteria section (otherwise every checkbox counts).
-func Criteria(p *project.Plan, id domain.TaskID) ([]Criterion, bool, error) {
+func Criteria(p *store.Plan, id domain.TaskID) ([]Criterion, bool, error) {
 	s, err := p.Snapshot()
 	if err != nil {
 		return nil, false, err
@@ -230,7 +229,7 @@ var ErrNoTaskFile = errors.New("task file does not exist")
 
 // readTaskFile parses task-{id}.md; a missing file is an error unless
 // create, then it starts as a title heading taken from tasks.md.
-func readTaskFile(p *project.Plan, s *store.Snapshot, id domain.TaskID, create bool) (*File, error) {
+func readTaskFile(p *store.Plan, s *store.Snapshot, id domain.TaskID, create bool) (*File, error) {
 	path := p.Path(plan.TaskFile(int(id)))
 	data, err := s.ReadFile(plan.TaskFile(int(id)))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -246,7 +245,7 @@ func readTaskFile(p *project.Plan, s *store.Snapshot, id domain.TaskID, create b
 }
 
 // newTaskFile is the start of a task file taskie has to create.
-func newTaskFile(p *project.Plan, id domain.TaskID) string {
+func newTaskFile(p *store.Plan, id domain.TaskID) string {
 	title := ""
 	if ts, _, err := p.Tasks(); err == nil && ts != nil {
 		if t, ok := ts.Find(int(id)); ok {

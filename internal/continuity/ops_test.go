@@ -14,14 +14,15 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/events/eventstest"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/store"
 )
 
 // newPlan writes files (paths relative to the plan directory) into a new
 // project and opens plan "p".
-func newPlan(t testing.TB, files map[string]string) *project.Plan {
+func newPlan(t testing.TB, files map[string]string) *store.Plan {
 	t.Helper()
 	root := t.TempDir()
 	dir := filepath.Join(root, ".taskie", "plans", "p")
@@ -33,7 +34,7 @@ func newPlan(t testing.TB, files map[string]string) *project.Plan {
 			t.Fatal(err)
 		}
 	}
-	p, err := project.Get(&plan.Repo{Root: root}, "p", clock.At(ts0))
+	p, err := implied.Get(&plan.Repo{Root: root}, "p", clock.At(ts0))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,10 +20,11 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/config"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/install"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/review"
+	"github.com/taskie-dev/taskie/internal/store"
 )
 
 // Check is one finding.
@@ -56,9 +57,9 @@ func Run(e Env) []Check {
 	var out []Check
 	out = append(out, Check{Name: "version", OK: true, Detail: fmt.Sprintf("taskie %s at %s", e.Version, e.Exe)})
 	out = append(out, onPath(e))
-	loc, lerr := project.Locate(e.Cwd)
+	loc, lerr := store.Locate(e.Cwd)
 	repo := loc.Repo
-	var nm *project.NoMainError
+	var nm *store.NoMainError
 	switch {
 	case errors.As(lerr, &nm):
 		out = append(out, Check{Name: "worktree", Detail: lerr.Error(), Fix: "run taskie in the checkout that holds the plan (`taskie -C <it> …`)"})
@@ -427,12 +428,12 @@ func plans(r *plan.Repo, now clock.Clock) []Check {
 	}
 	var out []Check
 	for _, id := range ids {
-		p, err := project.Get(r, id, now)
+		p, err := implied.Get(r, id, now)
 		if err != nil {
 			out = append(out, Check{Name: "plan " + id, Detail: err.Error(), Fix: "remove or fix " + filepath.Join(r.PlansDir(), id)})
 			continue
 		}
-		vs := p.Validate()
+		vs := implied.Validate(p)
 		if len(vs) > 0 {
 			out = append(out, planCheck(id, vs))
 			continue

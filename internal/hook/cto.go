@@ -8,9 +8,9 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/review"
 	"github.com/taskie-dev/taskie/internal/reviewrun"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -21,7 +21,7 @@ import (
 // The escalation ladder in the Stop hook (docs/lifecycle.md, "The CTO"):
 // the CTO review of a task in cto_intervention and its decision carried
 // out, and the hand-over of a task to a human. Every lifecycle move is a
-// commit of the plan (project.Plan.Update), so it goes through the same
+// commit of the plan (store.Plan.Update), so it goes through the same
 // follow path as every other change.
 
 // lifeChange is a lifecycle move of one task on the state of snap: the
@@ -53,7 +53,7 @@ func lifeChange(snap *store.Snapshot, base *state.State, task domain.TaskID, now
 	}
 	n := base.Clone()
 	n.Lifecycle = lifecycle.Encode(tasks)
-	return n, project.LifecycleEvents(append(created, effs...)), next, nil
+	return n, implied.LifecycleEvents(append(created, effs...)), next, nil
 }
 
 // toHuman hands task to a human (human_escalation) with reason: the

@@ -14,8 +14,8 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/store"
 )
 
@@ -175,7 +175,7 @@ func TestSummaryIsSmallAndSaysTheNextStep(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := project.Get(r, "p", clock.Real())
+	p, err := implied.Get(r, "p", clock.Real())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
+	"github.com/taskie-dev/taskie/internal/store"
 )
 
 // planLog is the per-plan structured log in .taskie/logs/{plan}.log: one
@@ -68,14 +68,14 @@ func Warn(root, msg string) {
 }
 
 // findRepo is the project a hook acts on from the agent's cwd: in a
-// linked worktree, the main checkout's (project.Locate, as every command
+// linked worktree, the main checkout's (store.Locate, as every command
 // does). The hook says so in .taskie/logs/hook.log, never on stderr; a
 // worktree refused for want of a main checkout is logged in its own
 // .taskie and the hook stays out of the way.
 func findRepo(hook, cwd string) (*plan.Repo, bool) {
-	loc, err := project.Locate(cwd)
+	loc, err := store.Locate(cwd)
 	if err != nil {
-		var nm *project.NoMainError
+		var nm *store.NoMainError
 		if errors.As(err, &nm) {
 			Warn(nm.Worktree, hook+": "+err.Error()+"; the hook does nothing here (run taskie against the checkout that holds the plan)")
 		}

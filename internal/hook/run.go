@@ -13,10 +13,10 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/fsafe"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/ledger"
 	"github.com/taskie-dev/taskie/internal/ledger/ledgerlog"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/review"
 	"github.com/taskie-dev/taskie/internal/reviewrun"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -30,7 +30,7 @@ type stopper struct {
 	e    Env
 	in   Input
 	cfg  config.Config
-	p    *project.Plan
+	p    *store.Plan
 	log  *planLog
 	sess *Session
 	now  time.Time
@@ -117,7 +117,7 @@ func (h *stopper) facts(snap *store.Snapshot) workflow.StopFacts {
 		Budget:          h.runner().Budget,
 	}
 	f.Route = func(s *state.State) workflow.Route {
-		rf := project.RouteFacts(snap, s)
+		rf := implied.RouteFacts(snap, s)
 		rf.Orphan, rf.Agent = h.orphan, h.in.Agent
 		return workflow.Continue(rf, h.cfg.Models)
 	}

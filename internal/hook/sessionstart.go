@@ -11,8 +11,8 @@ import (
 	"github.com/taskie-dev/taskie/internal/config"
 	"github.com/taskie-dev/taskie/internal/continuity"
 	"github.com/taskie-dev/taskie/internal/fsafe"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/store"
 )
 
@@ -52,14 +52,14 @@ func SessionStart(e Env) int {
 		}
 		return 0
 	}
-	p, err := project.With(fs, id)
+	p, err := implied.With(fs, id)
 	if err != nil {
 		return 0
 	}
 	text := Summary(p)
 	if snap, err := p.Snapshot(); err == nil && snap.State != nil {
 		pending := snap.PendingOther(snap.State.Task())
-		if lines := needsLines(id, project.PlanFlagFor(id, sel.Plans), snap.State, pending, cfg, e.Clock.Now()); lines != "" {
+		if lines := needsLines(id, store.PlanFlagFor(id, sel.Plans), snap.State, pending, cfg, e.Clock.Now()); lines != "" {
 			text += lines + "\n"
 		}
 	}
@@ -78,7 +78,7 @@ func writeContext(e Env, text string) {
 // Summary is the short text of where a plan stands: `taskie context` for
 // the current task, within the same budget. An unreadable state.json is
 // reported instead, so the session fixes it first.
-func Summary(p *project.Plan) string {
+func Summary(p *store.Plan) string {
 	b, err := continuity.Context(p, 0)
 	if err != nil {
 		return fmt.Sprintf("taskie plan %q (.taskie/plans/%s/): %v. Fix it before continuing (`taskie validate %s`).\n", p.ID, p.ID, err, p.ID)

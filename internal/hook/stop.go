@@ -13,8 +13,8 @@ import (
 	"github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/config"
 	"github.com/taskie-dev/taskie/internal/fsafe"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/planchoice"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/store"
 )
 
@@ -95,7 +95,7 @@ func stop(e Env, format *string) Result {
 	if id == "" {
 		return Allow(sel.Message)
 	}
-	p, err := project.With(fs, id)
+	p, err := implied.With(fs, id)
 	if err != nil {
 		return warnAllow(e, err.Error())
 	}
@@ -113,7 +113,7 @@ func stop(e Env, format *string) Result {
 	if sess.Plan != id { // the memory is about another plan
 		sess.LastReviewBlock, sess.Violations = nil, ""
 	}
-	s := &stopper{e: e, in: in, cfg: cfg, p: p, log: lg, sess: sess, now: now, planFlag: project.PlanFlagFor(id, sel.Plans)}
+	s := &stopper{e: e, in: in, cfg: cfg, p: p, log: lg, sess: sess, now: now, planFlag: store.PlanFlagFor(id, sel.Plans)}
 	if sel.Takeover && in.SessionID != "" {
 		s.takeOver(sel.PreviousOwner, string(sel.Reason))
 	}
@@ -122,7 +122,7 @@ func stop(e Env, format *string) Result {
 	// to complete it: look for its commit here (nothing when none waits).
 	// A paused plan is left alone.
 	if snap, err := p.Snapshot(); err == nil && snap.State != nil && snap.State.IsEnabled() {
-		if err := p.SettleCommits("hook"); err != nil {
+		if err := implied.SettleCommits(p, "hook"); err != nil {
 			lg.decision(in, "warn", "lifecycle: "+err.Error())
 		}
 	}
@@ -225,7 +225,7 @@ func logInputError(hook string, in Input, err error) {
 	if werr != nil {
 		return
 	}
-	loc, ferr := project.Locate(wd)
+	loc, ferr := store.Locate(wd)
 	if ferr != nil {
 		return
 	}

@@ -24,7 +24,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/ledger"
 	"github.com/taskie-dev/taskie/internal/ledger/ledgerlog"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/review"
 	"github.com/taskie-dev/taskie/internal/store"
 )
@@ -58,7 +57,7 @@ func (j Job) meta(kv ...any) map[string]any {
 
 // Runner runs reviews of one plan.
 type Runner struct {
-	Plan *project.Plan
+	Plan *store.Plan
 	Cfg  config.Config
 	Now  time.Time // names the kept logs
 	// Info writes a warning to the caller's log; nil drops it.

@@ -9,8 +9,8 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/clock"
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/project"
 	"github.com/taskie-dev/taskie/internal/store"
 )
 
@@ -27,7 +27,7 @@ func writeFiles(t *testing.T, root string, files map[string]string) {
 	}
 }
 
-func openPlan(t *testing.T, root, id string) *project.Plan {
+func openPlan(t *testing.T, root, id string) *store.Plan {
 	t.Helper()
 	r, err := plan.Find(root)
 	if err != nil {
@@ -38,7 +38,7 @@ func openPlan(t *testing.T, root, id string) *project.Plan {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { fs.Close() })
-	p, err := project.With(fs, id)
+	p, err := implied.With(fs, id)
 	if err != nil {
 		t.Fatal(err)
 	}

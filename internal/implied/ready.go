@@ -1,4 +1,4 @@
-package project
+package implied
 
 import (
 	"github.com/taskie-dev/taskie/internal/domain"

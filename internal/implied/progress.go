@@ -1,4 +1,4 @@
-package project
+package implied
 
 import (
 	"bytes"
@@ -21,7 +21,7 @@ import (
 // an agent), and only a change that moves a task out of pending, closes
 // one or sets a Status cell costs the waves' computation; every other
 // commit pays a scan of its own events.
-func (p *Plan) progress(s *store.Snapshot, c store.Change) store.Change {
+func progress(p *store.Plan, s *store.Snapshot, c store.Change) store.Change {
 	if c.Replace || s.Tasks == nil || !progressCue(c) {
 		return c
 	}
@@ -37,7 +37,7 @@ func (p *Plan) progress(s *store.Snapshot, c store.Change) store.Change {
 		return c
 	}
 	size := domain.DefaultGroupSize
-	if cfg, err := p.Config(); err == nil && cfg.GroupSize > 0 {
+	if cfg, err := Config(p); err == nil && cfg.GroupSize > 0 {
 		size = cfg.GroupSize
 	}
 	waves, err := parallel.PlanWaves(tasks, size)
@@ -151,14 +151,14 @@ func marks(tasks []parallel.Task, set map[domain.TaskID]string, st *state.State)
 // closed, 0 when all are — and how many there are. ok is false for a
 // plan no claim has moved (no lifecycle record names an agent), or whose
 // tasks cannot be scheduled.
-func (p *Plan) Wave() (current, total int, ok bool) {
+func Wave(p *store.Plan) (current, total int, ok bool) {
 	s, err := p.Snapshot()
 	if err != nil || s.State == nil || s.Tasks == nil || !bytes.Contains(s.State.Lifecycle, []byte(`"agent":`)) {
 		return 0, 0, false
 	}
 	tasks := schedTasks(s)
 	size := domain.DefaultGroupSize
-	if cfg, err := p.Config(); err == nil && cfg.GroupSize > 0 {
+	if cfg, err := Config(p); err == nil && cfg.GroupSize > 0 {
 		size = cfg.GroupSize
 	}
 	waves, err := parallel.PlanWaves(tasks, size)
@@ -166,7 +166,7 @@ func (p *Plan) Wave() (current, total int, ok bool) {
 		return 0, 0, false
 	}
 	if recs, err := lifecycle.Decode(s.State.Lifecycle); err == nil {
-		p.SettledView(recs) // a task whose commit is there is done, as status counts it
+		SettledView(p, recs) // a task whose commit is there is done, as status counts it
 		for i := range tasks {
 			tasks[i].Life = recs[tasks[i].ID].State
 		}

@@ -1,4 +1,4 @@
-package project
+package implied
 
 import (
 	"bytes"
@@ -30,7 +30,7 @@ import (
 // machine refuses (a task under escalation) is left out, and a lifecycle
 // field that does not decode is left as it is for `taskie validate` to
 // report.
-func (p *Plan) follow(s *store.Snapshot, c store.Change) store.Change {
+func follow(p *store.Plan, s *store.Snapshot, c store.Change) store.Change {
 	if c.Replace {
 		return c
 	}
@@ -40,7 +40,7 @@ func (p *Plan) follow(s *store.Snapshot, c store.Change) store.Change {
 		// hand waits: a task with a record gets its rendering, a hand edit
 		// its requested move. Otherwise only the timeout levels due.
 		if s.State == nil || len(s.State.Lifecycle) == 0 || (len(c.Statuses) == 0 && !handEdited(s)) {
-			return p.dueWarnings(s, c)
+			return dueWarnings(p, s, c)
 		}
 		c.State = s.State
 	}
@@ -73,15 +73,15 @@ func (p *Plan) follow(s *store.Snapshot, c store.Change) store.Change {
 	var g *gitHead
 	if lifecycle.EntersCommitting(effs) {
 		// Remember HEAD: the task's commit is one made after it.
-		if g = p.head(); g.isGit {
+		if g = head(p); g.isGit {
 			lifecycle.StampHead(tasks, effs, g.sha)
 		}
 	}
 	if settle || lifecycle.EntersCommitting(effs) {
-		more, _ := lifecycle.Feed(tasks, p.commitsSeen(tasks, c.State, g), actor, now)
+		more, _ := lifecycle.Feed(tasks, commitsSeen(p, tasks, c.State, g), actor, now)
 		effs = append(effs, more...)
 	}
-	effs = append(effs, timeoutWarnings(tasks, Readiness(s.Tasks, tasks), now, p.timeouts())...)
+	effs = append(effs, timeoutWarnings(tasks, Readiness(s.Tasks, tasks), now, timeouts(p))...)
 	statuses, restated := render(before, tasks, onDisk, c.Statuses, kept)
 	if restated {
 		c.Statuses = statuses
@@ -110,7 +110,7 @@ func (p *Plan) follow(s *store.Snapshot, c store.Change) store.Change {
 // the levels crossed since are logged now, with the records they update —
 // not only at the next phase or lifecycle move. A plan without records
 // costs nothing.
-func (p *Plan) dueWarnings(s *store.Snapshot, c store.Change) store.Change {
+func dueWarnings(p *store.Plan, s *store.Snapshot, c store.Change) store.Change {
 	if s == nil || s.State == nil || len(s.State.Lifecycle) == 0 {
 		return c
 	}
@@ -118,7 +118,7 @@ func (p *Plan) dueWarnings(s *store.Snapshot, c store.Change) store.Change {
 	if err != nil {
 		return c
 	}
-	effs := timeoutWarnings(tasks, Readiness(s.Tasks, tasks), p.Store.Now().UTC(), p.timeouts())
+	effs := timeoutWarnings(tasks, Readiness(s.Tasks, tasks), p.Store.Now().UTC(), timeouts(p))
 	if len(effs) == 0 {
 		return c
 	}
@@ -253,8 +253,8 @@ func timeoutWarnings(tasks map[domain.TaskID]lifecycle.Task, ready lifecycle.Rea
 
 // timeouts are the configured lifecycle timeouts, the defaults when the
 // configuration does not read (status says so).
-func (p *Plan) timeouts() lifecycle.Timeouts {
-	if cfg, err := p.Config(); err == nil {
+func timeouts(p *store.Plan) lifecycle.Timeouts {
+	if cfg, err := Config(p); err == nil {
 		if t, err := lifecycle.ParseTimeouts(cfg.LifecycleTimeouts); err == nil {
 			return t
 		}
@@ -275,13 +275,13 @@ func awaitsCommit(st *state.State) bool {
 // completed at, so the hook and the lifecycle queries call it. It costs
 // nothing when no record is in committing, and writes only when a commit
 // is seen.
-func (p *Plan) SettleCommits(actor string) error {
+func SettleCommits(p *store.Plan, actor string) error {
 	s, err := p.Snapshot()
 	if err != nil || s.State == nil || !awaitsCommit(s.State) {
 		return nil
 	}
 	tasks, err := lifecycle.Decode(s.State.Lifecycle)
-	if err != nil || len(p.commitsSeen(tasks, s.State, nil)) == 0 {
+	if err != nil || len(commitsSeen(p, tasks, s.State, nil)) == 0 {
 		return nil
 	}
 	// follow makes the moves, under the plan lock, on the state then.
@@ -298,8 +298,8 @@ func (p *Plan) SettleCommits(actor string) error {
 // returns the events completing them logs: what a read (status, query)
 // shows without writing. The next commit, or the Stop hook's
 // SettleCommits, writes it.
-func (p *Plan) SettledView(tasks map[domain.TaskID]lifecycle.Task) []events.Event {
-	cues := p.commitsSeen(tasks, nil, nil)
+func SettledView(p *store.Plan, tasks map[domain.TaskID]lifecycle.Task) []events.Event {
+	cues := commitsSeen(p, tasks, nil, nil)
 	if len(cues) == 0 {
 		return nil
 	}
@@ -356,7 +356,7 @@ func reviewOf(evs []events.Event) *lifecycle.Review {
 // worktree record), and the HEAD each task remembers says more. git is
 // asked only here, when a task awaits its commit; g is HEAD when known
 // already.
-func (p *Plan) commitsSeen(tasks map[domain.TaskID]lifecycle.Task, cur *state.State, g *gitHead) []lifecycle.Cue {
+func commitsSeen(p *store.Plan, tasks map[domain.TaskID]lifecycle.Task, cur *state.State, g *gitHead) []lifecycle.Cue {
 	ids := lifecycle.AwaitingCommit(tasks)
 	if len(ids) == 0 {
 		return nil
@@ -365,7 +365,7 @@ func (p *Plan) commitsSeen(tasks map[domain.TaskID]lifecycle.Task, cur *state.St
 		if headUnmoved(p.Repo.Root, tasks, ids) {
 			return nil
 		}
-		g = p.head()
+		g = head(p)
 	}
 	var cues []lifecycle.Cue
 	for _, id := range ids {
@@ -387,7 +387,7 @@ type gitHead struct {
 }
 
 // head asks git for HEAD.
-func (p *Plan) head() *gitHead {
+func head(p *store.Plan) *gitHead {
 	g := &gitHead{root: p.Repo.Root}
 	if !inGit(g.root) {
 		return g

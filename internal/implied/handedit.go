@@ -1,4 +1,4 @@
-package project
+package implied
 
 import (
 	"strings"
@@ -15,7 +15,7 @@ import (
 // what the log's last commit wrote and moved current_task or phase with
 // the counters left. Only then is the log read, so a plan whose file is
 // taskie's own costs nothing.
-func (p *Plan) handEdit(s *store.Snapshot) *workflow.HandEdit {
+func handEdit(p *store.Plan, s *store.Snapshot) *workflow.HandEdit {
 	if s == nil || s.State == nil {
 		return nil
 	}
@@ -23,7 +23,7 @@ func (p *Plan) handEdit(s *store.Snapshot) *workflow.HandEdit {
 	if sha == "" || sha == "-" || sha == s.Version.State {
 		return nil
 	}
-	cfg, err := p.Config()
+	cfg, err := Config(p)
 	if err != nil {
 		return nil
 	}

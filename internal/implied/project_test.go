@@ -1,4 +1,4 @@
-package project
+package implied
 
 import (
 	"errors"
@@ -18,7 +18,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/store"
 )
 
-func newPlan(t *testing.T, files map[string]string) *Plan {
+func newPlan(t *testing.T, files map[string]string) *store.Plan {
 	t.Helper()
 	root := t.TempDir()
 	for name, text := range files {
@@ -42,7 +42,7 @@ func newPlan(t *testing.T, files map[string]string) *Plan {
 }
 
 // readFile returns a plan file's bytes ("" when absent).
-func readFile(t *testing.T, p *Plan, name string) string {
+func readFile(t *testing.T, p *store.Plan, name string) string {
 	t.Helper()
 	data, err := os.ReadFile(p.Path(name))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -52,7 +52,7 @@ func readFile(t *testing.T, p *Plan, name string) string {
 }
 
 // planFiles snapshots the bytes of the files a commit may write.
-func planFiles(t *testing.T, p *Plan) map[string]string {
+func planFiles(t *testing.T, p *store.Plan) map[string]string {
 	t.Helper()
 	out := map[string]string{}
 	for _, n := range []string{"state.json", "tasks.md", events.FileName} {

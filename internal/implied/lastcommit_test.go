@@ -1,4 +1,4 @@
-package project
+package implied
 
 import (
 	"testing"
@@ -24,14 +24,14 @@ func TestLastCommitDoesNotComplete(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.SettleCommits("hook"); err != nil {
+	if err := SettleCommits(p, "hook"); err != nil {
 		t.Fatal(err)
 	}
 	if got := records(t, p)[1]; got.State != lifecycle.Committing {
 		t.Fatalf("no commit since the task entered committing, yet it is %s", got.State)
 	}
 	commit("task 1")
-	if err := p.SettleCommits("hook"); err != nil {
+	if err := SettleCommits(p, "hook"); err != nil {
 		t.Fatal(err)
 	}
 	if got := records(t, p)[1]; got.State != lifecycle.Completed {

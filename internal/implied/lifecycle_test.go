@@ -1,4 +1,4 @@
-package project
+package implied
 
 import (
 	"os"
@@ -19,14 +19,14 @@ import (
 var at = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 
 // lifecyclePlan is a plan outside git, its clock at `at`.
-func lifecyclePlan(t *testing.T, st string) *Plan {
+func lifecyclePlan(t *testing.T, st string) *store.Plan {
 	t.Helper()
 	p := newPlan(t, map[string]string{"plan.md": "# p\n", "tasks.md": "| Id | Status |\n|---|---|\n| 1 | pending |\n| 2 | pending |\n", "state.json": st})
 	p.Store.Clock = clock.At(at)
 	return p
 }
 
-func records(t *testing.T, p *Plan) map[domain.TaskID]lifecycle.Task {
+func records(t *testing.T, p *store.Plan) map[domain.TaskID]lifecycle.Task {
 	t.Helper()
 	p.Reload()
 	st, err := p.State()
@@ -40,7 +40,7 @@ func records(t *testing.T, p *Plan) map[domain.TaskID]lifecycle.Task {
 	return tasks
 }
 
-func kindsInLog(t *testing.T, p *Plan) []string {
+func kindsInLog(t *testing.T, p *store.Plan) []string {
 	t.Helper()
 	evs, _, err := eventstest.Read(p.Dir)
 	if err != nil {
@@ -138,11 +138,11 @@ func TestFollowSeesLastCommit(t *testing.T) {
 	if _, errs := lifecycle.Feed(tasks, lifecycle.Follow(old, cur, nil), lifecycle.ActorHook, at); len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	if got := p.commitsSeen(tasks, cur, nil); len(got) != 1 || got[0].Task != 2 {
+	if got := commitsSeen(p, tasks, cur, nil); len(got) != 1 || got[0].Task != 2 {
 		t.Errorf("commitsSeen = %v, want task 2 (no git: at once)", got)
 	}
 	cur.LastCommit = "aaa"
-	if !inGit(p.Repo.Root) && len(p.commitsSeen(tasks, cur, nil)) != 1 {
+	if !inGit(p.Repo.Root) && len(commitsSeen(p, tasks, cur, nil)) != 1 {
 		t.Error("outside git a commit is seen at once")
 	}
 }
@@ -166,7 +166,7 @@ func TestFollowLeavesBrokenRecords(t *testing.T) {
 }
 
 // gitInit makes the plan's root a git repository with one commit.
-func gitInit(t *testing.T, p *Plan) func(msg string) {
+func gitInit(t *testing.T, p *store.Plan) func(msg string) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("needs git")
@@ -209,14 +209,14 @@ func TestCommittingWaitsForItsCommit(t *testing.T) {
 	if got.State != lifecycle.Committing || got.Head == "" {
 		t.Fatalf("after the cycle: %s, head %q", got.State, got.Head)
 	}
-	if err := p.SettleCommits("hook"); err != nil {
+	if err := SettleCommits(p, "hook"); err != nil {
 		t.Fatal(err)
 	}
 	if got := records(t, p)[1]; got.State != lifecycle.Committing {
 		t.Fatalf("no new commit, yet the task is %s", got.State)
 	}
 	commit("task 1")
-	if err := p.SettleCommits("hook"); err != nil {
+	if err := SettleCommits(p, "hook"); err != nil {
 		t.Fatal(err)
 	}
 	if got := records(t, p)[1]; got.State != lifecycle.Completed {
@@ -233,7 +233,7 @@ func TestCommittingWaitsForItsCommit(t *testing.T) {
 func TestSettleCommitsIdle(t *testing.T) {
 	p := lifecyclePlan(t, `{"phase":"next-task","current_task":"1","next_phase":"code-review","lifecycle":{"1":{"state":"in_progress","since":"2026-03-01T09:00:00Z","created":"2026-03-01T09:00:00Z"}}}`)
 	before := readFile(t, p, "state.json")
-	if err := p.SettleCommits("hook"); err != nil {
+	if err := SettleCommits(p, "hook"); err != nil {
 		t.Fatal(err)
 	}
 	if readFile(t, p, "state.json") != before || readFile(t, p, "events.jsonl") != "" {

@@ -1,4 +1,4 @@
-package project
+package store
 
 import (
 	"errors"

@@ -1,0 +1,147 @@
+// Package implied works out what a change to a plan implies beyond what
+// its command wrote: the lifecycle following the plan's phases, the
+// progress of the waves, the review cycle a change opens and the owner
+// change, the counters a hand edit of state.json started. It is the shell
+// between the store, which writes what it is handed and decides nothing,
+// and the deciders (lifecycle, workflow, parallel): it gathers the facts
+// they need (configuration, git's HEAD, the log's replay) and hands their
+// answers to the store as part of the change.
+package implied
+
+import (
+	"slices"
+
+	"github.com/taskie-dev/taskie/internal/clock"
+	"github.com/taskie-dev/taskie/internal/config"
+	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/plan"
+	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/store"
+	"github.com/taskie-dev/taskie/internal/workflow"
+)
+
+// Get returns plan id of repository r, or the most recently modified plan
+// when id is ""; its store stamps events with now, and its changes carry
+// what they imply.
+func Get(r *plan.Repo, id string, now clock.Clock) (*store.Plan, error) {
+	return store.OpenPlan(r, id, now, Implier{})
+}
+
+// With returns plan id of the store's repository, its changes carrying
+// what they imply.
+func With(fs *store.Files, id string) (*store.Plan, error) {
+	return store.PlanOf(fs, id, Implier{})
+}
+
+// Implier is the store.Implier the commands and the hook open plans with.
+type Implier struct{}
+
+// See shows a hand edit of state.json with the counters it started.
+func (Implier) See(p *store.Plan, s *store.Snapshot) *store.Snapshot {
+	return withHandEdit(s, handEdit(p, s))
+}
+
+// Imply adds to change c, made on seen under the plan lock, the counters a
+// hand edit started, the lifecycle moves and progress events it causes,
+// the review cycle it opens and the owner change.
+func (Implier) Imply(p *store.Plan, found, seen *store.Snapshot, c store.Change) store.Change {
+	var he *workflow.HandEdit
+	if seen != found {
+		he = handEdit(p, found)
+	}
+	c = handEditChange(he, found.State, c)
+	return imply(p, found, progress(p, found, follow(p, found, c)))
+}
+
+// Follow adds to change c, made on s, the lifecycle moves and progress
+// events it causes.
+func (Implier) Follow(p *store.Plan, s *store.Snapshot, c store.Change) store.Change {
+	return progress(p, s, follow(p, s, c))
+}
+
+// ImplyFollowed adds to change c, already followed, the counters a hand
+// edit of the plan as found started, the review cycle it opens and the
+// owner change.
+func (Implier) ImplyFollowed(p *store.Plan, found *store.Snapshot, c store.Change) store.Change {
+	return imply(p, found, handEditChange(handEdit(p, found), found.State, c))
+}
+
+// Config loads the plan's project configuration.
+func Config(p *store.Plan) (config.Config, error) { return config.Load(p.Repo.TaskieDir()) }
+
+// Models returns the review model rotation, the default when config fails.
+func Models(p *store.Plan) []domain.Model {
+	c, err := Config(p)
+	if err != nil {
+		return domain.DefaultModels()
+	}
+	return c.Models
+}
+
+// Validate runs every validation rule on the plan.
+func Validate(p *store.Plan) []plan.Violation {
+	s, err := p.Snapshot()
+	if err != nil {
+		return []plan.Violation{{Rule: 1, File: "plan.md", Severity: plan.SeverityError, Msg: err.Error()}}
+	}
+	return s.Validate(workflow.Lint)
+}
+
+// PlanRouteFacts gathers what `taskie continue` needs; st may be nil.
+func PlanRouteFacts(p *store.Plan, st *state.State) workflow.RouteFacts {
+	s, err := p.Snapshot()
+	if err != nil {
+		return workflow.RouteFacts{State: st}
+	}
+	return RouteFacts(s, st)
+}
+
+// RouteFacts gathers from a snapshot what `taskie continue` needs; st may
+// be nil. The shell gathers it: the store only reads.
+func RouteFacts(s *store.Snapshot, st *state.State) workflow.RouteFacts {
+	f := workflow.RouteFacts{
+		State:        st,
+		HasPlan:      s.Exists("plan.md"),
+		HasTasks:     s.Tasks != nil,
+		ReviewExists: s.ReviewExists,
+		PostExists:   s.PostExists,
+		Latest:       s.Latest,
+	}
+	if s.Tasks != nil {
+		f.Tasks = make([]workflow.TaskFact, len(s.Tasks.Tasks))
+		for i, t := range s.Tasks.Tasks {
+			f.Tasks[i] = workflow.TaskFact{ID: domain.TaskID(t.ID), Status: t.StatusNorm()}
+		}
+	}
+	if st != nil {
+		f.Subtasks = s.Subtasks(st.Task())
+	}
+	return f
+}
+
+// imply adds to a change, on the snapshot read under the plan lock, what
+// it implies beyond what its command wrote: the review cycle it opens and
+// the earlier cycle's files that move aside, and the OWNER_CHANGED event
+// when another session takes the plan. The workflow decides both; the
+// store writes them.
+func imply(p *store.Plan, s *store.Snapshot, c store.Change) store.Change {
+	if c.State == nil {
+		return c
+	}
+	old := s.State
+	if c.Replace {
+		old = nil
+	}
+	next := c.State
+	if workflow.StartsCycle(old, next) {
+		c.NewCycle = true
+		c.Archive = workflow.CycleArchive(p.ID, next, s.SeriesFiles(next.Next(), next.Task()), p.Store.Now())
+	}
+	if c.Kind != events.OwnerChanged {
+		if e := workflow.OwnerChange(old, next, c.Actor); e != nil {
+			c.Events = append(slices.Clone(c.Events), *e)
+		}
+	}
+	return c
+}
