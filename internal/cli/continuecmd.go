@@ -107,6 +107,7 @@ func runContinue(o *continueOpts) error {
 	if v.Command != "" {
 		v.Command += p.PlanFlag()
 	}
+	v.PlanFlag = p.PlanFlag()
 	if o.asJSON {
 		return writeJSON(o.s.Out, v)
 	}

@@ -30,29 +30,77 @@ type Agent string
 const (
 	ClaudeCode Agent = "claude" // slash commands: /taskie:<action>
 	Codex      Agent = "codex"  // skills: $taskie-<action> (no custom slash commands since 0.117.0)
+	Shell      Agent = "shell"  // a user at a terminal: taskie commands
 )
 
 // Ref is how the agent runs a taskie action: /taskie:continue-plan in
-// Claude Code (and for an unknown agent), $taskie-continue-plan in Codex.
-func (a Agent) Ref(action string) string {
-	if a == Codex {
+// Claude Code (and for an unknown agent), $taskie-continue-plan in Codex,
+// a taskie command in a shell (RefTask).
+func (a Agent) Ref(action string) string { return a.RefTask(action, 0) }
+
+// RefTask is Ref for an action on task t (0: none known). A shell user
+// gets the taskie command that starts the action; the agents' actions
+// find their task themselves.
+func (a Agent) RefTask(action string, t domain.TaskID) string {
+	switch a {
+	case Codex:
 		return "$taskie-" + action
+	case Shell:
+		return shellRef(action, t)
 	}
 	return "/taskie:" + action
 }
 
-// AgentFromEnv tells which agent runs a taskie command from its
-// environment: Codex sets CODEX_THREAD_ID in the shell of every command its
-// agent runs. Claude Code sets CLAUDECODE=1 in its Bash tool, and taskie's
+// shellRef is the taskie command a user at a terminal runs for an action
+// (the agents' actions in plugin/actions say the same steps).
+func shellRef(action string, t domain.TaskID) string {
+	task := "T"
+	if t > 0 {
+		task = t.String()
+	}
+	p := domain.Phase(action)
+	switch {
+	case domain.IsReview(p):
+		cmd := "taskie review --kind " + strings.TrimSuffix(action, "-review")
+		if p == domain.CodeReview && t > 0 {
+			cmd += " --task " + task
+		}
+		return cmd
+	case domain.IsPostReview(p), p == domain.NewPlan:
+		return "taskie done " + action
+	case p == domain.CreateTasks, action == AddTask:
+		return "taskie task add --title …"
+	case p == domain.ContinueTask:
+		return strings.TrimSuffix("taskie context "+task, " T")
+	case domain.IsImplementing(p), domain.IsAdvanceTarget(p):
+		return "taskie start " + task
+	}
+	return "taskie continue"
+}
+
+// quoted is Ref, in backquotes when it is a shell command.
+func (a Agent) quoted(action string) string {
+	if a == Shell {
+		return "`" + a.Ref(action) + "`"
+	}
+	return a.Ref(action)
+}
+
+// AgentFromEnv tells who runs a taskie command from its environment:
+// Codex sets CODEX_THREAD_ID in the shell of every command its agent runs.
+// Claude Code sets CLAUDECODE=1 in its Bash tool, and taskie's
 // SessionStart hook exports TASKIE_SESSION_ID there, so either one (a
 // session id other than Codex's thread) means Claude Code, which also
-// covers a Claude Code started from a Codex shell.
+// covers a Claude Code started from a Codex shell. None of them: a user
+// in a shell. (A hook tells its agent from its input instead.)
 func AgentFromEnv(getenv func(string) string) Agent {
-	thread := getenv("CODEX_THREAD_ID")
-	if thread == "" || getenv("CLAUDECODE") != "" {
+	thread, sid := getenv("CODEX_THREAD_ID"), getenv("TASKIE_SESSION_ID")
+	switch {
+	case getenv("CLAUDECODE") != "":
 		return ClaudeCode
-	}
-	if sid := getenv("TASKIE_SESSION_ID"); sid != "" && sid != thread {
+	case thread == "" && sid == "":
+		return Shell
+	case thread == "" || sid != "" && sid != thread:
 		return ClaudeCode
 	}
 	return Codex
@@ -101,6 +149,9 @@ type Route struct {
 	PostFile   string `json:"post_review_file,omitempty"`
 	// Agent is who reads the route (RouteFacts.Agent).
 	Agent Agent `json:"-"`
+	// PlanFlag is " --plan ID" for a shell's commands when the repository
+	// has several plans (the caller knows).
+	PlanFlag string `json:"-"`
 }
 
 // Text renders a route the way `taskie continue` prints it.
@@ -125,7 +176,13 @@ func (r Route) Text() string {
 		fmt.Fprintf(&b, "post-review file: %s\n", r.PostFile)
 	}
 	if a := domain.Phase(r.Action); len(r.Options) <= 1 && (domain.IsPhase(a) || domain.IsAdvanceTarget(a) || r.Action == AddTask) {
-		fmt.Fprintf(&b, "action: %s\n", r.Agent.Ref(r.Action))
+		ref := r.Agent.RefTask(r.Action, r.Task)
+		if r.Agent == Shell {
+			ref += r.PlanFlag
+		}
+		if ref != r.Command { // a shell's action is often the command above
+			fmt.Fprintf(&b, "action: %s\n", ref)
+		}
 	}
 	return b.String()
 }
@@ -154,7 +211,7 @@ func route(f RouteFacts, models []domain.Model) Route {
 		n.Phase, n.NextPhase = domain.Complete, nil
 		return Route{Action: Nothing, Repair: n, Why: "the all-code review passed: the plan is complete (recorded)"}
 	case s.Phase == domain.Complete && s.Next() == "":
-		return Route{Action: Nothing, Why: "the plan is complete; add a task with " + f.Agent.Ref(AddTask) + " to go on"}
+		return Route{Action: Nothing, Why: "the plan is complete; add a task with " + f.Agent.quoted(AddTask) + " to go on"}
 	case domain.IsReview(s.Next()) && s.MaxReviews == 0:
 		return Route{Action: EndTurn, Task: s.Task(),
 			Why: fmt.Sprintf("%s is due but max_reviews is 0 (reviews off): end your turn and the Stop hook skips it", s.Next())}
@@ -340,9 +397,40 @@ func standalone(f RouteFacts, s *state.State) Route {
 			return Route{Action: string(domain.PostReview(p)), Task: s.Task(), Why: fmt.Sprintf("%s iteration %d has no post-review yet", p, n)}
 		}
 	}
+	if how := finished(f, s); how != "" && Stage(p) == "Implementation" {
+		// Nothing is left to do on it: the next task, or the final review.
+		if id, ok := firstPending(f.Tasks, s.Task()); ok {
+			return Route{Action: string(TaskTarget(s.TDD)), Task: id, Command: "taskie start " + id.String(),
+				Why: fmt.Sprintf("task %s is %s; task %s is the next pending task", s.Task(), how, id)}
+		}
+		return Route{Action: string(domain.AllCodeReview), Options: []string{string(domain.AllCodeReview), AddTask},
+			Why: fmt.Sprintf("task %s is %s and no pending task remains; run the all-code review or add a task", s.Task(), how)}
+	}
 	opts := optionsAfter(p, s.TDD)
 	return Route{Action: opts[0], Task: s.Task(), Options: opts,
 		Why: fmt.Sprintf("standalone mode (next_phase is null) after %s: more than one action fits; pick one", p)}
+}
+
+// finished says how the current task of s ended ("done", "cancelled",
+// "completed", "abandoned"), "" while it is open: its row in tasks.md, else
+// its lifecycle record (a plan may have no tasks.md).
+func finished(f RouteFacts, s *state.State) string {
+	t := s.Task()
+	if t <= 0 {
+		return ""
+	}
+	for _, r := range f.Tasks {
+		if r.ID == t {
+			if r.Status == "done" || r.Status == "completed" || r.Status == "cancelled" {
+				return r.Status
+			}
+			return ""
+		}
+	}
+	if st, _ := TaskLife(s); st == lifecycle.Completed || st == lifecycle.Abandoned {
+		return string(st)
+	}
+	return ""
 }
 
 // optionsAfter lists the actions that can follow a phase.

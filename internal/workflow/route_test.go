@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/state"
 )
 
@@ -119,6 +120,11 @@ func TestContinue(t *testing.T) {
 		return with(s, func(s *state.State) { f := false; s.Enabled = &f })
 	}
 	tdd := func(s *state.State) *state.State { return with(s, func(s *state.State) { s.TDD = true }) }
+	completed := func(s *state.State, t domain.TaskID) *state.State {
+		return with(s, func(s *state.State) {
+			s.Lifecycle = lifecycle.Encode(map[domain.TaskID]lifecycle.Task{t: {ID: t, State: lifecycle.Completed}})
+		})
+	}
 	base := files("plan.md", "tasks.md", "task-1.md", "task-2.md", "task-3.md")
 	plus := func(names ...string) planFiles {
 		pf := planFiles{}
@@ -317,6 +323,37 @@ func TestContinue(t *testing.T) {
 			want: Route{Action: string(domain.AllCodeReview), Task: 3, Options: []string{string(domain.AllCodeReview), "add-task"},
 				Why: "standalone mode (next_phase is null) after post-all-code-review: more than one action fits; pick one"},
 		},
+		{
+			name:  "standalone after the post-review of a finished task: the next pending task",
+			s:     mkState(domain.PostCodeReview, "", 1, 2, "opus", 2),
+			files: plus("task-1-review-1.md", "task-1-post-review-1.md", "task-1-review-2.md", "task-1-post-review-2.md"),
+			tasks: tasks("done", "pending", "pending"),
+			want: Route{Action: string(domain.CompleteTask), Task: 2, Command: "taskie start 2",
+				Why: "task 1 is done; task 2 is the next pending task"},
+		},
+		{
+			name:  "standalone tdd, current task cancelled",
+			s:     tdd(mkState(domain.NextTaskTDD, "", 2, 0, "opus", 0)),
+			files: base,
+			tasks: tasks("done", "cancelled", "pending"),
+			want: Route{Action: string(domain.CompleteTaskTDD), Task: 3, Command: "taskie start 3",
+				Why: "task 2 is cancelled; task 3 is the next pending task"},
+		},
+		{
+			name:  "standalone, current task done and none pending",
+			s:     mkState(domain.PostCodeReview, "", 3, 2, "opus", 2),
+			files: base,
+			tasks: tasks("done", "cancelled", "done"),
+			want: Route{Action: string(domain.AllCodeReview), Options: []string{string(domain.AllCodeReview), AddTask},
+				Why: "task 3 is done and no pending task remains; run the all-code review or add a task"},
+		},
+		{
+			name:  "standalone without tasks.md, current task completed in its lifecycle",
+			s:     completed(mkState(domain.CodeReview, "", 1, 2, "opus", 2), 1),
+			files: files("plan.md", "task-1-review-1.md", "task-1-post-review-1.md", "task-1-review-2.md", "task-1-post-review-2.md"),
+			want: Route{Action: string(domain.AllCodeReview), Options: []string{string(domain.AllCodeReview), AddTask},
+				Why: "task 1 is completed and no pending task remains; run the all-code review or add a task"},
+		},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -473,6 +510,8 @@ func TestRouteTextNamesTheAgentsActions(t *testing.T) {
 		{Codex, post, "action: $taskie-post-code-review\n", "/taskie:"},
 		{ClaudeCode, done, "add a task with /taskie:add-task to go on", "$taskie-"},
 		{Codex, done, "add a task with $taskie-add-task to go on", "/taskie:"},
+		{Shell, post, "run:  taskie done post-code-review\n", "action:"},
+		{Shell, done, "add a task with `taskie task add --title …` to go on", "/taskie:"},
 	} {
 		f := pf.facts(tc.s, tasks("in-progress"), nil)
 		f.Agent = tc.agent
@@ -488,7 +527,9 @@ func TestAgentFromEnv(t *testing.T) {
 		env  map[string]string
 		want Agent
 	}{
-		{nil, ClaudeCode},
+		{nil, Shell},
+		{map[string]string{"CODEX_THREAD_ID": ""}, Shell},
+		{map[string]string{"TASKIE_SESSION_ID": "5c1e"}, ClaudeCode},
 		{map[string]string{"CLAUDECODE": "1"}, ClaudeCode},
 		{map[string]string{"CODEX_THREAD_ID": "01a2"}, Codex},
 		{map[string]string{"CODEX_THREAD_ID": "01a2", "TASKIE_SESSION_ID": "01a2"}, Codex},
@@ -498,5 +539,36 @@ func TestAgentFromEnv(t *testing.T) {
 		if got := AgentFromEnv(func(k string) string { return tc.env[k] }); got != tc.want {
 			t.Errorf("AgentFromEnv(%v) = %s, want %s", tc.env, got, tc.want)
 		}
+	}
+}
+
+// A user at a terminal runs taskie commands, not an agent's actions.
+func TestShellRef(t *testing.T) {
+	for _, tc := range []struct {
+		action string
+		task   domain.TaskID
+		want   string
+	}{
+		{string(domain.PlanReview), 0, "taskie review --kind plan"},
+		{string(domain.TasksReview), 0, "taskie review --kind tasks"},
+		{string(domain.CodeReview), 3, "taskie review --kind code --task 3"},
+		{string(domain.CodeReview), 0, "taskie review --kind code"},
+		{string(domain.AllCodeReview), 0, "taskie review --kind all-code"},
+		{string(domain.PostPlanReview), 0, "taskie done post-plan-review"},
+		{string(domain.PostCodeReview), 2, "taskie done post-code-review"},
+		{string(domain.NewPlan), 0, "taskie done new-plan"},
+		{string(domain.CreateTasks), 0, "taskie task add --title …"},
+		{AddTask, 0, "taskie task add --title …"},
+		{string(domain.CompleteTask), 4, "taskie start 4"},
+		{string(domain.CompleteTaskTDD), 0, "taskie start T"},
+		{string(domain.NextTask), 2, "taskie start 2"},
+		{string(domain.ContinueTask), 2, "taskie context 2"},
+		{string(domain.ContinueTask), 0, "taskie context"},
+	} {
+		t.Run(tc.action, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, Shell.RefTask(tc.action, tc.task)); diff != "" {
+				t.Errorf("Shell.RefTask(%s, %s) (-want +got):\n%s", tc.action, tc.task, diff)
+			}
+		})
 	}
 }
