@@ -2,8 +2,10 @@ package events
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -304,12 +306,37 @@ func Meta(p any) map[string]any {
 // the log's readers have always been: absent keys and nulls leave their
 // fields zero, a whole number is read as written (a JSON number, a Go
 // number, a numeric string), other keys are ignored. A value of the
-// wrong type leaves its field zero and is named in the error (the first
-// one); the other fields are read all the same.
+// wrong type leaves its field zero and is named in the error (a
+// *MetaError, one per key, joined); the other fields are read all the same.
 func MetaOf[T any](e Event) (T, error) {
 	var t T
 	err := decodeMeta(e.Meta, reflect.ValueOf(&t).Elem())
 	return t, err
+}
+
+// HasMeta reports whether e's meta has key (null included).
+func (e *Event) HasMeta(key string) bool {
+	_, ok := e.Meta[key]
+	return ok
+}
+
+// MetaError is a meta value MetaOf could not read into its field.
+type MetaError struct {
+	Key string
+	Err error
+}
+
+func (e *MetaError) Error() string { return "meta." + e.Key + ": " + e.Err.Error() }
+
+// BadMeta reports whether err (from MetaOf) names key.
+func BadMeta(err error, key string) bool {
+	if me, ok := err.(*MetaError); ok {
+		return me.Key == key
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return slices.ContainsFunc(j.Unwrap(), func(e error) bool { return BadMeta(e, key) })
+	}
+	return false
 }
 
 // MergeMeta adds the fields of payload p to a meta object (nil makes one).
@@ -392,17 +419,17 @@ func decodeMeta(m map[string]any, dst reflect.Value) error {
 	if len(m) == 0 {
 		return nil
 	}
-	var first error
+	var errs []error
 	for _, f := range fieldsOf(dst.Type()) {
 		v, ok := m[f.name]
 		if !ok {
 			continue
 		}
-		if err := assign(dst.FieldByIndex(f.index), v); err != nil && first == nil {
-			first = fmt.Errorf("meta.%s: %w", f.name, err)
+		if err := assign(dst.FieldByIndex(f.index), v); err != nil {
+			errs = append(errs, &MetaError{Key: f.name, Err: err})
 		}
 	}
-	return first
+	return errors.Join(errs...)
 }
 
 // assign sets dst to v, converting what JSON decoding and Go writers may

@@ -106,7 +106,7 @@ func TestMetaOfIsTolerant(t *testing.T) {
 		{"no meta", `null`, ReviewFinishedMeta{}, ""},
 		{"a numeric string", `{"iteration":" 2 ","cost_usd":"0.5"}`, ReviewFinishedMeta{ReviewRun: ReviewRun{Iteration: 2}, ReviewCost: ReviewCost{CostUSD: 0.5}}, ""},
 		{"a fraction", `{"iteration":1.5,"verdict":"PASS"}`, ReviewFinishedMeta{Verdict: "PASS"}, "meta.iteration: 1.5 is not a whole number"},
-		{"a wrong type", `{"verdict":3,"model":"opus","recorded":"no"}`, ReviewFinishedMeta{ReviewRun: ReviewRun{Model: "opus"}}, "meta.verdict: 3 is not a string"},
+		{"a wrong type", `{"verdict":3,"model":"opus","recorded":"no"}`, ReviewFinishedMeta{ReviewRun: ReviewRun{Model: "opus"}}, "meta.verdict: 3 is not a string\nmeta.recorded: no is not a bool"},
 		{"null", `{"recorded":null,"review":null}`, ReviewFinishedMeta{}, ""},
 		{"other keys", `{"whatever":[1],"review":"code-review"}`, ReviewFinishedMeta{ReviewRun: ReviewRun{Review: "code-review"}}, ""},
 	}
@@ -118,6 +118,9 @@ func TestMetaOfIsTolerant(t *testing.T) {
 			}
 			if (err == nil) != (tt.err == "") || (err != nil && !strings.Contains(err.Error(), tt.err)) {
 				t.Errorf("error %v, want %q", err, tt.err)
+			}
+			if tt.err != "" && !BadMeta(err, strings.TrimPrefix(strings.SplitN(tt.err, ":", 2)[0], "meta.")) {
+				t.Errorf("BadMeta(%v) does not name the first key", err)
 			}
 		})
 	}

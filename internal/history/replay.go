@@ -134,9 +134,8 @@ func (r *Replayer) Apply(e events.Event) {
 	case events.ReviewFinished:
 		ok = r.reviewFinished(e)
 	case events.PlanCreated:
-		if b, isBool := e.Meta["tdd"].(bool); isBool {
-			r.st.TDD = b
-			ok = true
+		if m, err := events.MetaOf[events.PlanCreatedMeta](e); e.HasMeta("tdd") && !events.BadMeta(err, "tdd") {
+			r.st.TDD, ok = m.TDD, true
 		}
 	}
 	if ok {
@@ -182,8 +181,10 @@ func (r *Replayer) phaseChange(e events.Event) bool {
 		}
 		task = &id
 	}
+	m, _ := events.MetaOf[events.PhaseChangeMeta](e)
 	next, hasNext := r.st.NextPhase, false
-	if v, ok := e.Meta["next_phase"]; ok {
+	if m.NextPhase.Set {
+		v := m.NextPhase.V
 		s, isStr := v.(string)
 		switch {
 		case v == nil || (isStr && s == ""):
@@ -196,8 +197,8 @@ func (r *Replayer) phaseChange(e events.Event) bool {
 		}
 	}
 	it, hasIt := r.st.PhaseIteration, false
-	if v, ok := e.Meta["phase_iteration"]; ok {
-		if v == nil {
+	if m.PhaseIteration.Set {
+		if v := m.PhaseIteration.V; v == nil {
 			it, hasIt = nil, true
 		} else if n, isInt := asInt(v); isInt && n >= 0 {
 			it, hasIt = state.Int(n), true
@@ -230,8 +231,9 @@ func (r *Replayer) phaseChange(e events.Event) bool {
 }
 
 func (r *Replayer) fieldSet(e events.Event) bool {
-	field, _ := e.Meta["field"].(string)
-	value, ok := asValue(e.Meta["value"])
+	m, _ := events.MetaOf[events.FieldSetMeta](e)
+	field := m.Field
+	value, ok := asValue(m.Value)
 	if field == "" || !ok {
 		r.note(e, "no field or value: ignored")
 		return false
@@ -246,13 +248,12 @@ func (r *Replayer) fieldSet(e events.Event) bool {
 }
 
 func (r *Replayer) reviewFinished(e events.Event) bool {
-	if rec, ok := e.Meta["recorded"].(bool); ok && !rec {
+	m, err := events.MetaOf[events.ReviewFinishedMeta](e)
+	if m.NotRecorded() {
 		return false // the hook did not record this verdict in state.json
 	}
-	it, okIt := asInt(e.Meta["iteration"])
-	model, _ := e.Meta["model"].(string)
-	verdict, _ := e.Meta["verdict"].(string)
-	if !okIt || it < 0 {
+	it, model, verdict := m.Iteration, m.Model, m.Verdict
+	if !e.HasMeta("iteration") || it < 0 || events.BadMeta(err, "iteration") {
 		r.note(e, "iteration %v is not an integer ≥ 0: ignored", e.Meta["iteration"])
 		return false
 	}

@@ -23,6 +23,7 @@ import (
 	"strings"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/events"
 )
 
 // Kind is an event kind; the values are the event names written to the
@@ -32,25 +33,25 @@ type Kind string
 // Event kinds.
 const (
 	// KindOpened records a new finding; its ID is the ledger's (F1, F2, …).
-	KindOpened Kind = "FINDING_OPENED"
+	KindOpened Kind = events.FindingOpened
 	// KindFixed records a finding fixed: by the post-review (unconfirmed)
 	// or by a reviewer reporting it fixed (Actor ActorReviewer).
-	KindFixed Kind = "FINDING_FIXED"
+	KindFixed Kind = events.FindingFixed
 	// KindDeclined records the post-review declining a finding; Note is why.
-	KindDeclined Kind = "FINDING_DECLINED"
+	KindDeclined Kind = events.FindingDeclined
 	// KindReopened records a reviewer reporting open a finding that was
 	// fixed or declined.
-	KindReopened Kind = "FINDING_REOPENED"
+	KindReopened Kind = events.FindingReopened
 	// KindSeverity records a reviewer reporting an open finding with
 	// another severity, From the old one to Severity. Raising and lowering
 	// are both recorded: the rules judge a finding by its latest severity.
-	KindSeverity Kind = "FINDING_SEVERITY"
+	KindSeverity Kind = events.FindingSeverity
 	// KindReviewed closes one review's events: the review at Iteration,
 	// with Verdict, reported findings. A review without findings has none.
-	KindReviewed Kind = "FINDINGS_REVIEWED"
+	KindReviewed Kind = events.FindingsReviewed
 	// KindResumed records a human's decision after the cycle asked for one;
 	// non-convergence is counted afresh from there.
-	KindResumed Kind = "FINDINGS_RESUMED"
+	KindResumed Kind = events.FindingsResumed
 )
 
 // Actors. Fold treats every actor but ActorReviewer as the post-review.

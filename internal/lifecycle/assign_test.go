@@ -1,7 +1,9 @@
 package lifecycle
 
 import (
+	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,7 +81,10 @@ func TestAssignAndRelease(t *testing.T) {
 	if dec[1].Agent != "bob" {
 		t.Errorf("decoded agent %q, want bob", dec[1].Agent)
 	}
-	if m, err := MetaFromMap(Meta{Agent: "bob"}.Map()); err != nil || m.Agent != "bob" {
+	if raw, _ := json.Marshal(Meta{Agent: "bob"}.Map()); !strings.Contains(string(raw), `"agent":"bob"`) {
+		t.Errorf("meta agent written as %s", raw)
+	}
+	if m, err := ParseMeta([]byte(`{"agent":"bob"}`)); err != nil || m.Agent != "bob" {
 		t.Errorf("meta agent round trip: %+v, %v", m, err)
 	}
 }

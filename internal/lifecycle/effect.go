@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/events"
 )
 
 // Kind is an effect's event kind, as written in events.jsonl's "event".
@@ -14,22 +15,22 @@ type Kind string
 // is exactly one effect.
 const (
 	// KindCreated starts a task in pending.
-	KindCreated Kind = "TASK_CREATED"
+	KindCreated Kind = events.TaskCreated
 	// KindTransition is a move made with Move along a forward or failure row.
-	KindTransition Kind = "STATE_TRANSITION"
+	KindTransition Kind = events.StateTransition
 	// KindFailure counts one failure in From (= To); the state does not change.
-	KindFailure Kind = "FAILURE"
+	KindFailure Kind = events.Failure
 	// KindCTO enters cto_intervention, automatically (no Action) or by an
 	// explicit Escalate (Action escalate).
-	KindCTO Kind = "CTO_INTERVENTION"
+	KindCTO Kind = events.CTOIntervention
 	// KindEscalated enters human_escalation, automatically or by Escalate.
-	KindEscalated Kind = "ESCALATED"
+	KindEscalated Kind = events.Escalated
 	// KindRecovery is a recovery action's move; Meta.Action names it.
-	KindRecovery Kind = "RECOVERY"
+	KindRecovery Kind = events.Recovery
 	// KindTimeout records that a task crossed a timeout level in its state
 	// (Meta.Level, Meta.Limit); the state does not change. One per level
 	// per state entry (TimeoutWarnings).
-	KindTimeout Kind = "TIMEOUT_WARNING"
+	KindTimeout Kind = events.TimeoutWarning
 )
 
 // Kinds returns every effect kind.
@@ -89,87 +90,16 @@ type Meta struct {
 }
 
 // Map returns m as the "meta" object of an event, without zero fields.
-func (m Meta) Map() map[string]any {
-	out := map[string]any{}
-	if m.Action != "" {
-		out["action"] = string(m.Action)
-	}
-	if m.Note != "" {
-		out["note"] = m.Note
-	}
-	if m.Failures != 0 {
-		out["failures"] = m.Failures
-	}
-	if m.CTOAttempts != 0 {
-		out["cto_attempts"] = m.CTOAttempts
-	}
-	if m.Head != "" {
-		out["head"] = m.Head
-	}
+func (m Meta) Map() map[string]any { return events.Meta(m.payload()) }
+
+// payload is m as the log writes it.
+func (m Meta) payload() events.LifecycleMeta {
+	p := events.LifecycleMeta{Action: string(m.Action), Note: m.Note, Failures: m.Failures, CTOAttempts: m.CTOAttempts,
+		Head: m.Head, Level: m.Level, Agent: m.Agent}
 	if m.Level != "" {
-		out["level"], out["state"], out["limit"] = m.Level, string(m.State), m.Limit
+		p.State, p.Limit = string(m.State), m.Limit
 	}
-	if m.Agent != "" {
-		out["agent"] = m.Agent
-	}
-	return out
-}
-
-// MetaFromMap reads an event's "meta" object back; numbers may be any Go
-// number type or float64, as JSON decoding gives them.
-func MetaFromMap(in map[string]any) (Meta, error) {
-	var m Meta
-	var err error
-	if v, ok := in["action"]; ok {
-		s, isStr := v.(string)
-		if !isStr {
-			return m, fmt.Errorf("meta.action: %v is not a string", v)
-		}
-		m.Action = Action(s)
-	}
-	if v, ok := in["note"]; ok {
-		s, isStr := v.(string)
-		if !isStr {
-			return m, fmt.Errorf("meta.note: %v is not a string", v)
-		}
-		m.Note = s
-	}
-	if m.Failures, err = metaInt(in, "failures"); err != nil {
-		return m, err
-	}
-	if m.CTOAttempts, err = metaInt(in, "cto_attempts"); err != nil {
-		return m, err
-	}
-	for _, f := range []struct {
-		key string
-		to  *string
-	}{{"head", &m.Head}, {"level", &m.Level}, {"state", (*string)(&m.State)}, {"limit", &m.Limit}, {"agent", &m.Agent}} {
-		if v, ok := in[f.key]; ok {
-			s, isStr := v.(string)
-			if !isStr {
-				return m, fmt.Errorf("meta.%s: %v is not a string", f.key, v)
-			}
-			*f.to = s
-		}
-	}
-	return m, nil
-}
-
-// metaInt reads a whole number from a meta object; absent is 0.
-func metaInt(in map[string]any, key string) (int, error) {
-	switch v := in[key].(type) {
-	case nil:
-		return 0, nil
-	case int:
-		return v, nil
-	case int64:
-		return int(v), nil
-	case float64:
-		if v == float64(int(v)) {
-			return int(v), nil
-		}
-	}
-	return 0, fmt.Errorf("meta.%s: %v is not a whole number", key, in[key])
+	return p
 }
 
 // Effect is one change to one task, to be appended to the event log. Fold

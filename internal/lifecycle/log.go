@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/events"
 )
 
 // maxViolations caps the violations a Log keeps; the rest are counted.
@@ -116,28 +117,16 @@ func ParseEffect(f Fields) (Effect, error) {
 		Actor: Actor(f.Actor), Reason: f.Reason, Meta: meta}, nil
 }
 
-// metaJSON is Meta's form in the log.
-type metaJSON struct {
-	Action      Action `json:"action,omitempty"`
-	Note        string `json:"note,omitempty"`
-	Failures    int    `json:"failures,omitempty"`
-	CTOAttempts int    `json:"cto_attempts,omitempty"`
-	Head        string `json:"head,omitempty"`
-	Level       string `json:"level,omitempty"`
-	State       State  `json:"state,omitempty"`
-	Limit       string `json:"limit,omitempty"`
-	Agent       string `json:"agent,omitempty"`
-}
-
 // ParseMeta reads an effect's "meta" object; nil or empty is no meta.
 // Other keys are ignored.
 func ParseMeta(raw []byte) (Meta, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return Meta{}, nil
 	}
-	var m metaJSON
+	var m events.LifecycleMeta
 	if err := json.Unmarshal(raw, &m); err != nil {
 		return Meta{}, fmt.Errorf("meta: %v", err)
 	}
-	return Meta(m), nil
+	return Meta{Action: Action(m.Action), Note: m.Note, Failures: m.Failures, CTOAttempts: m.CTOAttempts, Head: m.Head,
+		Level: m.Level, State: State(m.State), Limit: m.Limit, Agent: m.Agent}, nil
 }

@@ -1,6 +1,7 @@
 package lifecycle
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"testing"
@@ -102,23 +103,21 @@ func TestMetaMapRoundTrip(t *testing.T) {
 		{},
 		{Action: ActGuidedRetry, Note: "use the cache", CTOAttempts: 2},
 		{Failures: 3},
+		{Level: "alert", State: InProgress, Limit: "4h0m0s"},
 	}
 	for _, m := range cases {
-		in := m.Map()
-		// JSON decoding gives float64 numbers.
-		for k, v := range in {
-			if n, ok := v.(int); ok {
-				in[k] = float64(n)
-			}
+		raw, err := json.Marshal(m.Map())
+		if err != nil {
+			t.Fatal(err)
 		}
-		got, err := MetaFromMap(in)
+		got, err := ParseMeta(raw)
 		if err != nil || got != m {
-			t.Errorf("MetaFromMap(%v) = %+v, %v; want %+v", in, got, err, m)
+			t.Errorf("ParseMeta(%s) = %+v, %v; want %+v", raw, got, err, m)
 		}
 	}
-	for _, bad := range []map[string]any{{"action": 3}, {"note": true}, {"failures": 1.5}, {"cto_attempts": "2"}} {
-		if _, err := MetaFromMap(bad); err == nil {
-			t.Errorf("MetaFromMap(%v) accepted", bad)
+	for _, bad := range []string{`{"action":3}`, `{"note":true}`, `{"failures":1.5}`, `{"cto_attempts":"2"}`} {
+		if _, err := ParseMeta([]byte(bad)); err == nil {
+			t.Errorf("ParseMeta(%s) accepted", bad)
 		}
 	}
 }

@@ -13,7 +13,6 @@
 package ledgerlog
 
 import (
-	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
@@ -27,7 +26,7 @@ import (
 
 // NeedsHuman is the event the hook appends when a cycle stops to ask for a
 // human (ledger.Assessment.NeedsHuman); the ledger does not fold it.
-const NeedsHuman = "FINDINGS_NEED_HUMAN"
+const NeedsHuman = events.FindingsNeedHuman
 
 // Series names a review series: the review kind and, for code-review, the
 // task. Each has one ledger per cycle.
@@ -79,22 +78,8 @@ func Current(s *state.State) (Series, bool) {
 func ToLog(s Series, evs []ledger.Event) []events.Event {
 	out := make([]events.Event, 0, len(evs))
 	for _, e := range evs {
-		meta := map[string]any{"review": string(s.Review), "iteration": e.Iteration}
-		put := func(k, v string) {
-			if v != "" {
-				meta[k] = v
-			}
-		}
-		put("id", e.ID)
-		put("severity", string(e.Severity))
-		put("title", e.Title)
-		put("file", e.File)
-		put("note", e.Note)
-		put("verdict", string(e.Verdict))
-		put("from", string(e.From))
-		if e.Line > 0 {
-			meta["line"] = e.Line
-		}
+		meta := events.Meta(events.FindingMeta{Review: string(s.Review), Iteration: e.Iteration, ID: e.ID, Severity: string(e.Severity),
+			Title: e.Title, File: e.File, Line: max(e.Line, 0), Note: e.Note, Verdict: string(e.Verdict), From: string(e.From)})
 		out = append(out, events.Event{Task: s.Task.String(), Event: string(e.Kind), Actor: e.Actor, Reason: describe(s, e), Meta: meta})
 	}
 	return out
@@ -141,27 +126,14 @@ func FromLog(e events.Event) (Series, ledger.Event, bool) {
 	if !isLedgerKind(e.Event) {
 		return Series{}, ledger.Event{}, false
 	}
-	var m struct {
-		Review    domain.Phase    `json:"review"`
-		ID        string          `json:"id"`
-		Iteration json.Number     `json:"iteration"`
-		Severity  domain.Severity `json:"severity"`
-		Title     string          `json:"title"`
-		File      string          `json:"file"`
-		Line      json.Number     `json:"line"`
-		Note      string          `json:"note"`
-		Verdict   domain.Verdict  `json:"verdict"`
-		From      domain.Severity `json:"from"`
-	}
-	b, err := json.Marshal(e.Meta)
-	if err != nil || json.Unmarshal(b, &m) != nil || !domain.IsReview(m.Review) {
+	m, err := events.MetaOf[events.FindingMeta](e)
+	if err != nil || !domain.IsReview(domain.Phase(m.Review)) {
 		return Series{}, ledger.Event{}, false
 	}
-	it, _ := m.Iteration.Int64()
-	line, _ := m.Line.Int64()
 	task, _ := domain.ParseTaskID(e.Task)
-	return SeriesOf(m.Review, task), ledger.Event{Kind: ledger.Kind(e.Event), ID: m.ID, Iteration: int(it), Severity: m.Severity,
-		Title: m.Title, File: m.File, Line: int(line), Note: m.Note, Actor: e.Actor, Verdict: m.Verdict, From: m.From}, true
+	return SeriesOf(domain.Phase(m.Review), task), ledger.Event{Kind: ledger.Kind(e.Event), ID: m.ID, Iteration: m.Iteration,
+		Severity: domain.Severity(m.Severity), Title: m.Title, File: m.File, Line: m.Line, Note: m.Note, Actor: e.Actor,
+		Verdict: domain.Verdict(m.Verdict), From: domain.Severity(m.From)}, true
 }
 
 func isLedgerKind(kind string) bool {
@@ -207,28 +179,14 @@ func (r *Reader) spend(task string, add ledger.Spent) {
 	r.ByTask[task] = t
 }
 
-// Tokens reads the tokens a review used from its event: "tokens", else
-// the sum of the counts the reviewer reported.
-func Tokens(meta map[string]any) int64 {
-	if n, ok := meta["tokens"].(float64); ok && n > 0 {
-		return int64(n)
-	}
-	var sum int64
-	for _, k := range []string{"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"} {
-		if n, ok := meta[k].(float64); ok && n > 0 {
-			sum += int64(n)
-		}
-	}
-	return sum
-}
-
 // Add folds one event.
 func (r *Reader) Add(e events.Event) {
 	switch e.Event {
 	case events.ReviewFinished:
 		r.reviewFinished(e)
 	case events.ReviewFailed:
-		r.LastTook = took(e.Meta)
+		m, _ := events.MetaOf[events.ReviewFailedMeta](e)
+		r.LastTook = ms(m.TookMS)
 		r.spend(e.Task, ledger.Spent{Time: r.LastTook})
 	default:
 		if s, le, ok := FromLog(e); ok {
@@ -246,21 +204,17 @@ func (r *Reader) Add(e events.Event) {
 
 func (r *Reader) reviewFinished(e events.Event) {
 	r.Reviews++
-	var usd float64
-	if c, ok := e.Meta["cost_usd"].(float64); ok && c > 0 {
-		r.SpentUSD += c
-		usd = c
-	}
-	r.LastTook = took(e.Meta)
-	r.spend(e.Task, ledger.Spent{USD: usd, Tokens: Tokens(e.Meta), Time: r.LastTook})
-	review, _ := e.Meta["review"].(string)
-	it, _ := e.Meta["iteration"].(float64)
-	if rec, ok := e.Meta["recorded"].(bool); (ok && !rec) || it != 1 || !domain.IsReview(domain.Phase(review)) {
+	m, _ := events.MetaOf[events.ReviewFinishedMeta](e)
+	usd := max(m.CostUSD, 0)
+	r.SpentUSD += usd
+	r.LastTook = ms(m.Took())
+	r.spend(e.Task, ledger.Spent{USD: usd, Tokens: m.Usage.Total(), Time: r.LastTook})
+	if m.NotRecorded() || m.Iteration != 1 || !domain.IsReview(domain.Phase(m.Review)) {
 		return
 	}
 	task, _ := domain.ParseTaskID(e.Task)
-	delete(r.cycles, SeriesOf(domain.Phase(review), task)) // its review 1: a new cycle
-	delete(r.trails, SeriesOf(domain.Phase(review), task))
+	delete(r.cycles, SeriesOf(domain.Phase(m.Review), task)) // its review 1: a new cycle
+	delete(r.trails, SeriesOf(domain.Phase(m.Review), task))
 }
 
 // History is the history of each finding of the latest cycle of series s,
@@ -292,16 +246,8 @@ func (r *Reader) History(s Series) string {
 	return b.String()
 }
 
-// took reads how long a review ran: taskie's own measure (took_ms), else
-// the reviewer's (duration_ms).
-func took(meta map[string]any) time.Duration {
-	for _, k := range []string{"took_ms", "duration_ms"} {
-		if ms, ok := meta[k].(float64); ok && ms > 0 {
-			return time.Duration(ms) * time.Millisecond
-		}
-	}
-	return 0
-}
+// ms is a review's run time logged in milliseconds; 0 when not above 0.
+func ms(n int64) time.Duration { return time.Duration(max(n, 0)) * time.Millisecond }
 
 // Ledger returns the ledger of the latest cycle of series s.
 func (r *Reader) Ledger(s Series) ledger.Ledger { return r.cycles[s] }
@@ -336,5 +282,5 @@ func Read(scan Scanner, warn func(string)) (*Reader, error) {
 func NeedsHumanEvent(s Series, iteration int, a ledger.Assessment) events.Event {
 	return events.Event{Task: s.Task.String(), Event: NeedsHuman, Actor: "hook",
 		Reason: fmt.Sprintf("%s does not converge (%s): %s; no further review until `taskie resume`", s.Review, a.Reason, strings.Join(a.Going, ", ")),
-		Meta:   map[string]any{"review": string(s.Review), "iteration": iteration, "reason": string(a.Reason), "going": a.Going}}
+		Meta:   events.Meta(events.NeedsHumanMeta{Review: string(s.Review), Iteration: iteration, Reason: string(a.Reason), Going: a.Going})}
 }
