@@ -8,10 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"path"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -466,153 +464,71 @@ func (f *Files) Scan(id string, fn func(events.Event), warn func(string)) error 
 	return events.ScanReader(r, f.root.Path(Rel(id, events.FileName)), fn, warn)
 }
 
-// apply writes a change on a snapshot taken under the lock: events first,
-// then the archive moves, the task files, tasks.md and state.json, so a
-// crash leaves at most a logged change that the next load completes.
+// apply commits a change on a snapshot taken under the lock: record works
+// out the whole commit, then write carries it out.
 func (f *Files) apply(s *Snapshot, c Change) (*Snapshot, error) {
 	if c.Empty() {
 		return s, nil
 	}
-	now := f.Now()
-	old := s.State
-	next := old
-	var delta state.Delta
-	if c.Replace {
-		old = nil
-	}
-	if c.State != nil {
-		if old == nil && !c.Replace && (!c.Create || !errors.Is(s.StateErr, state.ErrNotFound)) {
-			return nil, s.StateErr
-		}
-		delta = state.DiffOf(old, c.State)
-		if !delta.Empty() {
-			n, err := state.Apply(old, delta)
-			if err != nil {
-				return nil, err
-			}
-			next = n
-		}
-	}
-	newTasks, statuses, err := s.applyStatuses(c.Statuses)
+	cm, err := record(s, c, f.find(s, c), f.Now())
 	if err != nil {
 		return nil, err
 	}
-	// Whether the change opens a review cycle, and what it archives, the
-	// shell worked out (workflow.StartsCycle, workflow.CycleArchive); the
-	// store only keeps a running review's files where the review expects
-	// them.
-	arch := c.Archive
-	if c.NewCycle && !c.DuringReview && f.root.Probe(Rel(s.Plan, ReviewLockName)) {
-		return nil, fmt.Errorf("a review of plan %s is running: starting a new review cycle now would move its files; try again when it finishes (%w)", s.Plan, ErrReviewRunning)
-	}
-	evs := make([]events.Event, 0, len(c.Events)+2)
-	evs = append(evs, c.Events...)
-	changed := !delta.Empty() || statuses != nil || arch != nil
-	if changed {
-		last, _ := f.lastCommit(s.Plan)
-		if old != nil && (last == nil || last.SHA != s.Version.State) {
-			full := state.Full(old)
-			reason := "state.json as found (changed outside taskie or by an older version)"
-			if last != nil && last.Prev != "" && last.Prev == s.Version.State {
-				// Not a crash: the redo would have completed it.
-				reason = "state.json restored by hand to the state before the last change: kept as found"
-			}
-			evs = append(evs, events.Event{Event: events.Checkpoint, Actor: "taskie", Reason: reason,
-				Set: full.Set, SHA: s.Version.State})
-		}
-		ev := events.Event{Event: c.kind(old, next), Task: c.Task.String(), Actor: c.Actor, Reason: c.Reason, Meta: c.Meta,
-			Set: delta.Set, Unset: delta.Unset, Lifecycle: delta.Lifecycle, Tasks: statuses, Archive: arch}
-		if old != nil {
-			ev.From = string(old.Phase)
-		}
-		ev.Prev = s.Version.State
-		if next != nil {
-			ev.To = string(next.Phase)
-			if ev.Task == "" {
-				ev.Task = next.Task().String()
-			}
-		}
-		ev.SHA = s.Version.State
-		if !delta.Empty() {
-			ev.SHA = Hash(next.Encode())
-		}
-		if ev.SHA == "" {
-			ev.SHA = "-" // no state.json before or after: still a commit
-		}
-		if statuses != nil {
-			ev.TPrev, ev.TSHA = s.Version.Tasks, Hash(newTasks)
-		}
-		// The files as this commit finds them: a redo completes the
-		// commit only while they are still these (a crash leaves them
-		// alone; a restore by hand or by git replaces them).
-		if !delta.Empty() {
-			ev.PrevFile = f.fileID(s.Plan, state.FileName)
-		}
-		if statuses != nil {
-			ev.TPrevFile = f.fileID(s.Plan, "tasks.md")
-		}
-		evs = append(evs, ev)
-	}
-	for i := range evs {
-		evs[i].Plan = s.Plan
-		if evs[i].TS.IsZero() {
-			evs[i].TS = now
-		}
-	}
-	mark, err := f.appendPlanLog(s.Plan, evs)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w; nothing was changed", f.root.Path(Rel(s.Plan, events.FileName)), err)
-	}
-	var u undo
-	if err := f.writeChange(s, c, arch, newTasks, statuses != nil, next, !delta.Empty(), &u); err != nil {
-		return nil, f.abort(s.Plan, mark, u, err)
-	}
-	// Shared only once made: a change that failed is no event anywhere.
-	if f.Mirror != nil && len(evs) > 0 {
-		f.Mirror.Events(s.Plan, evs)
-	}
-	if !delta.Empty() {
-		// The bytes just written decode to next (Encode's round trip, see
-		// state's tests): the snapshot below needs no decode of its own.
-		f.keepState(s.Plan, next.Encode(), next)
+	if err := f.write(cm); err != nil {
+		return nil, err
 	}
 	return f.read(s.Plan)
 }
 
-// writeChange writes a change's files after its events, in the order a
-// redo relies on: archive moves, files outside the plan, task files,
-// tasks.md, state.json. u gets how to put back each file written.
-func (f *Files) writeChange(s *Snapshot, c Change, arch *events.Archive, newTasks []byte, tasks bool, next *state.State, st bool, u *undo) error {
-	if arch != nil {
-		if err := f.moveArchive(s.Plan, arch, u); err != nil {
+// write carries out a commit: events first, then the archive moves, the
+// files in order and state.json, so that a crash leaves at most a logged
+// commit that the next change completes. A write that fails takes back
+// what it wrote (abort).
+func (f *Files) write(c commit) error {
+	mark, err := f.appendPlanLog(c.Plan, c.Events)
+	if err != nil {
+		return fmt.Errorf("%s: %w; nothing was changed", f.root.Path(Rel(c.Plan, events.FileName)), err)
+	}
+	var u undo
+	if err := f.writeFiles(c, &u); err != nil {
+		return f.abort(c.Plan, mark, u, err)
+	}
+	// Shared only once made: a change that failed is no event anywhere.
+	if f.Mirror != nil && len(c.Events) > 0 {
+		f.Mirror.Events(c.Plan, c.Events)
+	}
+	if c.State != nil {
+		// The bytes just written decode to State (Encode's round trip, see
+		// state's tests): the next read needs no decode of its own.
+		f.keepState(c.Plan, c.StateRaw, c.State)
+	}
+	return nil
+}
+
+// writeFiles writes a commit's files after its events; u gets how to put
+// back each file written.
+func (f *Files) writeFiles(c commit, u *undo) error {
+	if c.Archive != nil {
+		if err := f.moveArchive(c.Plan, c.Archive, u); err != nil {
 			return err
 		}
 	}
-	for _, rel := range sortedKeys(c.Outside) {
-		if err := f.root.MkdirAll(path.Dir(rel), 0o755); err != nil {
-			return err
+	for _, w := range c.Writes {
+		if w.MakeDir {
+			if err := f.root.MkdirAll(path.Dir(w.Rel), 0o755); err != nil {
+				return err
+			}
+			if _, err := f.root.CleanTemps(path.Dir(w.Rel), 0); err != nil {
+				return err
+			}
 		}
-		// Under the plan lock: a temp file here is a killed writer's.
-		if _, err := f.root.CleanTemps(path.Dir(rel), 0); err != nil {
-			return err
-		}
-		if err := f.replace(rel, c.Outside[rel], nil, u); err != nil {
-			return err
-		}
-	}
-	for _, name := range sortedKeys(c.Files) {
-		if err := f.replace(Rel(s.Plan, name), c.Files[name], nil, u); err != nil {
+		if err := f.replace(w.Rel, w.Data, w.Old, u); err != nil {
 			return err
 		}
 	}
-	if tasks {
-		if err := f.replace(Rel(s.Plan, "tasks.md"), newTasks, s.TasksRaw, u); err != nil {
-			return err
-		}
-	}
-	if st {
+	if c.State != nil {
 		// The last write: nothing after it can fail, so nothing to put back.
-		return f.writeFile(Rel(s.Plan, state.FileName), next.Encode())
+		return f.writeFile(Rel(c.Plan, state.FileName), c.StateRaw)
 	}
 	return nil
 }
@@ -672,52 +588,6 @@ func (f *Files) abort(id string, m *logMark, u undo, cause error) error {
 		}
 	}
 	return fmt.Errorf("%w; nothing was changed", cause)
-}
-
-// kind names the state event of a change.
-func (c Change) kind(old, next *state.State) string {
-	switch {
-	case c.Kind != "":
-		return c.Kind
-	case old == nil && next != nil:
-		return events.PhaseChange
-	case old != nil && next != nil && (old.Phase != next.Phase || old.Next() != next.Next() || old.Task() != next.Task()):
-		return events.PhaseChange
-	case c.State == nil && len(c.Statuses) > 0:
-		return events.TaskStatus
-	}
-	return events.FieldSet
-}
-
-// applyStatuses returns tasks.md with the statuses set, and the statuses
-// that actually changed (nil when none did).
-func (s *Snapshot) applyStatuses(want map[domain.TaskID]string) ([]byte, map[string]string, error) {
-	if len(want) == 0 || s.TasksRaw == nil {
-		return nil, nil, nil
-	}
-	ts, _ := plan.ParseTasks(s.TasksRaw)
-	if ts == nil {
-		return nil, nil, nil
-	}
-	var changed map[string]string
-	ids := slices.Sorted(maps.Keys(want))
-	for _, id := range ids {
-		t, ok := ts.Find(int(id))
-		if !ok || t.StatusNorm() == want[id] {
-			continue
-		}
-		if err := ts.SetStatus(int(id), want[id]); err != nil {
-			return nil, nil, err
-		}
-		if changed == nil {
-			changed = map[string]string{}
-		}
-		changed[id.String()] = want[id]
-	}
-	if changed == nil {
-		return nil, nil, nil
-	}
-	return ts.Bytes(), changed, nil
 }
 
 // appendEvents writes the events at the end of the plan's log.
@@ -834,17 +704,8 @@ func (f *Files) truncateLog(id string, m *logMark) error {
 	return err
 }
 
-// lastCommit returns the last commit event of the log, when it is among
-// the last lines; nil when none is found there.
-func (f *Files) lastCommit(id string) (*events.Event, bool) {
-	tail, _, err := f.root.ReadTail(Rel(id, events.FileName), tailSize)
-	if err != nil {
-		return nil, false
-	}
-	return lastCommitIn(tail)
-}
-
-// lastCommitIn is lastCommit over the log's tail.
+// lastCommitIn returns the last commit event among the log's last lines
+// (tail), and whether it is the very last; nil when none is there.
 func lastCommitIn(tail []byte) (*events.Event, bool) {
 	if len(tail) == 0 {
 		return nil, false
@@ -1044,13 +905,4 @@ func (f *Files) Tail(id string) []events.Event {
 		}
 	}
 	return out
-}
-
-func sortedKeys(m map[string][]byte) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
