@@ -80,7 +80,7 @@ func loadPackages(t *testing.T) map[string]goPackage {
 }
 
 // deciders are the pure packages: values in, a decision out.
-var deciders = []string{"internal/workflow", "internal/lifecycle", "internal/ledger", "internal/parallel", "internal/planchoice", "internal/needs"}
+var deciders = []string{"internal/workflow", "internal/lifecycle", "internal/ledger", "internal/parallel", "internal/planchoice", "internal/needs", "internal/taskrec"}
 
 // forbiddenInDeciders are the imports that would let a decider do I/O of its own.
 var forbiddenInDeciders = []string{module + "internal/store", module + "internal/fsafe", module + "internal/implied", "os/exec", "net", "net/http", "net/url"}

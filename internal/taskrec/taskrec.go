@@ -1,0 +1,266 @@
+// Package taskrec folds what a plan holds about each task — its row in
+// tasks.md, its lifecycle record, its claim, its latest result, the review
+// cycle state.json keeps for the current task — into one record per task:
+// the one status every view shows (docs/lifecycle.md, "One record per
+// task"). It is pure: the shell reads the values and hands them in.
+package taskrec
+
+import (
+	"maps"
+	"slices"
+	"time"
+
+	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
+	"github.com/taskie-dev/taskie/internal/parallel"
+	"github.com/taskie-dev/taskie/internal/plan"
+	"github.com/taskie-dev/taskie/internal/state"
+)
+
+// Input is what the fold reads: the values of one snapshot of the plan,
+// and the coordination data when the caller read them.
+type Input struct {
+	// Tasks is tasks.md as read; nil when the plan has none yet.
+	Tasks *plan.Tasks
+	// Records are the lifecycle records by task (state.json's, or every
+	// clone's with a shared store), the tasks whose commit was seen
+	// already completed by the shell. nil: none.
+	Records map[domain.TaskID]lifecycle.Task
+	// State is state.json (nil: none): its current task's review cycle.
+	State *state.State
+	// Claims are the plan's claims, live or not; nil when not read.
+	Claims []domain.Claim
+	// Results are each task's latest result; nil when not read.
+	Results map[domain.TaskID]Result
+	// OpenFindings counts each task's open code-review findings (the
+	// ledger's fold); nil when not read.
+	OpenFindings map[domain.TaskID]int
+	// Created is when the plan began: a task without a record counts as
+	// pending since then.
+	Created time.Time
+	// Timeouts are the lifecycle timeouts (nil: the defaults).
+	Timeouts lifecycle.Timeouts
+	// Now is the time the records are shown at.
+	Now time.Time
+}
+
+// Result is a task's latest stored result (`taskie task result`).
+type Result struct {
+	Status string // complete, failed, retry
+	Commit string
+	Agent  string
+	At     time.Time
+}
+
+// Record is one task as every view shows it.
+type Record struct {
+	ID    domain.TaskID
+	Title string
+	Deps  []domain.TaskID
+	// Row says tasks.md has a row for the task (false: a lifecycle record
+	// whose row was removed).
+	Row bool
+	// Cell is the task's Status cell in tasks.md, lower-cased and trimmed
+	// ("" without a row).
+	Cell string
+	// Recorded says the lifecycle has a record of the task.
+	Recorded bool
+	// State is the one status: the lifecycle state; without a record,
+	// completed or abandoned when tasks.md marks the task done or
+	// cancelled, pending otherwise.
+	State lifecycle.State
+	// Status is the one status as a word: the lifecycle state, or the
+	// Status cell when the task has no record yet.
+	Status string
+	// Display is the Status cell that renders State (lifecycle.Cell),
+	// keeping tasks.md's own when it renders it too (postponed for a
+	// pending task); the cell itself for a task without a record.
+	Display string
+	// Diverged: tasks.md's cell asks for another state than the record
+	// (an edit by hand, read as a requested move by the next change).
+	Diverged bool
+	// Standing is where the task stands for scheduling.
+	Standing parallel.Standing
+	// Life is the lifecycle record: failures per state, CTO attempts, the
+	// state escalated from, time per state, HEAD at committing. A task
+	// without a record has a fresh one in pending since the plan began.
+	Life lifecycle.Task
+	// Agent is whom the task is assigned to: the record's agent, else the
+	// holder of a live claim.
+	Agent string
+	// Claim is the task's claim (nil: none); ClaimLive says its lease
+	// holds at Now.
+	Claim     *domain.Claim
+	ClaimLive bool
+	// Result is the task's latest result (nil: none).
+	Result *Result
+	// Review is the review cycle of the current task (nil for the others).
+	Review *Review
+	// OpenFindings is the task's open code-review findings; -1 when the
+	// ledger was not read.
+	OpenFindings int
+	// InState is the time in State; Timeout its standing against the
+	// state's timeout (a queued pending task is Queued, at no level).
+	InState time.Duration
+	Timeout lifecycle.TimeoutStatus
+	// ReadySince is when the time against the timeout counts from.
+	ReadySince time.Time
+}
+
+// Review is the review cycle state.json keeps for its current task.
+type Review struct {
+	Phase     domain.Phase // the phase last run
+	Next      domain.Phase // the phase due
+	Iteration int
+	Max       int
+	Clean     int // consecutive clean reviews
+}
+
+// Open says the task is still to be worked on or is being worked on: not
+// finished, dropped or with a human.
+func (r Record) Open() bool {
+	switch r.Standing {
+	case parallel.Finished, parallel.Dropped, parallel.WithHuman:
+		return false
+	}
+	return true
+}
+
+// Done says the task is finished (completed, or done in tasks.md).
+func (r Record) Done() bool { return r.Standing == parallel.Finished }
+
+// Fold returns one record per task: the rows of tasks.md in table order
+// (a repeated id once, at its first row), then the lifecycle records no row
+// names, by id.
+func Fold(in Input) []Record {
+	timeouts := in.Timeouts
+	if timeouts == nil {
+		timeouts = lifecycle.DefaultTimeouts()
+	}
+	var out []Record
+	seen := map[domain.TaskID]bool{}
+	var rows []lifecycle.Row
+	if in.Tasks != nil {
+		for _, t := range in.Tasks.Tasks {
+			id := domain.TaskID(t.ID)
+			if id <= 0 || seen[id] {
+				continue
+			}
+			seen[id] = true
+			r := Record{ID: id, Title: t.Title(), Row: true, Cell: t.StatusNorm()}
+			for _, d := range t.DependsOn {
+				r.Deps = append(r.Deps, domain.TaskID(d))
+			}
+			out = append(out, r)
+			rows = append(rows, lifecycle.Row{ID: id, Deps: r.Deps,
+				Done: r.Cell == plan.StatusDone || r.Cell == plan.StatusCancelled, Started: r.Cell == plan.StatusInProgress})
+		}
+	}
+	var extra []domain.TaskID
+	for id := range in.Records {
+		if !seen[id] {
+			extra = append(extra, id)
+		}
+	}
+	slices.Sort(extra)
+	for _, id := range extra {
+		out = append(out, Record{ID: id})
+	}
+	var ready lifecycle.ReadyAt
+	if in.Tasks != nil {
+		ready = lifecycle.Readiness(rows, in.Records)
+	}
+	claims := latestClaims(in.Claims)
+	for i := range out {
+		fill(&out[i], in, ready, claims, timeouts)
+	}
+	return out
+}
+
+// fill completes r from the inputs.
+func fill(r *Record, in Input, ready lifecycle.ReadyAt, claims map[domain.TaskID]domain.Claim, timeouts lifecycle.Timeouts) {
+	life, ok := in.Records[r.ID]
+	r.Recorded = ok
+	if ok {
+		// The record's maps are the caller's: the views get their own.
+		life.Failures, life.Entered = maps.Clone(life.Failures), maps.Clone(life.Entered)
+		r.Life = life
+		r.State = life.State
+		r.Status = string(life.State)
+		r.Display = lifecycle.Cell(life.State)
+		if r.Row && lifecycle.Agrees(life.State, r.Cell) {
+			r.Display = r.Cell
+		}
+		r.Diverged = r.Row && lifecycle.RequestedState(r.Cell) != "" && !lifecycle.Agrees(life.State, r.Cell)
+		// The lifecycle is the truth: a cell that disagrees is a move
+		// requested, not made (the next change makes or refuses it).
+		r.Standing = parallel.StandingOf(r.Display, life.State)
+		r.Agent = life.Agent
+	} else {
+		r.Life = lifecycle.Unrecorded(r.ID, in.Created)
+		switch r.Cell {
+		case plan.StatusDone:
+			r.State = lifecycle.Completed
+		case plan.StatusCancelled:
+			r.State = lifecycle.Abandoned
+		default:
+			r.State = lifecycle.Pending
+		}
+		r.Life.State = r.State
+		r.Status, r.Display = r.Cell, r.Cell
+		r.Standing = parallel.StandingOf(r.Cell, "")
+	}
+	if c, ok := claims[r.ID]; ok {
+		r.Claim = &c
+		r.ClaimLive = c.Live(in.Now)
+		if r.Agent == "" && r.ClaimLive {
+			r.Agent = c.Agent
+		}
+	}
+	if res, ok := in.Results[r.ID]; ok {
+		r.Result = &res
+	}
+	if in.State != nil && in.State.Task() == r.ID {
+		r.Review = &Review{Phase: in.State.Phase, Next: in.State.Next(), Iteration: in.State.Iteration(),
+			Max: in.State.MaxReviews, Clean: in.State.ConsecutiveClean}
+	}
+	r.OpenFindings = -1
+	if in.OpenFindings != nil {
+		r.OpenFindings = in.OpenFindings[r.ID]
+	}
+	if r.Recorded || r.Open() && r.State == lifecycle.Pending {
+		r.InState = lifecycle.Metrics(r.Life, in.Now).InState
+		r.Timeout = ready.Status(r.Life, in.Now, timeouts)
+		r.ReadySince, _ = ready.From(r.Life)
+	}
+}
+
+// latestClaims keeps one claim per task: the one acquired last.
+func latestClaims(cs []domain.Claim) map[domain.TaskID]domain.Claim {
+	out := make(map[domain.TaskID]domain.Claim, len(cs))
+	for _, c := range cs {
+		if o, ok := out[c.Task]; !ok || c.Acquired.After(o.Acquired) || c.Token > o.Token {
+			out[c.Task] = c
+		}
+	}
+	return out
+}
+
+// ByID indexes records by task id.
+func ByID(rs []Record) map[domain.TaskID]Record {
+	out := make(map[domain.TaskID]Record, len(rs))
+	for _, r := range rs {
+		out[r.ID] = r
+	}
+	return out
+}
+
+// Find returns task id's record.
+func Find(rs []Record, id domain.TaskID) (Record, bool) {
+	for _, r := range rs {
+		if r.ID == id {
+			return r, true
+		}
+	}
+	return Record{}, false
+}
