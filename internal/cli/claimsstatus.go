@@ -155,6 +155,11 @@ func (cp *coordPlan) schedTasks(files bool) ([]parallel.Task, []parallel.Problem
 	})
 	tasks, problems := parallel.FromTable(ts, taskFiles)
 	withLife(tasks, snap.State)
+	if res, err := cp.results(); err == nil {
+		for i := range tasks {
+			tasks[i].Retry = res.failed(tasks[i].ID)
+		}
+	}
 	return tasks, problems, nil
 }
 
@@ -253,6 +258,13 @@ func resultStatus(e events.Event) string {
 func (r results) completed(task domain.TaskID) bool {
 	e, ok := r.latest[task]
 	return ok && resultStatus(e) == parallel.ResultComplete
+}
+
+// failed reports whether task's latest result is a failure: it waits for
+// its retry (or, past its retries, is in failed_tasks).
+func (r results) failed(task domain.TaskID) bool {
+	e, ok := r.latest[task]
+	return ok && resultStatus(e) == parallel.ResultFailed
 }
 
 // finished says which tasks no agent should take: those in failed_tasks

@@ -38,8 +38,8 @@ func newReadyCmdWith(s *Streams, g *globals, run func(*readyOpts) error) *cobra.
 		Long: `List the tasks that can start now: every dependency done (or cancelled), not
 done, and not claimed — pending tasks without a live lease, and in-progress
 tasks whose lease expired (claiming one takes it over); an in-progress task
-without a claim is someone's work under way, so a failed attempt that is
-retried sets its task back to pending. Tasks recorded in failed_tasks and
+without a claim is someone's work under way, not ready, unless its latest
+result failed and it awaits its retry. Tasks recorded in failed_tasks and
 tasks whose result is complete (waiting to be merged) are left out. Order: the priority a task inherits from the tasks waiting on it,
 its own priority, its id — the order ` + "`taskie claim --next`" + ` takes them in.
 

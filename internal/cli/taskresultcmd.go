@@ -17,6 +17,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/gitwt"
 	"github.com/taskie-dev/taskie/internal/implied"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/parallel"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -55,8 +56,9 @@ checkout it was claimed from. The claim stays until the orchestrator has
 merged the work and runs ` + "`taskie release`" + `; meanwhile the task is not ready.
 
 --status failed counts a failed attempt. A task is retried up to 2 times: the
-agent's claim (--as) is released, the task goes back to pending in tasks.md
-if it was in progress, and it is ready again. After that it
+agent's claim (--as) is released and the task is ready again; tasks.md goes
+back to pending only when the lifecycle has the task pending (a task whose
+work went on keeps its state and says in-progress). After that it
 is recorded in state.json's failed_tasks and, by on_exhausted, skipped (the
 other tasks go on) or escalated (the plan is paused for a human; ` + "`taskie\nresume`" + ` continues).
 
@@ -325,8 +327,10 @@ func resultFailed(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResultOp
 }
 
 // backToPending sets a task to be retried back to pending in tasks.md
-// when it is in progress there: an in-progress task without a claim is
-// someone's work under way, never ready, so the retry would wait forever.
+// when it is in progress there and the lifecycle has it pending (or no
+// record of it): the two say one status. A task whose work went on in
+// the lifecycle (in_progress and on) keeps its state and its rendering;
+// its failed result makes it ready again (parallel.Task.Retry).
 func (cp *coordPlan) backToPending(s *Streams, task domain.TaskID) error {
 	moved := false
 	// Judged on the snapshot under the plan lock: a status set meanwhile
@@ -336,6 +340,9 @@ func (cp *coordPlan) backToPending(s *Streams, task domain.TaskID) error {
 			return store.Change{}, nil
 		}
 		if t, ok := snap.Tasks.Find(int(task)); !ok || t.StatusNorm() != plan.StatusInProgress {
+			return store.Change{}, nil
+		}
+		if rec, ok := snapRecord(snap, task); ok && !lifecycle.Agrees(rec.State, plan.StatusPending) {
 			return store.Change{}, nil
 		}
 		moved = true

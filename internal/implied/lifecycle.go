@@ -38,8 +38,10 @@ func follow(p *store.Plan, s *store.Snapshot, c store.Change) store.Change {
 	if c.State == nil {
 		// A change of Status cells, or any commit while a cell edited by
 		// hand waits: a task with a record gets its rendering, a hand edit
-		// its requested move. Otherwise only the timeout levels due.
-		if s.State == nil || len(s.State.Lifecycle) == 0 || (len(c.Statuses) == 0 && !handEdited(s)) {
+		// its requested move; a task waiting in committing, its commit
+		// when it is there (a note written after it completes the task).
+		// Otherwise only the timeout levels due.
+		if s.State == nil || len(s.State.Lifecycle) == 0 || (len(c.Statuses) == 0 && !handEdited(s) && !awaitsCommit(s.State)) {
 			return dueWarnings(p, s, c)
 		}
 		c.State = s.State

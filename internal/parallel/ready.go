@@ -10,8 +10,8 @@ import (
 // Ready returns the tasks that can start now, in scheduling order
 // (inherited priority, own priority, id): every dependency done or
 // cancelled, and either pending without a live lease or in progress with
-// an expired one; never a task whose lifecycle closed it or that waits on
-// a CTO or a human (StandingOf).
+// an expired one (or none, awaiting its retry); never a task whose
+// lifecycle closed it or that waits on a CTO or a human (StandingOf).
 func Ready(tasks []Task, claims []Claim, now time.Time) []Task {
 	g := newGraph(tasks)
 	r := newRanking(g)
@@ -40,7 +40,7 @@ func startable(t Task, held map[domain.TaskID]Claim, now time.Time) bool {
 	case plan.StatusPending:
 		return !claimed || !c.Live(now)
 	case plan.StatusInProgress:
-		return claimed && !c.Live(now)
+		return (claimed || t.Retry) && !(claimed && c.Live(now))
 	}
 	return false
 }

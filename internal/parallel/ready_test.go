@@ -33,12 +33,17 @@ func TestReady(t *testing.T) {
 		pending(12, 99), // unknown dependency: never ready
 		pending(13, 6),  // waits on a task in progress
 		pending(14),     // lease expires exactly now
+		retrying(15),    // failed, awaiting its retry, no lease: ready again
+		retrying(16),    // awaiting its retry, live lease: the next agent has it
+		retrying(17),    // awaiting its retry, expired lease
 	}
 	claims := []Claim{
 		claim(4, "a", time.Minute),
 		claim(5, "b", -time.Minute),
 		claim(7, "c", -time.Second),
 		claim(14, "d", 0),
+		claim(16, "e", time.Minute),
+		claim(17, "f", -time.Minute),
 	}
 	tests := []struct {
 		name   string
@@ -47,9 +52,9 @@ func TestReady(t *testing.T) {
 		want   []int
 	}{
 		// In progress first, then priority, then id.
-		{"with claims", claims, t0, []int{7, 5, 11, 14, 2}},
-		{"no claims", nil, t0, []int{5, 4, 11, 14, 2}},
-		{"an hour earlier every lease is live", claims, t0.Add(-time.Hour), []int{11, 2}},
+		{"with claims", claims, t0, []int{15, 17, 7, 5, 11, 14, 2}},
+		{"no claims", nil, t0, []int{15, 16, 17, 5, 4, 11, 14, 2}},
+		{"an hour earlier every lease is live", claims, t0.Add(-time.Hour), []int{15, 11, 2}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -59,6 +64,14 @@ func TestReady(t *testing.T) {
 			}
 		})
 	}
+}
+
+// retrying is a task in progress whose latest result failed: it waits
+// for its retry.
+func retrying(id int) Task {
+	t := pending(id).status("in-progress")
+	t.Retry = true
+	return t
 }
 
 func TestReadyInheritsPriority(t *testing.T) {

@@ -18,6 +18,10 @@ type Task struct {
 	// Life is the task's lifecycle state, "" when it has none; the caller
 	// fills it in (FromTable reads tasks.md only). See StandingOf.
 	Life lifecycle.State
+	// Retry: the task's latest result failed and it waits for its retry.
+	// Its work is under way in the lifecycle (tasks.md says in progress),
+	// yet it is ready again while no live lease holds it.
+	Retry bool
 }
 
 // Priority ranks. Numbers written in tasks.md are ranks too, so "1" is
