@@ -54,10 +54,11 @@ func Note(p *store.Plan, id domain.TaskID, e Entry) (NoteResult, error) {
 		}
 		c.Files[name] = f.Bytes()
 		res.Size = f.Len()
-		ev := progressEvent(p.ID, id, res.Session, e)
+		archived := ""
 		if a := res.Archived; a != nil {
-			ev.Meta["archived"] = fmt.Sprintf("%d–%d", a.From, a.To)
+			archived = fmt.Sprintf("%d–%d", a.From, a.To)
 		}
+		ev := progressEvent(p.ID, id, res.Session, e, archived)
 		c.Events = []events.Event{ev}
 		return c, nil
 	})
@@ -140,17 +141,11 @@ func mergeArchive(old, add []byte) []byte {
 }
 
 // progressEvent is the event of one progress entry.
-func progressEvent(planID string, task domain.TaskID, n int, e Entry) events.Event {
+func progressEvent(planID string, task domain.TaskID, n int, e Entry, archived string) events.Event {
 	did, _, _ := strings.Cut(normalize(e.Did), "\n")
-	meta := map[string]any{"session": n, "did": normalize(e.Did)}
-	if v := normalize(e.Issues); v != "" {
-		meta["issues"] = v
-	}
-	if v := normalize(e.Next); v != "" {
-		meta["next"] = v
-	}
+	meta := events.ProgressMeta{Session: n, Did: normalize(e.Did), Issues: normalize(e.Issues), Next: normalize(e.Next), Archived: archived}
 	return events.Event{Plan: planID, Task: task.String(), Event: events.Progress, Actor: "cli",
-		Reason: fmt.Sprintf("session %d: %s", n, clipText(did, 200, "…")), Meta: meta}
+		Reason: fmt.Sprintf("session %d: %s", n, clipText(did, 200, "…")), Meta: events.Meta(meta)}
 }
 
 // sizeWarnings is the advice after a note: a big file, one that could not

@@ -162,7 +162,7 @@ func (h *stopper) cto(snap *store.Snapshot, d workflow.StopDecision, v view) Res
 	})
 	h.why = fmt.Sprintf("cto-review %d of task %s: %s", attempt, task, dec.Decision)
 	if err != nil {
-		done.Finished["recorded"] = false
+		done.Finished.Recorded = new(false)
 		h.runner().Event(done.Event())
 		return warnAllow(h.e, fmt.Sprintf("the CTO review of task %s decided %s, but it was not recorded: %v. Run `taskie continue%s` to see where the plan stands.", task, dec.Decision, err, v.planFlag))
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -165,7 +164,8 @@ func (h *stopper) orphan(review domain.Phase, task domain.TaskID, it int) bool {
 func Orphaned(evs []events.Event, review domain.Phase, task domain.TaskID, it int) bool {
 	started := false
 	for _, e := range evs {
-		if e.Meta == nil || e.Meta["review"] != string(review) || e.Task != task.String() || fmt.Sprint(e.Meta["iteration"]) != strconv.Itoa(it) {
+		run, err := events.MetaOf[events.ReviewRun](e)
+		if e.Task != task.String() || run.Review != string(review) || !e.HasMeta("iteration") || events.BadMeta(err, "iteration") || run.Iteration != it {
 			continue
 		}
 		switch e.Event {
@@ -235,8 +235,8 @@ func (h *stopper) review(snap *store.Snapshot, d workflow.StopDecision, orphan b
 			// The cycle moved on: this review belongs to no cycle now. Keep
 			// it in the log, out of the plan, so no stop adopts it later.
 			logPath := h.runner().SetAside(job, "its cycle moved on while the reviewer ran")
-			done.Finished["recorded"] = false
-			h.runner().Event(events.Event{Task: d.Task.String(), Event: events.ReviewFinished, Actor: "hook", Meta: done.Finished})
+			done.Finished.Recorded = new(false)
+			h.runner().Event(events.Event{Task: d.Task.String(), Event: events.ReviewFinished, Actor: "hook", Meta: events.Meta(done.Finished)})
 			h.why = "state moved during the review"
 			return warnAllow(h.e, fmt.Sprintf("the plan moved to another review cycle while the %s reviewer ran, so its verdict (%s) was not recorded and the review was moved to %s. Run `taskie continue` to see where the plan stands.",
 				d.Review, res.Verdict, logPath))
@@ -315,7 +315,7 @@ func (h *stopper) takeOver(previous, why string) {
 		n := s.State.Clone()
 		n.SessionID = h.in.SessionID
 		return store.Change{Actor: "hook", Kind: events.OwnerChanged, State: n,
-			Reason: "session " + h.in.SessionID + " takes the plan over (" + why + ")", Meta: map[string]any{"previous": previous}}, nil
+			Reason: "session " + h.in.SessionID + " takes the plan over (" + why + ")", Meta: events.Meta(events.OwnerChangedMeta{Previous: previous})}, nil
 	})
 	if err != nil {
 		h.log.info("taking the plan over", "error", err.Error())

@@ -78,7 +78,7 @@ func handEditChange(he *workflow.HandEdit, found *state.State, c store.Change) s
 	ev := events.Event{Event: events.FieldSet, Actor: "taskie", Task: he.State.Task().String(),
 		Reason: "state.json edited by hand: " + he.Field + " moved with the review counters of the cycle before; " +
 			strings.Join(kept, ", ") + " started as `taskie start` and `taskie set` start them",
-		Meta: map[string]any{"field": he.Field, "value": value, "by": "hand", "started": kept}}
+		Meta: events.Meta(events.FieldSetMeta{Field: he.Field, Value: value, By: "hand", Started: kept})}
 	c.Events = append([]events.Event{ev}, c.Events...)
 	return c
 }

@@ -336,16 +336,15 @@ func reviewOf(evs []events.Event) *lifecycle.Review {
 		if e.Event != events.ReviewFinished {
 			continue
 		}
-		if rec, ok := e.Meta["recorded"].(bool); ok && !rec {
+		m, _ := events.MetaOf[events.ReviewFinishedMeta](e)
+		if m.NotRecorded() {
 			continue
 		}
 		id, err := domain.ParseTaskID(e.Task)
 		if err != nil {
 			continue
 		}
-		kind, _ := e.Meta["review"].(string)
-		verdict, _ := e.Meta["verdict"].(string)
-		return &lifecycle.Review{Task: id, Kind: domain.Phase(kind), Verdict: domain.Verdict(verdict)}
+		return &lifecycle.Review{Task: id, Kind: domain.Phase(m.Review), Verdict: domain.Verdict(m.Verdict)}
 	}
 	return nil
 }

@@ -54,17 +54,17 @@ func progress(p *store.Plan, s *store.Snapshot, c store.Change) store.Change {
 	out := make([]events.Event, 0, len(c.Events)+len(evs))
 	out = append(out, c.Events...)
 	for _, e := range evs {
-		ev := events.Event{TS: at, Event: e.Kind, Reason: e.Reason(),
-			Meta: map[string]any{"wave": e.Wave, "waves": e.Waves}}
+		ev := events.Event{TS: at, Event: e.Kind, Reason: e.Reason()}
+		m := events.WaveMeta{Wave: e.Wave, Waves: e.Waves}
 		if e.Task > 0 {
 			ev.Task = e.Task.String()
 		} else {
-			ids := make([]string, len(e.Tasks))
+			m.Tasks = make([]string, len(e.Tasks))
 			for i, id := range e.Tasks {
-				ids[i] = id.String()
+				m.Tasks[i] = id.String()
 			}
-			ev.Meta["tasks"] = ids
 		}
+		ev.Meta = events.Meta(m)
 		out = append(out, ev)
 	}
 	c.Events = out

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/plan"
 )
 
@@ -13,11 +14,11 @@ import (
 const (
 	// EventGroupStart: the first task of a wave left pending (claimed or
 	// started).
-	EventGroupStart = "GROUP_START"
+	EventGroupStart = events.GroupStart
 	// EventTaskComplete: a task finished (completed, or done in tasks.md).
-	EventTaskComplete = "TASK_COMPLETE"
+	EventTaskComplete = events.TaskComplete
 	// EventGroupComplete: the last open task of a started wave closed.
-	EventGroupComplete = "GROUP_COMPLETE"
+	EventGroupComplete = events.GroupComplete
 )
 
 // PlanWaves splits every task of the plan into waves, as Groups would if

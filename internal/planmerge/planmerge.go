@@ -89,7 +89,8 @@ func union(sides ...[]line) []line {
 		if e := l.ev; e != nil && e.Task != "" {
 			if k, err := lifecycle.ParseKind(e.Event); err == nil {
 				if k == lifecycle.KindTimeout {
-					key := fmt.Sprintf("%s\x00%d\x00%s\x00%v", e.Task, entry[e.Task], e.From, e.Meta["level"])
+					m, _ := events.MetaOf[events.LifecycleMeta](*e)
+					key := fmt.Sprintf("%s\x00%d\x00%s\x00%s", e.Task, entry[e.Task], e.From, m.Level)
 					if warned[key] {
 						continue
 					}
@@ -177,7 +178,7 @@ func Plan(base, ours, theirs []byte, d history.Defaults) Result {
 	cp := events.Event{TS: lastTS, Plan: plan, Event: events.Checkpoint, Actor: Actor, Reason: Reason,
 		Set: state.Full(res.State).Set, SHA: Hash(st)}
 	if len(out.Notes) > 0 {
-		cp.Meta = map[string]any{"notes": out.Notes}
+		cp.Meta = events.Meta(events.CheckpointMeta{Notes: out.Notes})
 	}
 	raw, err := json.Marshal(cp)
 	if err != nil {

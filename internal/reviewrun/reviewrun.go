@@ -43,16 +43,15 @@ type Job struct {
 // Name is the job's review file, relative to the plan directory.
 func (j Job) Name() string { return plan.ReviewFile(string(j.Kind), int(j.Task), j.Iteration) }
 
-// meta is the events' common part.
-func (j Job) meta(kv ...any) map[string]any {
-	m := map[string]any{"review": string(j.Kind), "iteration": j.Iteration, "model": string(j.Model)}
-	if j.Standalone {
-		m["standalone"] = true
-	}
-	for i := 0; i+1 < len(kv); i += 2 {
-		m[kv[i].(string)] = kv[i+1]
-	}
-	return m
+// run is what every event of the job carries.
+func (j Job) run() events.ReviewRun {
+	return events.ReviewRun{Review: string(j.Kind), Iteration: j.Iteration, Model: string(j.Model), Standalone: j.Standalone}
+}
+
+// started is the job's REVIEW_STARTED.
+func (j Job) started() events.Event {
+	return events.Event{Task: j.Task.String(), Event: events.ReviewStarted, Actor: j.Actor,
+		Meta: events.Meta(events.ReviewStartedMeta{ReviewRun: j.run(), Reviewer: j.Pick.Reviewer})}
 }
 
 // Runner runs reviews of one plan.
@@ -118,18 +117,15 @@ func taskKey(task domain.TaskID) string {
 	return task.String()
 }
 
-// usageMeta is what a finished review's event records of the tokens used.
-func usageMeta(m map[string]any, u review.Usage) {
-	if u.Total() <= 0 {
-		return
+// cost is what a finished review's event records of what it cost.
+func cost(res review.Result, took time.Duration) events.ReviewCost {
+	u := res.Usage
+	c := events.ReviewCost{CostUSD: res.CostUSD, DurationMS: res.DurationMS, TookMS: took.Milliseconds(), ReviewerSession: res.SessionID}
+	if u.Total() > 0 {
+		c.Usage = events.Usage{Tokens: u.Total(), Input: max(u.Input, 0), Output: max(u.Output, 0),
+			CacheRead: max(u.CacheRead, 0), CacheCreation: max(u.CacheCreation, 0)}
 	}
-	m["tokens"] = u.Total()
-	for k, v := range map[string]int64{"input_tokens": u.Input, "output_tokens": u.Output,
-		"cache_read_input_tokens": u.CacheRead, "cache_creation_input_tokens": u.CacheCreation} {
-		if v > 0 {
-			m[k] = v
-		}
-	}
+	return c
 }
 
 // budgetAfter is the overrun once a review that used add is counted; the
@@ -198,14 +194,14 @@ type Done struct {
 	After      ledger.Ledger
 	Assessment ledger.Assessment
 	// Finished is the meta of its REVIEW_FINISHED event.
-	Finished map[string]any
+	Finished events.ReviewFinishedMeta
 	job      Job
 }
 
 // Events are the review's REVIEW_FINISHED and FINDING_* events, to commit
 // with what the review does to state.json.
 func (d *Done) Events() []events.Event {
-	fin := events.Event{Task: d.job.Task.String(), Event: events.ReviewFinished, Actor: d.job.Actor, Meta: d.Finished}
+	fin := events.Event{Task: d.job.Task.String(), Event: events.ReviewFinished, Actor: d.job.Actor, Meta: events.Meta(d.Finished)}
 	return append([]events.Event{fin}, ledgerlog.ToLog(d.Series, d.Found)...)
 }
 
@@ -244,7 +240,7 @@ func (r *Runner) Review(job Job, lock *fsafe.Lock, taskFiles []string) (*Done, e
 		Command: job.Pick.Program(r.Cfg.Reviewer, r.Cfg.ReviewerCommand), Effort: job.Pick.Effort, HoldLock: lock.File(),
 		Lease: r.recordLease, Findings: ledger.ForReviewer(before),
 	}
-	r.Event(events.Event{Task: job.Task.String(), Event: events.ReviewStarted, Actor: job.Actor, Meta: job.meta("reviewer", job.Pick.Reviewer)})
+	r.Event(job.started())
 	ctx := r.Ctx
 	if ctx == nil {
 		// The agent's hook timeout or Ctrl-C kills this process: take the
@@ -271,12 +267,11 @@ func (r *Runner) Review(job Job, lock *fsafe.Lock, taskFiles []string) (*Done, e
 	d.Assessment = ledger.Assess(d.After, job.Iteration, res.Verdict, settings, r.Ledger().SpentUSD+res.CostUSD)
 	// With this review counted: its block says when no further review follows.
 	d.Assessment.BudgetExceeded = r.budgetAfter(job.Task, ledger.Spent{USD: res.CostUSD, Tokens: res.Usage.Total(), Time: took})
-	d.Finished = job.meta("verdict", string(res.Verdict), "cost_usd", res.CostUSD, "duration_ms", res.DurationMS,
-		"took_ms", took.Milliseconds(), "reviewer_session", res.SessionID, "review_file", name, "wrote_file", res.WroteFile,
-		"clean", d.Assessment.Clean)
-	usageMeta(d.Finished, res.Usage)
+	wrote, clean := res.WroteFile, d.Assessment.Clean
+	d.Finished = events.ReviewFinishedMeta{ReviewRun: job.run(), Verdict: string(res.Verdict), ReviewCost: cost(res, took),
+		ReviewFile: name, WroteFile: &wrote, Clean: &clean}
 	if d.Assessment.Tracked {
-		d.Finished["rule"] = string(d.Assessment.Reason)
+		d.Finished.Rule = string(d.Assessment.Reason)
 	}
 	return d, nil
 }
@@ -319,7 +314,7 @@ func (r *Runner) failed(job Job, ours bool, err error, took time.Duration, outOf
 	}
 	log := r.Keep(job, raw)
 	r.Event(events.Event{Task: job.Task.String(), Event: events.ReviewFailed, Actor: job.Actor,
-		Meta: job.meta("failure", kind, "log", log, "took_ms", took.Milliseconds())})
+		Meta: events.Meta(events.ReviewFailedMeta{ReviewRun: job.run(), Failure: kind, Log: log, TookMS: took.Milliseconds()})})
 	return &Failed{Kind: kind, Err: err, Log: log, OutOfBudget: kind == review.FailTimeout && outOfBudget}
 }
 
@@ -384,14 +379,14 @@ type CTODone struct {
 	Result   review.Result
 	Decision review.CTODecision
 	Took     time.Duration
-	Finished map[string]any
+	Finished events.ReviewFinishedMeta
 	job      Job
 }
 
 // Event is the CTO review's REVIEW_FINISHED, to commit with what its
 // decision does.
 func (d *CTODone) Event() events.Event {
-	return events.Event{Task: d.job.Task.String(), Event: events.ReviewFinished, Actor: d.job.Actor, Meta: d.Finished}
+	return events.Event{Task: d.job.Task.String(), Event: events.ReviewFinished, Actor: d.job.Actor, Meta: events.Meta(d.Finished)}
 }
 
 // CTO runs the CTO review of job.Task (docs/lifecycle.md, "The CTO") under
@@ -415,7 +410,7 @@ func (r *Runner) CTO(job Job, lock *fsafe.Lock, cycle []string, escalation strin
 		Lease: r.recordLease, Cycle: cycle, Escalation: escalation,
 		History: r.Ledger().History(ledgerlog.SeriesOf(domain.CodeReview, job.Task)),
 	}
-	r.Event(events.Event{Task: job.Task.String(), Event: events.ReviewStarted, Actor: job.Actor, Meta: job.meta("reviewer", job.Pick.Reviewer)})
+	r.Event(job.started())
 	ctx := r.Ctx
 	if ctx == nil {
 		var stop context.CancelFunc
@@ -429,11 +424,7 @@ func (r *Runner) CTO(job Job, lock *fsafe.Lock, cycle []string, escalation strin
 		return nil, r.failed(job, false, err, took, settings.ReviewBudget > 0 && req.Timeout == settings.ReviewBudget)
 	}
 	d := &CTODone{Result: res, Decision: *res.CTO, Took: took, job: job}
-	d.Finished = job.meta("decision", d.Decision.Decision, "cost_usd", res.CostUSD, "duration_ms", res.DurationMS,
-		"took_ms", took.Milliseconds(), "reviewer_session", res.SessionID, "cto_file", plan.CTOFile(int(job.Task), job.Iteration))
-	usageMeta(d.Finished, res.Usage)
-	if d.Decision.RollbackTo != "" {
-		d.Finished["rollback_to"] = d.Decision.RollbackTo
-	}
+	d.Finished = events.ReviewFinishedMeta{ReviewRun: job.run(), Decision: d.Decision.Decision, ReviewCost: cost(res, took),
+		CTOFile: plan.CTOFile(int(job.Task), job.Iteration), RollbackTo: d.Decision.RollbackTo}
 	return d, nil
 }

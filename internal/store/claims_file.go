@@ -287,12 +287,10 @@ func claimEvent(p PlanKey, d domain.ClaimDecision, ttl time.Duration, now time.T
 	switch d.Outcome {
 	case domain.ClaimGranted:
 		ev.Event = EventClaim
-		ev.Meta = map[string]any{"expires": cl.Expires.Format(time.RFC3339), "ttl": ttlText(ttl)}
-		fenceMeta(ev.Meta, cl)
+		ev.Meta = claimMeta(cl, ttl)
 	case domain.ClaimTakeover:
 		ev.Event, ev.To = EventClaimTakeover, cl.Agent
-		ev.Meta = map[string]any{"expires": cl.Expires.Format(time.RFC3339), "ttl": ttlText(ttl)}
-		fenceMeta(ev.Meta, cl)
+		ev.Meta = claimMeta(cl, ttl)
 		if d.Previous != nil {
 			ev.From = d.Previous.Agent
 			ev.Reason = fmt.Sprintf("lease of %s expired at %s", d.Previous.Agent, d.Previous.Expires.Format(time.RFC3339))
@@ -307,14 +305,9 @@ func claimEvent(p PlanKey, d domain.ClaimDecision, ttl time.Duration, now time.T
 	return &ev, true
 }
 
-// fenceMeta adds a claim's token and place to its event.
-func fenceMeta(m map[string]any, cl domain.Claim) {
-	if cl.Token > 0 {
-		m["token"] = cl.Token
-	}
-	if cl.Place != "" {
-		m["place"] = cl.Place
-	}
+// claimMeta is the meta of a claim's event: its lease, token and place.
+func claimMeta(cl domain.Claim, ttl time.Duration) map[string]any {
+	return events.Meta(events.ClaimMeta{Expires: cl.Expires.Format(time.RFC3339), TTL: ttlText(ttl), Token: max(cl.Token, 0), Place: cl.Place})
 }
 
 func ttlText(ttl time.Duration) string {

@@ -58,10 +58,10 @@ func FenceOf(f []domain.Fence) domain.Fence {
 // (heartbeat, or a claim by the holder) is not logged: it moves an expiry
 // and nothing else.
 const (
-	EventClaim         = events.Claim     // a task was free and is now claimed
-	EventClaimTakeover = "CLAIM_TAKEOVER" // an expired lease was taken over (From: its holder)
-	EventRelease       = "RELEASE"        // the holder let its claim go
-	EventTaskResult    = "TASK_RESULT"    // a subagent's result (meta: status, commit, attempt)
+	EventClaim         = events.Claim         // a task was free and is now claimed
+	EventClaimTakeover = events.ClaimTakeover // an expired lease was taken over (From: its holder)
+	EventRelease       = events.Release       // the holder let its claim go
+	EventTaskResult    = events.TaskResult    // a subagent's result (events.TaskResultMeta)
 )
 
 // PlanKey names a plan across clones: the repository's identity (its

@@ -60,5 +60,5 @@ func OwnerChange(old, next *state.State, actor string) *events.Event {
 		return nil
 	}
 	return &events.Event{Event: events.OwnerChanged, Actor: actor, Task: next.Task().String(), From: prev, To: next.SessionID,
-		Reason: "session " + next.SessionID + " drives the plan", Meta: map[string]any{"previous": prev}}
+		Reason: "session " + next.SessionID + " drives the plan", Meta: events.Meta(events.OwnerChangedMeta{Previous: prev})}
 }
