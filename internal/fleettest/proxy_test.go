@@ -1,6 +1,7 @@
 package fleettest
 
 import (
+	"encoding/binary"
 	"net"
 	"sync"
 	"testing"
@@ -12,8 +13,8 @@ import (
 // of 2×delay round trip, its bandwidth kept: chunks queue, they do not
 // wait for each other). This kernel has no netem; the proxy is the link.
 // It stops, cutting its connections, when t ends. It returns the address
-// it listens on.
-func latencyProxy(t *testing.T, listen, target string, delay time.Duration) string {
+// it listens on. A wire, when not nil, sees every connection's traffic.
+func latencyProxy(t *testing.T, listen, target string, delay time.Duration, w ...*wire) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
@@ -33,6 +34,10 @@ func latencyProxy(t *testing.T, listen, target string, delay time.Duration) stri
 		mu.Unlock()
 		wg.Wait()
 	})
+	var tap *wire
+	if len(w) > 0 {
+		tap = w[0]
+	}
 	wg.Go(func() {
 		for {
 			c, err := ln.Accept()
@@ -47,16 +52,18 @@ func latencyProxy(t *testing.T, listen, target string, delay time.Duration) stri
 			mu.Lock()
 			conns = append(conns, c, s)
 			mu.Unlock()
-			wg.Go(func() { delayed(s, c, delay) })
-			wg.Go(func() { delayed(c, s, delay) })
+			wc := tap.open()
+			wg.Go(func() { delayed(s, c, delay, wc.fromClient) })
+			wg.Go(func() { delayed(c, s, delay, wc.fromServer) })
 		}
 	})
 	return ln.Addr().String()
 }
 
 // delayed copies src to dst, each chunk delay after it was read; at the
-// end of src (or an error) it closes both.
-func delayed(dst, src net.Conn, delay time.Duration) {
+// end of src (or an error) it closes both. seen, when not nil, sees each
+// chunk as it is read.
+func delayed(dst, src net.Conn, delay time.Duration, seen func([]byte)) {
 	type chunk struct {
 		b  []byte
 		at time.Time
@@ -68,6 +75,9 @@ func delayed(dst, src net.Conn, delay time.Duration) {
 			b := make([]byte, 32<<10)
 			n, err := src.Read(b)
 			if n > 0 {
+				if seen != nil {
+					seen(b[:n])
+				}
 				q <- chunk{b[:n], time.Now().Add(delay)}
 			}
 			if err != nil {
@@ -85,4 +95,151 @@ func delayed(dst, src net.Conn, delay time.Duration) {
 	src.Close()
 	for range q { // let the reader finish
 	}
+}
+
+// wire counts what crosses the link: connections, and on each the round
+// trips — a flight of the client's messages sent after the server last
+// spoke, answered — split into those before the connection is ready
+// (start-up and authentication) and those of statements, with the
+// statements' text.
+type wire struct {
+	mu    sync.Mutex
+	conns []*wireConn
+}
+
+// wireConn is one connection's traffic as the client sent it.
+type wireConn struct {
+	w       *wire
+	buf     []byte // the client's bytes not parsed yet
+	started bool   // the start-up message went by
+	ready   bool   // the server said ReadyForQuery once
+	turn    bool   // the server spoke since the client's last flight
+	flights []flight
+}
+
+// flight is one flight of the client's messages.
+type flight struct {
+	startup   bool     // sent before the connection was ready
+	terminate bool     // only a Terminate: the client waits for nothing
+	sql       []string // the statements it carries (simple queries, parses)
+}
+
+func (w *wire) open() *wireConn {
+	if w == nil {
+		return nil
+	}
+	c := &wireConn{w: w, turn: true}
+	w.mu.Lock()
+	w.conns = append(w.conns, c)
+	w.mu.Unlock()
+	return c
+}
+
+func (c *wireConn) fromServer(b []byte) {
+	if c == nil {
+		return
+	}
+	c.w.mu.Lock()
+	defer c.w.mu.Unlock()
+	c.turn = true
+	// ReadyForQuery is 'Z', length 5, a status byte: the first one ends
+	// the start-up (a chunk boundary inside it only delays the count).
+	for i := 0; i+5 < len(b); i++ {
+		if b[i] == 'Z' && binary.BigEndian.Uint32(b[i+1:]) == 5 {
+			c.ready = true
+		}
+	}
+}
+
+func (c *wireConn) fromClient(b []byte) {
+	if c == nil {
+		return
+	}
+	c.w.mu.Lock()
+	defer c.w.mu.Unlock()
+	if c.turn {
+		c.flights = append(c.flights, flight{startup: !c.ready, terminate: true})
+		c.turn = false
+	}
+	f := &c.flights[len(c.flights)-1]
+	c.buf = append(c.buf, b...)
+	for {
+		if !c.started { // untyped: SSL or GSS request, or the start-up
+			if len(c.buf) < 8 {
+				return
+			}
+			n := int(binary.BigEndian.Uint32(c.buf))
+			if len(c.buf) < n {
+				return
+			}
+			if binary.BigEndian.Uint32(c.buf[4:]) == 196608 {
+				c.started = true
+			}
+			f.terminate = false
+			c.buf = c.buf[n:]
+			continue
+		}
+		if len(c.buf) < 5 {
+			return
+		}
+		n := 1 + int(binary.BigEndian.Uint32(c.buf[1:]))
+		if len(c.buf) < n {
+			return
+		}
+		typ, body := c.buf[0], c.buf[5:n]
+		if typ != 'X' {
+			f.terminate = false
+		}
+		switch typ {
+		case 'Q':
+			f.sql = append(f.sql, cstring(body))
+		case 'P':
+			_, rest := cut0(body)
+			f.sql = append(f.sql, cstring(rest))
+		}
+		c.buf = c.buf[n:]
+	}
+}
+
+func cstring(b []byte) string { s, _ := cut0(b); return string(s) }
+
+func cut0(b []byte) ([]byte, []byte) {
+	for i, x := range b {
+		if x == 0 {
+			return b[:i], b[i+1:]
+		}
+	}
+	return b, nil
+}
+
+// wireCount is what a wire saw since it was reset.
+type wireCount struct {
+	conns    int
+	startup  int      // round trips to connect and authenticate
+	queries  int      // round trips of statements
+	sql      []string // the statements, in order
+	perQuery [][]string
+}
+
+// take returns what the wire saw and forgets it.
+func (w *wire) take() wireCount {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var n wireCount
+	for _, c := range w.conns {
+		n.conns++
+		for _, f := range c.flights {
+			switch {
+			case f.terminate:
+			case f.startup:
+				n.startup++
+			default:
+				n.queries++
+				n.sql = append(n.sql, f.sql...)
+				n.perQuery = append(n.perQuery, f.sql)
+			}
+		}
+	}
+	w.conns = nil
+	return n
 }
