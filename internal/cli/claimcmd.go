@@ -224,8 +224,10 @@ func runClaim(o *claimOpts) error {
 		return err
 	}
 	var d parallel.ClaimDecision
+	var life []string
+	oneShot := false
 	if o.next {
-		d, err = claimNext(s, cp, agent, ttl, here)
+		d, life, oneShot, err = claimNext(s, cp, agent, ttl, here)
 	} else {
 		d, err = claimTask(s, cp, o.task, agent, ttl, o.retry, here)
 	}
@@ -240,7 +242,10 @@ func runClaim(o *claimOpts) error {
 	}
 	cp.recordHeld(s, d)
 	wt := cp.recordClaimHead(s, g, d)
-	if d.Outcome == parallel.Granted || d.Outcome == parallel.Takeover {
+	switch {
+	case oneShot:
+		sayLife(s, life)
+	case d.Outcome == parallel.Granted || d.Outcome == parallel.Takeover:
 		cp.lifeAfterClaim(s, d.Claim.Task, agent)
 	}
 	return printClaim(s, d, wt, o.asJSON)
@@ -402,29 +407,51 @@ func joinIDs(ids []domain.TaskID) string {
 
 // claimNext claims the first ready task, or gives back the agent's own
 // live claim on an open task (a restarted agent resumes its work).
-func claimNext(s *Streams, cp *coordPlan, agent string, ttl time.Duration, here domain.Fence) (parallel.ClaimDecision, error) {
+func claimNext(s *Streams, cp *coordPlan, agent string, ttl time.Duration, here domain.Fence) (d parallel.ClaimDecision, life []string, oneShot bool, err error) {
 	tasks, _, err := cp.schedTasks(false)
 	if err != nil {
-		return parallel.ClaimDecision{}, err
+		return d, nil, false, err
+	}
+	noneReady := func() error {
+		return &exitError{code: ExitProblems, err: fmt.Errorf("plan %s: no task is ready to claim", cp.p.ID),
+			hint: "every open task is claimed or waits on a dependency; `taskie ready` and `taskie status` show which"}
+	}
+	if lc, ok := cp.c.(lifeClaimer); ok {
+		// One round trip: the statement leaves out the tasks held live by
+		// others and those whose result is complete, and gives the agent
+		// its own live claim first.
+		failed := cp.failedTasks()
+		var ids []domain.TaskID
+		for _, t := range parallel.Ready(tasks, nil, time.Time{}) {
+			if !slices.Contains(failed, t.ID) {
+				ids = append(ids, t.ID)
+			}
+		}
+		d, ok, life, err := lc.ClaimNextLife(cp.ctx, cp.key, ids, agent, ttl, here, lifeMoves(cp.p.ID, claimStep(agent), agent))
+		if err == nil && !ok {
+			err = noneReady()
+		}
+		return d, life, true, err
 	}
 	claims, err := cp.c.Claims(cp.ctx, cp.key)
 	if err != nil {
-		return parallel.ClaimDecision{}, err
+		return d, nil, false, err
 	}
 	now, err := cp.now()
 	if err != nil {
-		return parallel.ClaimDecision{}, err
+		return d, nil, false, err
 	}
 	skip, err := cp.finished()
 	if err != nil {
-		return parallel.ClaimDecision{}, err
+		return d, nil, false, err
 	}
 	// Its own claims made from another place are not this runner's to resume.
 	mine := slices.DeleteFunc(slices.Clone(claims), func(c parallel.Claim) bool {
 		return c.Agent == agent && c.Place != "" && c.Place != here.Place
 	})
 	if own, ok := parallel.OwnLive(tasks, mine, agent, now, skip); ok {
-		return cp.c.Claim(cp.ctx, cp.key, own, agent, ttl, here)
+		d, err = cp.c.Claim(cp.ctx, cp.key, own, agent, ttl, here)
+		return d, nil, false, err
 	}
 	ready := readyExcept(tasks, claims, now, skip)
 	ids := make([]domain.TaskID, len(ready))
@@ -433,10 +460,9 @@ func claimNext(s *Streams, cp *coordPlan, agent string, ttl time.Duration, here 
 	}
 	d, ok, err := cp.c.ClaimNext(cp.ctx, cp.key, ids, agent, ttl, here)
 	if err == nil && !ok {
-		err = &exitError{code: ExitProblems, err: fmt.Errorf("plan %s: no task is ready to claim", cp.p.ID),
-			hint: "every open task is claimed or waits on a dependency; `taskie ready` and `taskie status` show which"}
+		err = noneReady()
 	}
-	return d, err
+	return d, nil, false, err
 }
 
 // recordClaimHead notes, when a task is newly claimed, the HEAD of the

@@ -137,23 +137,28 @@ func (cp *coordPlan) commitLife(s *Streams, m lifeMove) (lifecycle.Task, error) 
 // the record names the agent at work; a task further on keeps its state
 // (its work goes on under the new claim).
 func (cp *coordPlan) lifeAfterClaim(s *Streams, task domain.TaskID, agent string) {
-	m := lifeMove{task: task, reason: "task " + task.String() + " claimed by " + agent,
-		step: func(t lifecycle.Task, now time.Time) (lifecycle.Task, []lifecycle.Effect, error) {
-			var effs []lifecycle.Effect
-			if t.State == lifecycle.Assigned && t.Agent != agent {
-				var err error
-				if t, effs, err = lifecycle.Move(t, lifecycle.Pending, lifecycle.ActorAgent, "claim taken over by "+agent, now); err != nil {
-					return t, nil, err
-				}
-			}
-			if t.State != lifecycle.Pending {
-				return t, effs, nil
-			}
-			next, more, err := lifecycle.Assign(t, agent, lifecycle.ActorAgent, "claimed by "+agent, now)
-			return next, append(effs, more...), err
-		}}
+	m := lifeMove{task: task, reason: "task " + task.String() + " claimed by " + agent, step: claimStep(agent)}
 	if _, err := cp.commitLife(s, m); err != nil {
 		fmt.Fprintf(s.Err, "taskie: warning: task %d is claimed by %s, but its lifecycle did not move to assigned: %v\n", task, agent, err)
+	}
+}
+
+// claimStep assigns a pending task to agent; one assigned to another agent
+// returns to pending first.
+func claimStep(agent string) lifeStep {
+	return func(t lifecycle.Task, now time.Time) (lifecycle.Task, []lifecycle.Effect, error) {
+		var effs []lifecycle.Effect
+		if t.State == lifecycle.Assigned && t.Agent != agent {
+			var err error
+			if t, effs, err = lifecycle.Move(t, lifecycle.Pending, lifecycle.ActorAgent, "claim taken over by "+agent, now); err != nil {
+				return t, nil, err
+			}
+		}
+		if t.State != lifecycle.Pending {
+			return t, effs, nil
+		}
+		next, more, err := lifecycle.Assign(t, agent, lifecycle.ActorAgent, "claimed by "+agent, now)
+		return next, append(effs, more...), err
 	}
 }
 

@@ -13,10 +13,14 @@ import (
 	"github.com/taskie-dev/taskie/internal/store/postgres/pgtest"
 )
 
-// TestRoundTripsProbe logs what each claim command sends across the link.
-func TestRoundTripsProbe(t *testing.T) {
+// TestClaimRoundTrips counts what each claim command sends across the
+// fleet test's 50 ms RTT link (docs/fleet.md, "One round trip"): one
+// connection, its start-up, and one round trip of statements for
+// `claim --next` — the claim, its fencing token, its event and its
+// lifecycle move in one statement.
+func TestClaimRoundTrips(t *testing.T) {
 	if runtime.GOOS != "linux" {
-		t.Skip("linux")
+		t.Skip("the fleet tests start PostgreSQL on Linux only")
 	}
 	srv := pgtest.StartFor(t)
 	dbURL, err := srv.NewDB(context.Background())
@@ -27,42 +31,51 @@ func TestRoundTripsProbe(t *testing.T) {
 	addr := latencyProxy(t, "127.0.0.1:0", fmt.Sprintf("127.0.0.1:%d", srv.Port()), oneWay, w)
 	u, _ := url.Parse(dbURL)
 	u.Host = addr
-	ms := []machine{{name: "machine-1", hostIP: "127.0.0.1", dbURL: u.String()}}
-	f := newFleet(t, 5, ms)
+	f := newFleet(t, 5, []machine{{name: "machine-1", hostIP: "127.0.0.1", dbURL: u.String()}})
 	f.setUp()
 	m := f.ms[0]
 	w.take()
-	env := f.taskie(m)
-	do := func(args ...string) run {
-		r := f.exec(context.Background(), nil, m.clone, env, taskieBin, args...)
+	// do runs a command and checks its round trips: want is the number of
+	// statement round trips (-1: only logged).
+	do := func(want int, args ...string) run {
+		t.Helper()
+		r := f.exec(context.Background(), nil, m.clone, f.taskie(m), taskieBin, args...)
 		n := w.take()
-		t.Logf("%s: exit %d in %v: %d conns, %d startup RT, %d query RT", strings.Join(args, " "), r.code, r.end.Sub(r.start).Round(time.Millisecond), n.conns, n.startup, n.queries)
-		for _, q := range n.perQuery {
-			var short []string
-			for _, s := range q {
-				s = strings.Join(strings.Fields(s), " ")
-				if len(s) > 90 {
-					s = s[:90]
-				}
-				short = append(short, s)
-			}
-			t.Logf("    %s", strings.Join(short, " | "))
-		}
+		t.Logf("%s: exit %d in %v: %d connections, %d round trips to connect, %d of statements",
+			strings.Join(args, " "), r.code, r.end.Sub(r.start).Round(time.Millisecond), n.conns, n.startup, n.queries)
 		if r.code != 0 {
-			t.Logf("  stderr: %s", r.stderr)
+			t.Fatalf("%s: %s", strings.Join(args, " "), r)
+		}
+		if want >= 0 && (n.conns != 1 || n.queries != want) {
+			for _, q := range n.perQuery {
+				t.Logf("  round trip: %s", short(q))
+			}
+			t.Errorf("%s: %d connections and %d round trips of statements; want 1 and %d", strings.Join(args, " "), n.conns, n.queries, want)
 		}
 		return r
 	}
-	r := do("claim", "--next", "--as", "a1")
-	tok := regexp.MustCompile(`fencing token (\d+)`).FindStringSubmatch(r.stderr)
+	r := do(1, "claim", "--next", "--as", "a1")
 	task := strings.TrimSpace(r.stdout)
 	token := "0"
-	if tok != nil {
-		token = tok[1]
+	if mt := regexp.MustCompile(`fencing token (\d+)`).FindStringSubmatch(r.stderr); mt != nil {
+		token = mt[1]
 	}
-	do("claim", "--next", "--as", "a2")
-	do("heartbeat", task, "--as", "a1", "--token", token)
-	do("task", "result", task, "--status", "complete", "--commit", m.work, "--as", "a1", "--token", token)
-	do("release", task, "--as", "a1", "--token", token)
-	do("claim", "--next", "--as", "a1")
+	do(1, "claim", "--next", "--as", "a2")
+	do(-1, "heartbeat", task, "--as", "a1", "--token", token)
+	do(-1, "task", "result", task, "--status", "complete", "--commit", m.work, "--as", "a1", "--token", token)
+	do(-1, "release", task, "--as", "a1", "--token", token)
+	do(1, "claim", "--next", "--as", "a1")
+}
+
+// short is a round trip's statements on one line, each cut.
+func short(q []string) string {
+	var out []string
+	for _, s := range q {
+		s = strings.Join(strings.Fields(s), " ")
+		if len(s) > 80 {
+			s = s[:80] + "…"
+		}
+		out = append(out, s)
+	}
+	return strings.Join(out, " | ")
 }

@@ -294,6 +294,7 @@ func (s *Store) AppendFenced(ctx context.Context, p store.PlanKey, task domain.T
 			} else {
 				b.Queue(insertEventSQL, p.Project, p.Plan, e.TS, e.Event, e.Task, string(body))
 			}
+			queueResult(b, p, e)
 		}
 		return b, nil
 	})
@@ -457,14 +458,33 @@ func rollback(conn *pgx.Conn) {
 }
 
 // queueEvent queues the insertion of one event, its body as events.jsonl
-// writes it.
+// writes it, and for a task result the task's latest result status.
 func queueEvent(b *pgx.Batch, p store.PlanKey, e events.Event) error {
 	body, err := json.Marshal(e)
 	if err != nil {
 		return err
 	}
 	b.Queue(insertEventSQL, p.Project, p.Plan, e.TS, e.Event, e.Task, string(body))
+	queueResult(b, p, e)
 	return nil
+}
+
+// resultSQL keeps a task's latest result status on its claim row, which
+// the one-statement claim reads.
+const resultSQL = `INSERT INTO taskie_claims (project, plan, task, result) VALUES ($1, $2, $3, $4)
+ON CONFLICT (project, plan, task) DO UPDATE SET result = EXCLUDED.result`
+
+// queueResult queues resultSQL for a task result.
+func queueResult(b *pgx.Batch, p store.PlanKey, e events.Event) {
+	if e.Event != store.EventTaskResult {
+		return
+	}
+	id, err := domain.ParseTaskID(e.Task)
+	if err != nil {
+		return
+	}
+	status, _ := e.Meta["status"].(string)
+	b.Queue(resultSQL, p.Project, p.Plan, int32(id), status)
 }
 
 // payload is the NOTIFY payload of a plan's changes.

@@ -67,27 +67,21 @@ type Store struct {
 
 var _ store.Coordination = (*Store)(nil)
 
-// Open connects to the database at url and checks that its schema is one
-// this taskie can use: a database without taskie's tables is an error
+// Open connects to the database at url. It sends no statement: a claim
+// is one round trip after the connection (docs/fleet.md), so the schema is
+// checked by the statements themselves — a database without taskie's
+// tables is ErrNoSchema, one older than this taskie ErrSchemaOlder, each
 // saying to run `taskie store migrate`.
 func Open(ctx context.Context, url string) (*Store, error) {
-	s, err := Connect(ctx, url)
-	if err != nil {
-		return nil, err
-	}
-	v, err := s.SchemaVersion(ctx)
-	if err == nil && v == 0 {
-		err = fmt.Errorf("%s: %w", s.url, ErrNoSchema)
-	}
-	if err != nil {
-		s.Close()
-		return nil, err
-	}
-	return s, nil
+	return Connect(ctx, url)
 }
 
 // ErrNoSchema is the error of a database taskie's schema is not in yet.
 var ErrNoSchema = errors.New("no taskie schema in this database; run `taskie store migrate` once")
+
+// ErrSchemaOlder is the error of a statement that needs a newer schema
+// than the database's: a column or function it names is not there yet.
+var ErrSchemaOlder = errors.New("the database's schema is older than this taskie; run `taskie store migrate` (every taskie of the fleet keeps working on the newer schema)")
 
 // Connect connects to the database at url without looking at its schema
 // (for migrations and status). It gives up after ConnectTimeout.
@@ -235,7 +229,7 @@ func (e *serverError) Unwrap() error { return e.pe }
 // bad input to taskie.
 func IsFailure(err error) bool {
 	var pe *pgconn.PgError
-	return errors.Is(err, ErrConnLost) || errors.Is(err, ErrSchemaNewer) || errors.Is(err, ErrNoSchema) || errors.As(err, &pe)
+	return errors.Is(err, ErrConnLost) || errors.Is(err, ErrSchemaNewer) || errors.Is(err, ErrNoSchema) || errors.Is(err, ErrSchemaOlder) || errors.As(err, &pe)
 }
 
 // wrap names the database (without password) and the operation in err;
@@ -245,6 +239,8 @@ func (s *Store) wrap(what string, err error) error {
 	switch {
 	case errors.As(err, &pe) && pe.Code == "42P01":
 		return fmt.Errorf("%s: %s: %w", s.url, what, ErrNoSchema)
+	case errors.As(err, &pe) && pe.Code == "42703":
+		return fmt.Errorf("%s: %s: %w (%s)", s.url, what, ErrSchemaOlder, pe.Message)
 	case errors.As(err, &pe):
 		return fmt.Errorf("%s: %s: %w", s.url, what, &serverError{msg: strings.Replace(err.Error(), "ERROR: ", "", 1), pe: pe})
 	case s.conn.IsClosed() || errors.Is(err, context.DeadlineExceeded) || pgconn.Timeout(err) ||

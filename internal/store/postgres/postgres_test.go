@@ -154,11 +154,18 @@ func TestMigrateTwiceAndAtOnce(t *testing.T) {
 	}
 }
 
+// Open sends nothing (a claim is one round trip after the connection):
+// the first statement on a database without the schema says what to do.
 func TestOpenWithoutSchema(t *testing.T) {
 	url := pgtest.DB(t)
-	_, err := Open(ctx, url)
+	s, err := Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	_, _, _, err = s.ClaimNextLife(ctx, store.PlanKey{Project: "p", Plan: "x"}, []domain.TaskID{1}, "a", time.Minute, domain.Fence{}, store.LifeMoves{})
 	if !errors.Is(err, ErrNoSchema) || !strings.Contains(err.Error(), "taskie store migrate") {
-		t.Errorf("Open on an empty database: %v", err)
+		t.Errorf("a claim on an empty database: %v", err)
 	}
 }
 

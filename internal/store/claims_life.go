@@ -1,0 +1,35 @@
+package store
+
+import "time"
+
+// LifeMoves are the lifecycle events a claim write records with it in a
+// shared store, in the same statement (docs/fleet.md, "One round trip"):
+// the lifecycle machine decided them beforehand for every state the
+// task's shared record may be in, and the store picks the ones of the
+// state it finds. Lines are events as their log keeps them, keyed by
+// LifeKey, with the task written as TaskSentinel and the time as
+// TimeSentinel for the store to fill in. Empty: no move.
+type LifeMoves struct {
+	Lines map[string][][]byte
+	// UnlessComplete leaves the task's record alone when its latest result
+	// is complete (a release after the result: the work waits to be merged).
+	UnlessComplete bool
+}
+
+// The stand-ins of a LifeMoves line for the task and the time.
+const TaskSentinel = 999999999
+
+// TimeSentinel is the time of a LifeMoves line before the store sets it.
+var TimeSentinel = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// LifeKey is the key of the lines for a task whose shared record is in
+// state ("" when it has none), mine when it is assigned to the writer.
+func LifeKey(state string, mine bool) string {
+	switch {
+	case state == "":
+		return "none"
+	case mine:
+		return state + "/mine"
+	}
+	return state
+}

@@ -1,0 +1,92 @@
+package postgres
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/store"
+)
+
+// lifeLine is a LifeMoves line moving the task from → to.
+func lifeLine(from, to string) []byte {
+	return []byte(`{"ts":"2000-01-01T00:00:00Z","plan":"x","task":"999999999","event":"STATE_TRANSITION","from":"` + from + `","to":"` + to + `","actor":"agent","meta":{"agent":"a"}}`)
+}
+
+// The one-statement claim decides as the rules do: a free task is
+// granted with the next token, the agent's own live claim comes first and
+// is renewed, a live claim of another agent is skipped, an expired one is
+// taken over, the same name from another place is skipped while live, a
+// task whose result is complete is left out; and the lifecycle lines of
+// the state the shared record is in are recorded with it.
+func TestClaimNextLife(t *testing.T) {
+	s := open(t, migrated(t))
+	p := store.PlanKey{Project: "github.com/o/r", Plan: "x"}
+	moves := store.LifeMoves{Lines: map[string][][]byte{
+		"none":     {lifeLine("", "pending"), lifeLine("pending", "assigned")},
+		"pending":  {lifeLine("pending", "assigned")},
+		"assigned": {lifeLine("assigned", "pending"), lifeLine("pending", "assigned")},
+	}}
+	here, there := domain.Fence{Place: "m1:c:."}, domain.Fence{Place: "m2:c:."}
+	claim := func(agent string, f domain.Fence, ready ...domain.TaskID) (string, int) {
+		t.Helper()
+		d, ok, lines, err := s.ClaimNextLife(ctx, p, ready, agent, time.Minute, f, moves)
+		if err != nil {
+			t.Fatalf("%s: %v", agent, err)
+		}
+		if !ok {
+			return "none", 0
+		}
+		return d.Outcome.String() + " " + d.Claim.Task.String() + " token " + itoa(d.Claim.Token), len(lines)
+	}
+	type step struct {
+		name  string
+		do    func() (string, int)
+		want  string
+		lines int
+	}
+	for _, st := range []step{
+		{"a free task", func() (string, int) { return claim("a", here, 1, 2, 3) }, "granted 1 token 1", 2},
+		{"the next is 2", func() (string, int) { return claim("b", here, 1, 2, 3) }, "granted 2 token 1", 2},
+		{"own live first", func() (string, int) { return claim("b", here, 3, 2) }, "renewed 2 token 1", 0},
+		{"another place skips b's", func() (string, int) { return claim("b", there, 2, 3) }, "granted 3 token 1", 2},
+		{"none left", func() (string, int) { return claim("c", here, 1, 2, 3) }, "none", 0},
+		{"expired: taken over", func() (string, int) {
+			s.skew.Store(int64(2 * time.Minute))
+			defer s.skew.Store(0)
+			return claim("c", here, 1)
+		}, "takeover 1 token 2", 2},
+		{"complete is left out", func() (string, int) {
+			if err := s.AppendEvents(ctx, p, events.Event{Task: "4", Event: store.EventTaskResult, Actor: "d", Meta: map[string]any{"status": "complete"}}); err != nil {
+				t.Fatal(err)
+			}
+			return claim("d", here, 4)
+		}, "none", 0},
+	} {
+		got, n := st.do()
+		if got != st.want || n != st.lines {
+			t.Errorf("%s: %s with %d lifecycle lines; want %s with %d", st.name, got, n, st.want, st.lines)
+		}
+	}
+	var kinds []string
+	err := s.ScanLog(ctx, p, store.LogQuery{Task: "1", Coord: true}, func(line []byte) error {
+		var l events.Lean
+		events.ParseLean(line, &l)
+		kinds = append(kinds, l.Event+" "+l.From+">"+l.To)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"STATE_TRANSITION >pending", "STATE_TRANSITION pending>assigned", "CLAIM >",
+		"STATE_TRANSITION assigned>pending", "STATE_TRANSITION pending>assigned", "CLAIM_TAKEOVER a>c"}
+	if diff := cmp.Diff(want, kinds); diff != "" {
+		t.Errorf("task 1's log (-want +got):\n%s", diff)
+	}
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
