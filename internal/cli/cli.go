@@ -189,8 +189,6 @@ func commandsFor(args []string) []command {
 	return commands
 }
 
-func newRootCmd(s *Streams) *cobra.Command { return newRootCmdFor(s, nil) }
-
 // newRootCmdFor builds the root with the commands args need (all of them
 // when args is nil).
 func newRootCmdFor(s *Streams, args []string) *cobra.Command {

@@ -196,3 +196,5 @@ func mentions(table, path string) bool {
 	re := regexp.MustCompile(regexp.QuoteMeta(strings.TrimSpace(prefix)) + ` (?:[a-z-]+(?:\\?\|[a-z-]+)*\\?\|)?` + regexp.QuoteMeta(last) + `(?:[^a-z-]|$)`)
 	return re.MatchString(table)
 }
+
+func newRootCmd(s *Streams) *cobra.Command { return newRootCmdFor(s, nil) }

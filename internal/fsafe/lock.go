@@ -32,7 +32,8 @@ var lockHook atomic.Pointer[func(path string)]
 
 // SetLockHook makes fn see the path of every lock that Lock and TryLock
 // take, until restore is called. For tests: fn runs on the locking
-// goroutine, so it must be safe for concurrent use.
+// goroutine, so it must be safe for concurrent use. Not in a _test.go
+// file: the hook's tests, in another package, count a stop's locks with it.
 func SetLockHook(fn func(path string)) (restore func()) {
 	old := lockHook.Swap(&fn)
 	return func() { lockHook.Store(old) }

@@ -145,7 +145,7 @@ func (m *sim) set(field, value string) {
 func (m *sim) review(verdict domain.Verdict, pendingOther bool) {
 	m.t.Helper()
 	d := workflow.StopDecision{Action: workflow.RunReview, Review: m.s.Next(), Task: m.s.Task(), Iteration: m.s.Iteration() + 1, Model: m.s.ReviewModel}
-	n, _ := workflow.Apply(m.s, d, verdict, pendingOther, m.models)
+	n := workflow.AfterReview(m.s, d, workflow.Finished{Verdict: verdict}, pendingOther, m.models, false, "").Save
 	m.commit("hook: "+string(d.Review)+" "+string(verdict), n,
 		events.Event{Event: events.ReviewStarted, Task: d.Task.String(), Meta: map[string]any{"review": d.Review, "iteration": d.Iteration, "model": d.Model}},
 		events.Event{Event: events.ReviewFinished, Task: d.Task.String(), Meta: map[string]any{"review": d.Review, "iteration": d.Iteration,

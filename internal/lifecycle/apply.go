@@ -7,8 +7,8 @@ import (
 
 // check says what, if anything, is wrong with applying e to t: the
 // invariant broken and a message. It is the one gate every effect passes,
-// whether decided now (Move, Fail, …) or read back from a log (Fold,
-// CheckLog). exists is false when the log has not created the task yet.
+// whether decided now (Move, Fail, …) or read back from a log (Log).
+// exists is false when the log has not created the task yet.
 func check(t *Task, exists bool, e Effect) (Rule, string) {
 	if e.Kind == KindCreated {
 		return checkCreated(exists, e)

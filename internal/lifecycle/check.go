@@ -43,9 +43,6 @@ func (v Violation) String() string {
 	return s + v.Msg + " (" + string(v.Rule) + ")"
 }
 
-// Error makes a Violation an error, as Fold and Replay return it.
-func (v Violation) Error() string { return v.String() }
-
 // allStates is States(), for loops that must not allocate.
 var allStates = States()
 
@@ -134,25 +131,8 @@ func checkTimes(t Task, add adder) {
 	}
 }
 
-// CheckLog replays effects and reports every effect that breaks an
-// invariant, with its position: a move out of a terminal state, a fourth
-// failure in a state, a skipped state without the CTO's override, a third
-// CTO attempt, an effect that leaves a state the task is not in, time going
-// backwards. After reporting, it takes the log's word for the effect so
-// that one bad line is reported once, not again for every line after it.
-func CheckLog(effects []Effect) []Violation {
-	var vs []Violation
-	tasks := map[domain.TaskID]Task{}
-	for i, e := range effects {
-		if v, bad := absorb(tasks, i, e); bad {
-			vs = append(vs, v)
-		}
-	}
-	return vs
-}
-
 // absorb folds e into tasks whatever it breaks, and returns the violation
-// it broke, if any (CheckLog and Log).
+// it broke, if any (for Log).
 func absorb(tasks map[domain.TaskID]Task, pos int, e Effect) (Violation, bool) {
 	t, ok := tasks[e.Task]
 	rule, msg := check(&t, ok, e)

@@ -22,9 +22,9 @@
 // the new Task and the Effects that describe it, one Effect per change,
 // which the caller appends to the event log. The functions never change
 // their input: the Task they return is a copy. Deciding and applying are
-// separate: a decision produces Effects, and one function (used by Move,
-// Fold and CheckLog alike) applies an Effect to a Task. Replaying a log with
-// Fold or Replay therefore goes through the very code that made the changes
+// separate: a decision produces Effects, and one function (used by Move
+// and the Log alike) applies an Effect to a Task. Replaying a log with a
+// Log therefore goes through the very code that made the changes
 // and rebuilds the same Task records. Times are recorded to the second,
 // as the log writes them, so a replay from the log itself is exact too.
 //
@@ -62,7 +62,7 @@
 // back to any earlier working state, most of which the table has no row
 // for; a skip (CTO only) moves past the state the task is stuck in without
 // its work being done, which from cto_intervention escalated from
-// committing means straight to completed. CheckLog accepts them only from
+// committing means straight to completed. A Log accepts them only from
 // the actors allowed them: a skip by anyone but the CTO breaks "no skipped
 // states except by CTO override".
 package lifecycle

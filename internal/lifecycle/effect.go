@@ -102,7 +102,7 @@ func (m Meta) payload() events.LifecycleMeta {
 	return p
 }
 
-// Effect is one change to one task, to be appended to the event log. Fold
+// Effect is one change to one task, to be appended to the event log. A Log
 // applies it back.
 type Effect struct {
 	Task   domain.TaskID

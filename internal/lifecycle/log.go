@@ -12,8 +12,7 @@ import (
 // maxViolations caps the violations a Log keeps; the rest are counted.
 const maxViolations = 100
 
-// Log folds a log's effects into task records one at a time, the way
-// CheckLog does: every effect goes through the same check the moves use,
+// Log folds a log's effects into task records one at a time: every effect goes through the same check the moves use,
 // a violation is recorded with the position it was given, and the log's
 // word is then taken for the effect, so that one bad line is reported once
 // and the records stay those the log describes. Queries fold the event

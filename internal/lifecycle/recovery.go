@@ -29,11 +29,6 @@ var permits = map[Action][]Actor{
 	ActEscalate:    {ActorAgent, ActorCTO, ActorHuman, ActorSystem},
 }
 
-// Actions returns every action, in a stable order.
-func Actions() []Action {
-	return []Action{ActMove, ActFail, ActRetry, ActGuidedRetry, ActRollback, ActSkip, ActAbandon, ActResolve, ActEscalate}
-}
-
 // Allowed reports whether actor may take action.
 func Allowed(actor Actor, action Action) bool {
 	return slices.Contains(permits[action], actor)

@@ -1,7 +1,6 @@
 package lifecycle
 
 import (
-	"slices"
 	"sync"
 )
 
@@ -102,10 +101,6 @@ func buildTable() []Transition {
 	return t
 }
 
-// Table returns a copy of the machine's legal moves, in a stable order.
-// The overrides Rollback and Skip follow their own rules instead.
-func Table() []Transition { return slices.Clone(machine().rows) }
-
 // lookup returns the row from → to.
 func lookup(from, to State) (Transition, bool) {
 	f, t := from.index(), to.index()
@@ -114,23 +109,6 @@ func lookup(from, to State) (Transition, bool) {
 		return Transition{}, false
 	}
 	return m.rows[m.edges[f][t]-1], true
-}
-
-// Legal reports whether the table has a move from → to.
-func Legal(from, to State) bool {
-	_, ok := lookup(from, to)
-	return ok
-}
-
-// LegalFrom lists the states the table reaches from a state, in table order.
-func LegalFrom(from State) []State {
-	var out []State
-	for _, tr := range machine().rows {
-		if tr.From == from {
-			out = append(out, tr.To)
-		}
-	}
-	return out
 }
 
 // Next lists the states Move can take this task to now, whoever asks: the

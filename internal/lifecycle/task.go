@@ -11,7 +11,7 @@ import (
 
 // Task is one task's lifecycle record. Its maps belong to it: the functions
 // of this package return copies and never change a Task they are given,
-// except Fold, which owns the records it folds into.
+// except a Log, which owns the records it folds into.
 type Task struct {
 	ID    domain.TaskID
 	State State
@@ -140,7 +140,7 @@ func (t Task) Failing() bool {
 	return false
 }
 
-// apply applies decided effects to a copy of t through step, the code Fold
+// apply applies decided effects to a copy of t through step, the code a Log
 // uses, and returns the copy and the effects. An effect that does not apply,
 // or a result that breaks an invariant (Check), means t was not a valid
 // record; t is returned unchanged with the error. Every move passes here,

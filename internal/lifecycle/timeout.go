@@ -117,15 +117,6 @@ func ParseLevel(s string) (Level, error) {
 	return LevelOK, fmt.Errorf("unknown timeout level %q; levels are ok, warning, alert, escalate", s)
 }
 
-// TimeoutWarnings returns the task with a TIMEOUT_WARNING effect for each
-// level it has crossed in its state at now and not yet logged since it
-// entered the state (Task.Warned): a task found at 160 % gets warning,
-// alert and escalate at once; found again later, nothing. The warnings are
-// taskie's (actor system). A task without a timeout gets none.
-func TimeoutWarnings(t Task, now time.Time, timeouts Timeouts) (Task, []Effect, error) {
-	return timeoutWarnings(t, Status(t, logTime(now), timeouts), now)
-}
-
 // timeoutWarnings logs the levels of st that t has not logged yet.
 func timeoutWarnings(t Task, st TimeoutStatus, now time.Time) (Task, []Effect, error) {
 	if st.Level <= t.Warned || t.State.Terminal() {

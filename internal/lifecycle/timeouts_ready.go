@@ -145,8 +145,10 @@ func (r ReadyAt) Status(t Task, now time.Time, timeouts Timeouts) TimeoutStatus 
 	return Status(u, now, timeouts)
 }
 
-// TimeoutWarnings is TimeoutWarnings with the pending time counted from
-// readiness: a queued task gets none.
+// TimeoutWarnings returns the task with a TIMEOUT_WARNING effect for each
+// level it has crossed in its state at now and not yet logged since it
+// entered the state (Task.Warned), the pending time counted from
+// readiness (a queued task gets none). The warnings are taskie's.
 func (r ReadyAt) TimeoutWarnings(t Task, now time.Time, timeouts Timeouts) (Task, []Effect, error) {
 	return timeoutWarnings(t, r.Status(t, logTime(now), timeouts), now)
 }

@@ -57,29 +57,6 @@ func depsClosed(g *graph, i int) bool {
 	return true
 }
 
-// Next picks the task an agent gets from "claim --next" and decides the
-// claim. An agent that already holds a live lease on a task it may work on
-// gets that task back (Renewed; see OwnLive), so a restarted agent resumes
-// its work; else the first ready task is claimed, taking over an expired
-// lease if there is one. ok is false when no task is ready; the decision
-// can still be Refused (an empty agent name).
-func Next(tasks []Task, claims []Claim, agent string, now time.Time, ttl time.Duration) (d ClaimDecision, ok bool) {
-	held := leases(claims)
-	if id, found := ownLive(tasks, held, agent, now, nil); found {
-		c := held[id]
-		return DecideClaim(id, &c, agent, now, ttl), true
-	}
-	ready := Ready(tasks, claims, now)
-	if len(ready) == 0 {
-		return ClaimDecision{}, false
-	}
-	id := ready[0].ID
-	if c, claimed := held[id]; claimed {
-		return DecideClaim(id, &c, agent, now, ttl), true
-	}
-	return DecideClaim(id, nil, agent, now, ttl), true
-}
-
 // OwnLive returns the task "claim --next" gives back to agent: of the
 // pending or in-progress tasks on which it holds a live lease and that
 // skip does not exclude (nil: none), the first in scheduling order — the

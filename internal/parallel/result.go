@@ -2,8 +2,6 @@ package parallel
 
 import (
 	"encoding/json"
-	"fmt"
-	"strings"
 
 	"github.com/taskie-dev/taskie/internal/domain"
 )
@@ -42,28 +40,4 @@ func ResultRefTo(task domain.TaskID, commit, status, output string) string {
 		panic(err)
 	}
 	return string(b)
-}
-
-// ParseResultRef reads a reference written by ResultRef.
-func ParseResultRef(line string) (Result, error) {
-	var r Result
-	dec := json.NewDecoder(strings.NewReader(line))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&r); err != nil {
-		return Result{}, fmt.Errorf("task result %q: %w", clipRef(line), err)
-	}
-	if dec.More() {
-		return Result{}, fmt.Errorf("task result %q: text after the JSON object", clipRef(line))
-	}
-	if r.Task <= 0 {
-		return Result{}, fmt.Errorf("task result %q: no task id", clipRef(line))
-	}
-	return r, nil
-}
-
-func clipRef(s string) string {
-	if r := []rune(strings.TrimSpace(s)); len(r) > 80 {
-		return string(r[:77]) + "..."
-	}
-	return strings.TrimSpace(s)
 }

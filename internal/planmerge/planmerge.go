@@ -113,11 +113,6 @@ func join(ls []line) []byte {
 	return b.Bytes()
 }
 
-// Events is the union of three versions of events.jsonl, in time order.
-func Events(base, ours, theirs []byte) []byte {
-	return join(union(split(base), split(ours), split(theirs)))
-}
-
 // Result is a merged plan.
 type Result struct {
 	Log   []byte   // the merged events.jsonl

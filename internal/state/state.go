@@ -151,7 +151,8 @@ func (e *FieldError) Error() string {
 var decodeHook atomic.Pointer[func(path string)]
 
 // SetDecodeHook makes fn see the path of every Decode until restore is
-// called. For tests: fn must be safe for concurrent use.
+// called. For tests: fn must be safe for concurrent use. Not in a _test.go
+// file: the hook's tests, in another package, count a stop's decodes with it.
 func SetDecodeHook(fn func(path string)) (restore func()) {
 	old := decodeHook.Swap(&fn)
 	return func() { decodeHook.Store(old) }

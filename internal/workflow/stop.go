@@ -410,13 +410,6 @@ type Outcome struct {
 	Clean    int          // consecutive_clean after the review
 }
 
-// Apply records a finished review (verdict PASS, FAIL or "" for unreadable)
-// and returns the new state; s is not modified. domain.CleanToPass
-// consecutive PASS verdicts end the cycle.
-func Apply(s *state.State, d StopDecision, verdict domain.Verdict, pendingOther bool, models []domain.Model) (*state.State, Outcome) {
-	return apply(s, d, verdict == domain.Pass, pendingOther, models)
-}
-
 // apply records a finished review that was clean or not.
 func apply(s *state.State, d StopDecision, isClean bool, pendingOther bool, models []domain.Model) (*state.State, Outcome) {
 	n := s.Clone()

@@ -1184,3 +1184,10 @@ func TestNewCycleClearsNeedsHuman(t *testing.T) {
 		t.Error("Start changed its input")
 	}
 }
+
+// Apply records a finished review (verdict PASS, FAIL or "" for unreadable)
+// and returns the new state; s is not modified. domain.CleanToPass
+// consecutive PASS verdicts end the cycle.
+func Apply(s *state.State, d StopDecision, verdict domain.Verdict, pendingOther bool, models []domain.Model) (*state.State, Outcome) {
+	return apply(s, d, verdict == domain.Pass, pendingOther, models)
+}
