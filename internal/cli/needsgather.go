@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -25,6 +26,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/needs"
 	"github.com/taskie-dev/taskie/internal/parallel"
 	"github.com/taskie-dev/taskie/internal/plan"
+	"github.com/taskie-dev/taskie/internal/review"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/workflow"
@@ -69,7 +71,7 @@ func needsOf(r *plan.Repo, only *store.Plan, clk clock.Clock) ([]needs.Item, err
 // view of taskie's hooks, the shared store.
 func repoNeeds(r *plan.Repo, cfg config.Config, plans []*store.Plan) needs.Repo {
 	var out needs.Repo
-	if m := cfg.TrustMessage(); m != "" {
+	if m := untrustedMessage(cfg); m != "" {
 		out.Untrusted = m
 		if len(plans) > 0 {
 			if fi, err := plans[0].Store.Root().Stat(".taskie/" + config.FileName); err == nil {
@@ -90,6 +92,23 @@ func repoNeeds(r *plan.Repo, cfg config.Config, plans []*store.Plan) needs.Repo 
 		}
 	}
 	return out
+}
+
+// untrustedMessage says what of the repository's config waits for
+// `taskie trust`: programs not run, settings (store, project,
+// allowed_tools) not honoured; "" when nothing does.
+func untrustedMessage(cfg config.Config) string {
+	var ms []string
+	if m := cfg.TrustMessage(); m != "" {
+		ms = append(ms, m)
+	}
+	if m := cfg.IgnoredMessage(); m != "" {
+		if slices.Contains(cfg.Ignored, "store") {
+			m += ": this clone keeps its claims and events in its own files, out of the shared store"
+		}
+		ms = append(ms, m)
+	}
+	return strings.Join(ms, "; ")
 }
 
 // codexHookCheck is doctor's check of the Codex hooks Codex would skip;
@@ -123,7 +142,10 @@ func planNeeds(p *store.Plan, plans int, cfg config.Config, now time.Time) needs
 		}
 		out.Cycle = cycleOf(st, pending, tail)
 		if st.SessionID != "" && plan.ValidID(st.SessionID) == nil {
-			out.SessionSeen = hook.LoadSession(p.Store.Root(), st.SessionID).LastSeen
+			sess := hook.LoadSession(p.Store.Root(), st.SessionID)
+			out.SessionSeen = sess.LastSeen
+			// The plan is where it was at the session's last review block.
+			out.BlockOpen = sess.Plan == p.ID && sess.LastReviewBlock != nil && *sess.LastReviewBlock == workflow.MarkOf(st)
 		}
 		if s := cfg.Ledger(); s.HasBudgets() {
 			if lr, err := readLedger(p); err == nil {
@@ -137,7 +159,53 @@ func planNeeds(p *store.Plan, plans int, cfg config.Config, now time.Time) needs
 	}
 	out.Hook = hookDecisions(p)
 	out.Claims, out.ClaimsNow = claimsOf(p)
+	out.Lock = orphanLock(p)
+	out.NotImported, out.Events = notImported(p)
 	return out
+}
+
+// orphanLock is the lease of the plan's review lock when the lock is held
+// and the hook that took it is gone (killed while its reviewer, or a child
+// of it, lives on); nil otherwise, or when no lease tells.
+func orphanLock(p *store.Plan) *needs.OrphanLock {
+	root, rel := p.Store.Root(), store.Rel(p.ID, store.ReviewLockName)
+	if !root.Probe(rel) {
+		return nil
+	}
+	l, ok := review.ReadLease(root, rel)
+	if !ok || l.HookRuns() {
+		return nil
+	}
+	return &needs.OrphanLock{HookPID: l.HookPID, PGID: l.PGID, Started: l.Started, Deadline: l.Deadline}
+}
+
+// notImported counts the clone's plan events the shared store lacks, of
+// all of them (0, 0 with the file store, or when the store cannot be read:
+// its own item says so).
+func notImported(p *store.Plan) (missing, total int) {
+	if dbURL(p) == "" {
+		return 0, 0
+	}
+	src := claimSourceOf(p)
+	src.mu.Lock()
+	defer src.mu.Unlock()
+	ctx := context.Background()
+	if err := src.open(ctx); err != nil {
+		return 0, 0
+	}
+	log, ok := src.c.(store.PlanLog)
+	if !ok {
+		return 0, 0
+	}
+	lines, err := p.Store.PlanLines(p.ID)
+	if err != nil || len(lines) == 0 {
+		return 0, 0
+	}
+	gone, err := log.MissingPlanKeys(ctx, src.key, store.PlanKeys(lines))
+	if err != nil {
+		return 0, 0
+	}
+	return len(gone), len(lines)
 }
 
 // lifecycleRecords are the plan's lifecycle records as status shows them:
@@ -213,7 +281,7 @@ func hookDecisions(p *store.Plan) []needs.HookDecision {
 		if json.Unmarshal(line, &l) != nil || l.Decision == "" || l.Msg != "stop" {
 			continue
 		}
-		d := needs.HookDecision{Time: l.Time.UTC().Truncate(time.Second), Hook: l.Msg, Log: l.ReviewLog}
+		d := needs.HookDecision{Time: l.Time.UTC().Truncate(time.Second), Hook: l.Msg, Log: l.ReviewLog, Decision: l.Decision, Why: l.Why}
 		if m := failedWhy().FindStringSubmatch(l.Why); m != nil {
 			d.Failure, d.Detail = m[1], m[2]
 		}

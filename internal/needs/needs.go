@@ -18,6 +18,8 @@ import (
 	"github.com/taskie-dev/taskie/internal/ledger"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/parallel"
+	"github.com/taskie-dev/taskie/internal/planchoice"
+	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
 // Kind is why an item needs a human.
@@ -37,6 +39,10 @@ const (
 	Timeout          Kind = "timeout"            // a task past 150 % of its state's timeout
 	ExpiredLease     Kind = "expired_lease"      // a claim whose holder stopped renewing it
 	Stalled          Kind = "stalled"            // a review loop without progress, its session gone
+	ReviewLock       Kind = "review_lock"        // the review lock held by what a killed hook started
+	PlanUnnamed      Kind = "plan_unnamed"       // several plans wait and the session named none
+	BlocksIgnored    Kind = "blocks_ignored"     // the session ended its turn without the post-review
+	BlockCap         Kind = "block_cap"          // the session's blocks in a row reached block_cap
 )
 
 // Severity orders the items: what stops every plan first, then decisions
@@ -52,9 +58,9 @@ const (
 
 // severity is each kind's severity.
 var severity = map[Kind]Severity{
-	StoreUnreachable: Blocking, CloneNotImported: Blocking, ConfigUntrusted: Blocking, CodexHook: Blocking, ReviewerFailing: Blocking,
-	HumanEscalation: Decision, NeedsHuman: Decision, ReviewCap: Decision, BudgetSpent: Decision,
-	Timeout: Stuck, ExpiredLease: Stuck, Stalled: Stuck,
+	StoreUnreachable: Blocking, CloneNotImported: Blocking, ConfigUntrusted: Blocking, CodexHook: Blocking, ReviewerFailing: Blocking, ReviewLock: Blocking,
+	HumanEscalation: Decision, NeedsHuman: Decision, ReviewCap: Decision, BudgetSpent: Decision, PlanUnnamed: Decision,
+	Timeout: Stuck, ExpiredLease: Stuck, Stalled: Stuck, BlocksIgnored: Stuck, BlockCap: Stuck,
 }
 
 // Severity returns the kind's severity.
@@ -124,9 +130,16 @@ type Plan struct {
 	// Hook is the hook's last decisions on the plan, oldest first (the
 	// last two are enough).
 	Hook []HookDecision
-	// NotImported: a shared store is configured and holds no data of
-	// this plan, while the clone's files do (`taskie store import`).
-	NotImported bool
+	// NotImported is how many of the clone's Events plan events a shared
+	// store lacks (`taskie store import` adds them); 0 when none or no
+	// shared store.
+	NotImported, Events int
+	// BlockOpen: the review block the driving session got last is still
+	// unanswered (the plan is where it was at that block).
+	BlockOpen bool
+	// Lock is the review lock's holder when its hook is gone; nil when
+	// the lock is free, or held by a live hook.
+	Lock *OrphanLock
 	// LastProgress is the time of the plan's last event; SessionSeen when
 	// the session driving it last stopped (zero: none known).
 	LastProgress time.Time
@@ -167,10 +180,20 @@ type Budget struct {
 	Since time.Time
 }
 
+// OrphanLock is the lease of a review lock whose hook was killed while
+// something it started (the reviewer, a child of it) lives on.
+type OrphanLock struct {
+	HookPID, PGID     int
+	Started, Deadline time.Time
+}
+
 // HookDecision is one decision of the plan's hook log.
 type HookDecision struct {
 	Time time.Time
 	Hook string // "stop", "session-start"
+	// Decision is "block" or "allow"; Why the hook's reason
+	// ("post-review-owed", "block-cap", "plan choice: several-pending: …").
+	Decision, Why string
 	// Failure is the reviewer's failure kind ("exit", "timeout", …) and
 	// Detail its first line; both "" when the decision was no failure.
 	Failure, Detail string
@@ -222,9 +245,39 @@ func plan(p Plan, stall time.Duration, now time.Time) []Item {
 	add := func(task domain.TaskID, k Kind, since time.Time, clear, format string, args ...any) {
 		out = append(out, Item{Plan: p.ID, Task: task, Reason: Reason{k, fmt.Sprintf(format, args...)}, Since: or(since, now), Clear: clear})
 	}
-	if p.NotImported {
+	stalled := false // said by an item of its own: no "stalled" besides
+	if p.NotImported > 0 {
 		add(0, CloneNotImported, time.Time{}, "`taskie store import "+p.ID+"`",
-			"the shared store holds none of this clone's claims and coordination events of plan %s", p.ID)
+			"%d of this clone's %d events of plan %s are not in the shared store: other clones do not see them, and the views of the plan show this clone's own log",
+			p.NotImported, max(p.Events, p.NotImported), p.ID)
+	}
+	if l := p.Lock; l != nil {
+		stalled = true
+		if now.Before(l.Deadline) {
+			add(0, ReviewLock, l.Started, fmt.Sprintf("wait for its deadline (the next stop then ends it and reviews), or end it now: `kill -- -%d`", l.PGID),
+				"the review lock of plan %s is held by a reviewer whose hook (pid %d) was killed: every stop says a review is already running, and none runs until its deadline, %s",
+				p.ID, l.HookPID, l.Deadline.UTC().Format(dateMinute))
+		} else {
+			add(0, ReviewLock, l.Started, "`taskie continue"+p.PlanFlag+"` ends it (or the next stop does)",
+				"the review lock of plan %s is held by a reviewer whose hook (pid %d) was killed: every stop says a review is already running; its deadline passed at %s",
+				p.ID, l.HookPID, l.Deadline.UTC().Format(dateMinute))
+		}
+	}
+	if last, ok := lastStop(p.Hook); ok && !p.Paused {
+		switch {
+		case strings.HasPrefix(last.Why, "plan choice: "+string(planchoice.SeveralPending)+":"):
+			add(0, PlanUnnamed, last.Time, "in the session, name it: `taskie status --plan "+p.ID+"`, then end the turn again (or `taskie pause --plan "+p.ID+"`)",
+				"plan %s waits for the hook with other plans and the session named none of them, so none is driven", p.ID)
+		case (last.Why == string(workflow.RPostOwed) || last.Why == string(workflow.RNoProgress)) && p.BlockOpen && p.Cycle.Review != "":
+			stalled = true
+			post := domain.PostReview(p.Cycle.Review)
+			add(0, BlocksIgnored, last.Time, fmt.Sprintf("tell the session to do the %s and record it with `taskie done %s%s`, or `taskie pause%s`", post, post, p.PlanFlag, p.PlanFlag),
+				"the session ended its turn without addressing the %s's block (no post-review recorded), so no review runs", p.Cycle.Review)
+		case last.Why == string(workflow.RBlockCap) && p.Cycle.Review != "":
+			stalled = true
+			add(0, BlockCap, last.Time, `send the session a new prompt (its next stop reviews again), or raise "block_cap" in .taskie/config.json`,
+				"the session reached its cap of blocks in a row (block_cap), so its %s loop stopped until a new prompt", p.Cycle.Review)
+		}
 	}
 	if f, ok := repeatedFailure(p.Hook); ok {
 		what := "the reviewer failed twice in a row (" + f.Failure + "): " + f.Detail
@@ -281,7 +334,7 @@ func plan(p Plan, stall time.Duration, now time.Time) []Item {
 		add(cl.Task, ExpiredLease, cl.Expires, fmt.Sprintf("`taskie claim %s --as AGENT%s` takes it over, or `taskie release %s --force%s` frees it", cl.Task, p.PlanFlag, cl.Task, p.PlanFlag),
 			"task %s's lease held by %s expired %s ago: its agent stopped renewing it", cl.Task, cl.Agent, domain.ShortDuration(claimsNow.Sub(cl.Expires)))
 	}
-	if !p.Paused && !c.NeedsHuman && c.Review != "" && !p.LastProgress.IsZero() {
+	if !stalled && !p.Paused && !c.NeedsHuman && c.Review != "" && !p.LastProgress.IsZero() {
 		quiet := now.Sub(p.LastProgress)
 		gone := p.SessionSeen.IsZero() || now.Sub(p.SessionSeen) > stall
 		if quiet > stall && gone {
@@ -290,6 +343,19 @@ func plan(p Plan, stall time.Duration, now time.Time) []Item {
 		}
 	}
 	return out
+}
+
+// dateMinute is how an item writes a time of day with its date.
+const dateMinute = "2006-01-02 15:04 UTC"
+
+// lastStop is the last decision of the Stop hook.
+func lastStop(hs []HookDecision) (HookDecision, bool) {
+	for i := len(hs) - 1; i >= 0; i-- {
+		if hs[i].Hook == "stop" {
+			return hs[i], true
+		}
+	}
+	return HookDecision{}, false
 }
 
 // repeatedFailure returns the first of the last two hook decisions when

@@ -44,6 +44,9 @@ func TestFor(t *testing.T) {
 	failure := func(m int, kind, detail string) HookDecision {
 		return HookDecision{Time: at(m), Hook: "stop", Failure: kind, Detail: detail}
 	}
+	stopped := func(m int, decision, why string) HookDecision {
+		return HookDecision{Time: at(m), Hook: "stop", Decision: decision, Why: why}
+	}
 	tests := []struct {
 		name string
 		in   Input
@@ -54,7 +57,7 @@ func TestFor(t *testing.T) {
 			[]got{{StoreUnreachable, "", 0, at(5)}}},
 		{"store unreachable, since unknown: now", Input{Repo: Repo{StoreErr: "connection refused"}},
 			[]got{{StoreUnreachable, "", 0, now}}},
-		{"clone not imported", Input{Plans: []Plan{{ID: "p", NotImported: true}}},
+		{"clone not imported", Input{Plans: []Plan{{ID: "p", NotImported: 3, Events: 10}}},
 			[]got{{CloneNotImported, "p", 0, now}}},
 		{"config untrusted", Input{Repo: Repo{Untrusted: "reviewer_command ignored", UntrustedSince: at(1)}},
 			[]got{{ConfigUntrusted, "", 0, at(1)}}},
@@ -111,6 +114,38 @@ func TestFor(t *testing.T) {
 			[]got{}},
 		{"paused plan does not stall", Input{Plans: []Plan{{ID: "p", Paused: true, Cycle: Cycle{Review: domain.CodeReview}, LastProgress: at(100)}}},
 			[]got{}},
+		{"a session that ignored a review block: at once", Input{Plans: []Plan{{ID: "p", Cycle: Cycle{Review: domain.CodeReview}, BlockOpen: true,
+			LastProgress: at(170), SessionSeen: at(178), Hook: []HookDecision{stopped(175, "block", "review-due"), stopped(178, "allow", "post-review-owed")}}}},
+			[]got{{BlocksIgnored, "p", 0, at(178)}}},
+		{"blocks ignored by flipping next_phase (no progress)", Input{Plans: []Plan{{ID: "p", Cycle: Cycle{Review: domain.CodeReview}, BlockOpen: true,
+			Hook: []HookDecision{stopped(178, "allow", "no-progress")}}}},
+			[]got{{BlocksIgnored, "p", 0, at(178)}}},
+		{"the post-review was done since: no longer ignored", Input{Plans: []Plan{{ID: "p", Cycle: Cycle{Review: domain.CodeReview},
+			Hook: []HookDecision{stopped(178, "allow", "post-review-owed")}}}},
+			[]got{}},
+		{"ignored blocks, then stalled: said once", Input{Plans: []Plan{{ID: "p", Cycle: Cycle{Review: domain.CodeReview}, BlockOpen: true,
+			LastProgress: at(10), SessionSeen: at(11), Hook: []HookDecision{stopped(11, "allow", "post-review-owed")}}}},
+			[]got{{BlocksIgnored, "p", 0, at(11)}}},
+		{"block cap reached: at once", Input{Plans: []Plan{{ID: "p", Cycle: Cycle{Review: domain.CodeReview, NextIsReview: true},
+			Hook: []HookDecision{stopped(176, "block", "review-due"), stopped(179, "allow", "block-cap")}}}},
+			[]got{{BlockCap, "p", 0, at(179)}}},
+		{"block cap, then a review ran: gone", Input{Plans: []Plan{{ID: "p", Cycle: Cycle{Review: domain.CodeReview, NextIsReview: true},
+			Hook: []HookDecision{stopped(176, "allow", "block-cap"), stopped(179, "block", "review-due")}}}},
+			[]got{}},
+		{"block cap on a paused plan", Input{Plans: []Plan{{ID: "p", Paused: true, Cycle: Cycle{Review: domain.CodeReview, NextIsReview: true},
+			Hook: []HookDecision{stopped(179, "allow", "block-cap")}}}},
+			[]got{}},
+		{"review lock held by a killed hook's reviewer: at once", Input{Plans: []Plan{{ID: "p", Cycle: Cycle{Review: domain.PlanReview},
+			Lock: &OrphanLock{HookPID: 41, PGID: 42, Started: at(175), Deadline: at(175).Add(25 * time.Minute)}}}},
+			[]got{{ReviewLock, "p", 0, at(175)}}},
+		{"two plans wait, none named: at once", Input{Plans: []Plan{
+			{ID: "a", Hook: []HookDecision{stopped(179, "allow", "plan choice: several-pending: plans \"a\" … await the hook")}},
+			{ID: "b", Hook: []HookDecision{stopped(179, "allow", "plan choice: several-pending: plans \"a\" … await the hook")}},
+			{ID: "c", Hook: []HookDecision{stopped(179, "allow", "plan choice: mid-turn-elsewhere: …")}}}},
+			[]got{{PlanUnnamed, "a", 0, at(179)}, {PlanUnnamed, "b", 0, at(179)}}},
+		{"a plan named since: driven", Input{Plans: []Plan{
+			{ID: "a", Hook: []HookDecision{stopped(170, "allow", "plan choice: several-pending: …"), stopped(179, "block", "review-due")}}}},
+			[]got{}},
 		{"order: severity, then oldest first", Input{
 			Repo: Repo{Untrusted: "x", UntrustedSince: at(100)},
 			Plans: []Plan{
@@ -145,6 +180,38 @@ func TestTexts(t *testing.T) {
 			Clear: "decide, then `taskie task resolve 3 --actor human --plan p` (or `taskie task abandon 3 --actor human --plan p`)"},
 		{Plan: "p", Task: 2, Reason: Reason{ExpiredLease, "task 2's lease held by a expired 5m ago: its agent stopped renewing it"}, Since: now.Add(-5 * time.Minute),
 			Clear: "`taskie claim 2 --as AGENT --plan p` takes it over, or `taskie release 2 --force --plan p` frees it"},
+	}
+	if diff := cmp.Diff(want, For(in, now)); diff != "" {
+		t.Errorf("For (-want +got):\n%s", diff)
+	}
+}
+
+// TestStallTexts pins the words and the commands of the items that the
+// loop's stalls raise at once.
+func TestStallTexts(t *testing.T) {
+	in := Input{Plans: []Plan{
+		{ID: "p", PlanFlag: " --plan p", Cycle: Cycle{Review: domain.CodeReview, NextIsReview: true}, BlockOpen: true,
+			Hook: []HookDecision{{Time: at(1), Hook: "stop", Decision: "allow", Why: "no-progress"}}},
+		{ID: "q", PlanFlag: " --plan q", Cycle: Cycle{Review: domain.CodeReview, NextIsReview: true},
+			Hook: []HookDecision{{Time: at(2), Hook: "stop", Decision: "allow", Why: "block-cap"}}},
+		{ID: "r", PlanFlag: " --plan r", NotImported: 3, Events: 10,
+			Lock: &OrphanLock{HookPID: 41, PGID: 42, Started: at(3), Deadline: now.Add(10 * time.Minute)}},
+		{ID: "s", PlanFlag: " --plan s", Lock: &OrphanLock{HookPID: 51, PGID: 52, Started: at(4), Deadline: now.Add(-time.Minute)},
+			Hook: []HookDecision{{Time: at(5), Hook: "stop", Decision: "allow", Why: "plan choice: several-pending: …"}}},
+	}}
+	want := []Item{
+		{Plan: "r", Reason: Reason{ReviewLock, "the review lock of plan r is held by a reviewer whose hook (pid 41) was killed: every stop says a review is already running, and none runs until its deadline, 2026-05-01 15:10 UTC"},
+			Since: at(3), Clear: "wait for its deadline (the next stop then ends it and reviews), or end it now: `kill -- -42`"},
+		{Plan: "s", Reason: Reason{ReviewLock, "the review lock of plan s is held by a reviewer whose hook (pid 51) was killed: every stop says a review is already running; its deadline passed at 2026-05-01 14:59 UTC"},
+			Since: at(4), Clear: "`taskie continue --plan s` ends it (or the next stop does)"},
+		{Plan: "r", Reason: Reason{CloneNotImported, "3 of this clone's 10 events of plan r are not in the shared store: other clones do not see them, and the views of the plan show this clone's own log"},
+			Since: now, Clear: "`taskie store import r`"},
+		{Plan: "s", Reason: Reason{PlanUnnamed, "plan s waits for the hook with other plans and the session named none of them, so none is driven"},
+			Since: at(5), Clear: "in the session, name it: `taskie status --plan s`, then end the turn again (or `taskie pause --plan s`)"},
+		{Plan: "p", Reason: Reason{BlocksIgnored, "the session ended its turn without addressing the code-review's block (no post-review recorded), so no review runs"},
+			Since: at(1), Clear: "tell the session to do the post-code-review and record it with `taskie done post-code-review --plan p`, or `taskie pause --plan p`"},
+		{Plan: "q", Reason: Reason{BlockCap, "the session reached its cap of blocks in a row (block_cap), so its code-review loop stopped until a new prompt"},
+			Since: at(2), Clear: "send the session a new prompt (its next stop reviews again), or raise \"block_cap\" in .taskie/config.json"},
 	}
 	if diff := cmp.Diff(want, For(in, now)); diff != "" {
 		t.Errorf("For (-want +got):\n%s", diff)

@@ -86,6 +86,9 @@ func ReadLease(root *fsafe.Root, rel string) (l Lease, ok bool) {
 	return l, true
 }
 
+// HookRuns reports whether the hook that recorded the lease still runs.
+func (l Lease) HookRuns() bool { return processRuns(l.HookPID, l.HookStart) }
+
 // Reaped says what EndOrphan did.
 type Reaped struct {
 	Lease Lease
