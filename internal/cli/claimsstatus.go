@@ -227,6 +227,9 @@ type results struct {
 
 func (cp *coordPlan) results() (results, error) {
 	r := results{latest: map[domain.TaskID]events.Event{}, failures: map[domain.TaskID]int{}}
+	if cp.c == nil { // not opened (the waves of watch and serve): no results known
+		return r, nil
+	}
 	err := cp.c.ScanEvents(cp.ctx, cp.key, func(e events.Event) {
 		if e.Event != store.EventTaskResult {
 			return
