@@ -113,10 +113,10 @@ func agentName(flag string) (string, error) {
 }
 
 // schedTasks reads the plan's tasks for scheduling: tasks.md and, with
-// files, the task files of the tasks whose Files cell is empty (their named
-// paths are the file set; only waves need it, so claims skip the reads).
-// Unknown priorities come back as problems; dependency problems are left
-// to the caller.
+// files, the file sets of the open tasks (withFiles). Claims skip the
+// reads; ready reads only the files of the tasks it prints. Unknown
+// priorities come back as problems; dependency problems are left to the
+// caller.
 func (cp *coordPlan) schedTasks(files bool) ([]parallel.Task, []parallel.Problem, error) {
 	ts, _, err := cp.p.Tasks()
 	if err != nil {
@@ -129,38 +129,61 @@ func (cp *coordPlan) schedTasks(files bool) ([]parallel.Task, []parallel.Problem
 	if err != nil {
 		return nil, nil, err
 	}
-	filesCol := ""
-	for _, h := range ts.Header {
-		if strings.EqualFold(strings.TrimSpace(h), "files") {
-			filesCol = h
-		}
-	}
-	taskFiles := map[domain.TaskID][]byte{}
-	var names []string
-	var ids []domain.TaskID
-	for _, t := range ts.Tasks {
-		if !files || filesCol != "" && strings.TrimSpace(t.Cells[filesCol]) != "" {
-			continue
-		}
-		if name := plan.TaskFile(t.ID); snap.Exists(name) {
-			names, ids = append(names, name), append(ids, domain.TaskID(t.ID))
-		}
-	}
-	k := 0 // ReadFiles calls back in order
-	snap.ReadFiles(names, func(_ string, data []byte, err error) {
-		if err == nil {
-			taskFiles[ids[k]] = data
-		}
-		k++
-	})
-	tasks, problems := parallel.FromTable(ts, taskFiles)
+	tasks, problems := parallel.FromTable(ts, nil)
 	withLife(tasks, snap.State)
 	if res, err := cp.results(); err == nil {
 		for i := range tasks {
 			tasks[i].Retry = res.failed(tasks[i].ID)
 		}
 	}
+	if files {
+		if err := cp.withFiles(tasks); err != nil {
+			return nil, nil, err
+		}
+	}
 	return tasks, problems, nil
+}
+
+// withFiles fills in the file set of each open task of tasks whose Files
+// cell is empty: the paths its task file names. A closed task (done,
+// cancelled, completed, abandoned) is never scheduled, so its file is not
+// read: a read costs what it shows, not the size of the plan's history.
+func (cp *coordPlan) withFiles(tasks []parallel.Task) error {
+	ts, _, err := cp.p.Tasks()
+	if err != nil || ts == nil {
+		return err
+	}
+	snap, err := cp.p.Snapshot()
+	if err != nil {
+		return err
+	}
+	filesCol := ""
+	for _, h := range ts.Header {
+		if strings.EqualFold(strings.TrimSpace(h), "files") {
+			filesCol = h
+		}
+	}
+	var names []string
+	var idx []int
+	for i, t := range tasks {
+		if parallel.StandingOf(t.Status, t.Life).Closed() {
+			continue
+		}
+		if pt, ok := ts.Find(int(t.ID)); ok && filesCol != "" && strings.TrimSpace(pt.Cells[filesCol]) != "" {
+			continue
+		}
+		if name := plan.TaskFile(int(t.ID)); snap.Exists(name) {
+			names, idx = append(names, name), append(idx, i)
+		}
+	}
+	k := 0 // ReadFiles calls back in order
+	snap.ReadFiles(names, func(_ string, data []byte, err error) {
+		if err == nil {
+			tasks[idx[k]].Files = parallel.FilesIn(data)
+		}
+		k++
+	})
+	return nil
 }
 
 // withLife fills in each task's lifecycle state from state.json's records,

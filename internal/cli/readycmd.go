@@ -63,7 +63,7 @@ func runReady(o *readyOpts) error {
 		return err
 	}
 	defer cp.close()
-	tasks, problems, err := cp.schedTasks(true)
+	tasks, problems, err := cp.schedTasks(false)
 	if err != nil {
 		return err
 	}
@@ -80,6 +80,9 @@ func runReady(o *readyOpts) error {
 	}
 	ready, err := cp.readyTasks(tasks, claims, now)
 	if err != nil {
+		return err
+	}
+	if err := cp.withFiles(ready); err != nil {
 		return err
 	}
 	if err := cp.refuseIfPaused(); err != nil {

@@ -63,6 +63,11 @@ type FileName struct {
 // reviewBases are the bases that have review series without a task number.
 var reviewBases = []string{"plan", "design", "tasks", "all-code"}
 
+// reviewPrefixes are reviewBases with their dash: ParseFileName runs once
+// per file of a plan directory (tens of thousands in a big plan), so it
+// builds no string.
+var reviewPrefixes = []string{"plan-", "design-", "tasks-", "all-code-"}
+
 // ParseFileName classifies a .md file name per docs/validation.md, including the older
 // plugin's task-T-code-review-N.md names. Numbers must be positive and
 // written without leading zeros so each file has one name.
@@ -79,9 +84,9 @@ func ParseFileName(name string) FileName {
 	case "tasks":
 		return FileName{Kind: KindTasks, Base: "tasks"}
 	}
-	for _, b := range reviewBases {
-		if rest, ok := strings.CutPrefix(stem, b+"-"); ok {
-			return parseReview(rest, FileName{Base: b})
+	for i, p := range reviewPrefixes {
+		if rest, ok := strings.CutPrefix(stem, p); ok {
+			return parseReview(rest, FileName{Base: reviewBases[i]})
 		}
 	}
 	rest, ok := strings.CutPrefix(stem, "task-")

@@ -71,3 +71,36 @@ func BenchmarkParseTasks(b *testing.B) {
 		ParseTasks(data)
 	}
 }
+
+// BenchmarkParseTasks10k is tasks.md of the 10,000-task plan of
+// docs/performance.md: every read of the plan parses it.
+func BenchmarkParseTasks10k(b *testing.B) {
+	data := bigTasks(10000)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		ParseTasks(data)
+	}
+}
+
+// BenchmarkParseFileName classifies the 60,000 names of the 10,000-task
+// plan's directory (task files, reviews and post-reviews), as every read of
+// the plan does.
+func BenchmarkParseFileName(b *testing.B) {
+	var names []string
+	for t := 1; t <= 10000; t++ {
+		names = append(names, TaskFile(t))
+		for i := 1; i <= 3; i++ {
+			names = append(names, ReviewFile("code-review", t, i))
+			if i < 3 {
+				names = append(names, PostReviewFile("code-review", t, i))
+			}
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, n := range names {
+			ParseFileName(n)
+		}
+	}
+}
