@@ -105,8 +105,6 @@ func run(taskie string, runs int) error {
 		{name: "hook stop, no review due, 100-task plan", ratio: 1.5, memKB: hookMem, args: []string{"hook", "stop"}, dir: small, stdin: in(small)},
 		{name: "hook stop, outside a taskie project", ratio: 1.2, memKB: hookMem, args: []string{"hook", "stop"}, dir: empty, stdin: in(empty)},
 		{name: "hook stop, 50 plans + 5 MB transcript", ratio: 2, memKB: hookMem, args: []string{"hook", "stop"}, dir: many, stdin: inTranscript},
-		{name: "validate, 1,000 tasks + 5,000 review files", target: 100 * time.Millisecond, memKB: memTarget, args: []string{"validate", "big"}, dir: big},
-		{name: "status --json, 1,000 tasks", target: 100 * time.Millisecond, memKB: memTarget, args: []string{"status", "--json"}, dir: big},
 	} {
 		sc.bin = taskie
 		var r result
@@ -130,8 +128,48 @@ func run(taskie string, runs int) error {
 		fmt.Printf("%-52s median %7.2f ms  p95 %7.2f ms  peak %5.1f MB piped, %s tty  (target < %v, < %d MB; %+.2f ms over the reference) %s\n", sc.name,
 			ms(r.median), ms(r.p95), mb(r.maxRSSKB), ttyMB(r.ttyKB), sc.target, sc.memKB>>10, ms(r.median)-ms(ref.median), verdict(over))
 	}
+	if err := scaleRows(taskie, tmp, big, runs, ref.median); err != nil {
+		return err
+	}
 	fmt.Printf("load average %s\n", loadavg())
 	return contextSize(taskie, tmp)
+}
+
+// scaleRows times the plan reads on 1,000 and 10,000 tasks (with 5 review
+// files per task): each under its target at 10,000, and growing at most
+// linearly (10,000 tasks at most 10x the time of 1,000).
+func scaleRows(taskie, tmp, big string, runs int, ref time.Duration) error {
+	huge := filepath.Join(tmp, "p10000")
+	if _, err := benchfix.Plan(huge, 10000, 50000); err != nil {
+		return err
+	}
+	runs = max(runs/4, 20)
+	fmt.Printf("plan reads, 1,000 and 10,000 tasks with 5 review files each (%d runs; growth: the 10,000-task time over the 1,000-task one, target <= 10x)\n", runs)
+	for _, c := range []struct {
+		args   []string
+		target time.Duration
+	}{
+		{[]string{"status", "--json"}, 50 * time.Millisecond},
+		{[]string{"ready"}, 50 * time.Millisecond},
+		{[]string{"continue"}, 50 * time.Millisecond},
+		{[]string{"groups"}, 100 * time.Millisecond},
+		{[]string{"validate", "big"}, 100 * time.Millisecond},
+	} {
+		small, err := measure(scenario{bin: taskie, args: c.args, dir: big}, runs)
+		if err != nil {
+			return fmt.Errorf("%s: %w", strings.Join(c.args, " "), err)
+		}
+		large, err := measure(scenario{bin: taskie, args: c.args, dir: huge}, runs)
+		if err != nil {
+			return fmt.Errorf("%s: %w", strings.Join(c.args, " "), err)
+		}
+		growth := float64(large.median) / float64(small.median)
+		over := large.median > c.target || growth > 10
+		fmt.Printf("%-52s median %7.2f ms  p95 %7.2f ms  peak %5.1f MB  (target < %v)  1,000 tasks %.2f ms: growth %.1fx (target <= 10x)  reference %.2f ms %s\n",
+			strings.Join(c.args, " ")+", 10,000 tasks", ms(large.median), ms(large.p95), mb(large.maxRSSKB), c.target,
+			ms(small.median), growth, ms(ref), verdict(over))
+	}
+	return nil
 }
 
 func verdict(over bool) string {
