@@ -38,7 +38,9 @@ import (
 
 // needsOf returns the needs-you list of the repository: every plan's when
 // only is nil, else only's (with the repository's own items either way).
-func needsOf(r *plan.Repo, only *store.Plan, clk clock.Clock) ([]needs.Item, error) {
+// A plan in open is the caller's handle, read already: it is used as it
+// is, not opened (and its files read) a second time.
+func needsOf(r *plan.Repo, only *store.Plan, clk clock.Clock, open ...*store.Plan) ([]needs.Item, error) {
 	var plans []*store.Plan
 	if only != nil {
 		plans = []*store.Plan{only}
@@ -48,7 +50,9 @@ func needsOf(r *plan.Repo, only *store.Plan, clk clock.Clock) ([]needs.Item, err
 			return nil, err
 		}
 		for _, id := range ids {
-			if p, err := implied.Get(r, id, clk); err == nil {
+			if i := slices.IndexFunc(open, func(p *store.Plan) bool { return p.ID == id }); i >= 0 {
+				plans = append(plans, open[i])
+			} else if p, err := implied.Get(r, id, clk); err == nil {
 				plans = append(plans, p)
 			}
 		}

@@ -163,7 +163,7 @@ func runStatus(o *statusOpts) error {
 	if o.plan != "" || o.g.plan != "" {
 		only = p
 	}
-	items, err := needsOf(p.Repo, only, o.g.clock())
+	items, err := needsOf(p.Repo, only, o.g.clock(), p)
 	if err != nil {
 		return err
 	}
