@@ -327,8 +327,7 @@ func (cp *coordPlan) taskOutcome(task domain.TaskID) (failed bool, complete stri
 		return false, "", err
 	}
 	if res.completed(task) {
-		complete, _ = res.latest[task].Meta["commit"].(string)
-		complete = cmp.Or(complete, "?")
+		complete = cmp.Or(resultOf(res.latest[task]).Commit, "?")
 	}
 	return failed, complete, nil
 }
@@ -363,14 +362,14 @@ func (cp *coordPlan) retryTask(s *Streams, task domain.TaskID, agent string, fai
 			n := cur.Clone()
 			n.FailedTasks = slices.DeleteFunc(n.FailedTasks, func(id domain.TaskID) bool { return id == task })
 			return store.Change{State: n, Kind: events.FieldSet, Task: task,
-				Meta: map[string]any{"field": "failed_tasks", "task": task.String(), "action": "retry"}}, nil
+				Meta: events.Meta(events.FieldSetMeta{Field: "failed_tasks", Task: task.String(), Action: "retry"})}, nil
 		})
 		if err != nil {
 			return fmt.Errorf("task %d is claimed by %s but still in failed_tasks: %w (run the same command again)", task, agent, err)
 		}
 	}
 	ev := events.Event{Task: task.String(), Event: store.EventTaskResult, Actor: agent,
-		Reason: "claimed again deliberately (claim --retry)", Meta: map[string]any{"status": parallel.ResultRetry}}
+		Reason: "claimed again deliberately (claim --retry)", Meta: events.Meta(events.TaskResultMeta{Status: parallel.ResultRetry})}
 	if err := cp.c.AppendEvents(cp.ctx, cp.key, ev); err != nil {
 		return fmt.Errorf("task %d is claimed by %s and out of failed_tasks, but its failures were not reset: %w (run the same command again)", task, agent, err)
 	}

@@ -15,7 +15,7 @@ import (
 
 // EventClaimOverride records a write made with --force to a task another
 // agent holds live: Actor overrode From.
-const EventClaimOverride = "CLAIM_OVERRIDE"
+const EventClaimOverride = events.ClaimOverride
 
 // claimGuard is a decided write to a task: done records it once the write
 // has been made (an override is an event of the coordination log).
@@ -118,25 +118,19 @@ func (g *claimGuard) done() {
 	fmt.Fprintf(g.s.Err, "taskie: warning: task %d: %s by %s over the claim of %s (--force)\n", g.task, g.command, who(g.actor), h.Agent)
 	ev := events.Event{Task: g.task.String(), Event: EventClaimOverride, Actor: g.actor, From: h.Agent,
 		Reason: g.command + " with --force over a live claim",
-		Meta:   map[string]any{"command": g.command, "holder": h.Agent, "expires": h.Expires}}
+		Meta:   events.Meta(events.ClaimOverrideMeta{Command: g.command, Holder: h.Agent, Expires: h.Expires})}
 	if err := g.c.AppendEvents(g.ctx, g.key, ev); err != nil {
 		fmt.Fprintf(g.s.Err, "taskie: warning: task %d: recording the override: %v\n", g.task, err)
 	}
 }
 
-// meta adds who overrode whom to a write's own event meta.
-func (g *claimGuard) meta(m map[string]any) map[string]any {
+// forced is who a write overrode, and who did, for its own event's meta;
+// zero when the write forced nothing.
+func (g *claimGuard) forced() events.Forced {
 	if g == nil || g.d.Outcome != parallel.WriteForced {
-		return m
+		return events.Forced{}
 	}
-	if m == nil {
-		m = map[string]any{}
-	}
-	m["forced_over"] = g.d.Holder.Agent
-	if g.actor != "" {
-		m["agent"] = g.actor
-	}
-	return m
+	return events.Forced{ForcedOver: g.d.Holder.Agent, Agent: g.actor}
 }
 
 // guardPlanWrite opens the plan's coordination store to decide a write

@@ -274,9 +274,14 @@ func (cp *coordPlan) results() (results, error) {
 	return r, err
 }
 
+// resultOf reads a TASK_RESULT's meta.
+func resultOf(e events.Event) events.TaskResultMeta {
+	m, _ := events.MetaOf[events.TaskResultMeta](e)
+	return m
+}
+
 func resultStatus(e events.Event) string {
-	s, _ := e.Meta["status"].(string)
-	return s
+	return resultOf(e).Status
 }
 
 // completed reports whether task's latest result is complete: its work

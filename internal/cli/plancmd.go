@@ -131,7 +131,7 @@ func runPlanNew(o *planNewOpts) error {
 			n.PhaseIteration = state.Int(0)
 		}
 		return store.Change{State: n, Files: map[string][]byte{"plan.md": []byte("# Plan: " + id + "\n\n")},
-			Events: []events.Event{{Event: events.PlanCreated, Actor: "cli", Meta: map[string]any{"tdd": o.tdd, "auto": o.auto}}}}, nil
+			Events: []events.Event{{Event: events.PlanCreated, Actor: "cli", Meta: events.Meta(events.PlanCreatedMeta{TDD: o.tdd, Auto: o.auto})}}}, nil
 	})
 	if err != nil {
 		return err

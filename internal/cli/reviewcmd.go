@@ -363,12 +363,9 @@ func reviewTotalsOf(p *store.Plan) *reviewTotals {
 		switch e.Event {
 		case events.ReviewFinished:
 			t.Reviews++
-			if v, ok := e.Meta["cost_usd"].(float64); ok {
-				t.CostUSD += v
-			}
-			if v, ok := e.Meta["duration_ms"].(float64); ok {
-				t.DurationMS += int64(v)
-			}
+			m, _ := events.MetaOf[events.ReviewFinishedMeta](e)
+			t.CostUSD += m.CostUSD
+			t.DurationMS += m.DurationMS
 		case events.ReviewFailed:
 			t.Failed++
 		}

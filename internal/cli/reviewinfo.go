@@ -59,13 +59,8 @@ func runningReview(p *store.Plan, now time.Time) *runningView {
 	for _, e := range p.Store.Tail(p.ID) {
 		switch e.Event {
 		case events.ReviewStarted:
-			v = &runningView{Task: e.Task, Started: e.TS}
-			v.Review, _ = e.Meta["review"].(string)
-			v.Model, _ = e.Meta["model"].(string)
-			v.Reviewer, _ = e.Meta["reviewer"].(string)
-			if n, ok := e.Meta["iteration"].(float64); ok {
-				v.Iteration = int(n)
-			}
+			m, _ := events.MetaOf[events.ReviewStartedMeta](e)
+			v = &runningView{Task: e.Task, Started: e.TS, Review: m.Review, Model: m.Model, Reviewer: m.Reviewer, Iteration: m.Iteration}
 		case events.ReviewFinished, events.ReviewFailed:
 			v = nil
 		}

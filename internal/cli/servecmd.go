@@ -232,14 +232,14 @@ func readCosts(p *store.Plan, keepEvents string) planCosts {
 		if e.Event != events.ReviewFinished {
 			return
 		}
-		cost, _ := e.Meta["cost_usd"].(float64)
-		tok := tokensOf(e.Meta)
+		m, err := events.MetaOf[events.ReviewFinishedMeta](e)
+		cost, tok := m.CostUSD, m.Usage.Total()
 		total += max(cost, 0)
 		tot += tok
 		c.cost[e.Task] += max(cost, 0)
 		c.tokens[e.Task] += tok
-		if it, ok := e.Meta["iteration"].(float64); ok {
-			c.round[e.Task] = int(it)
+		if e.HasMeta("iteration") && !events.BadMeta(err, "iteration") {
+			c.round[e.Task] = m.Iteration
 		}
 		c.points = append(c.points, serve.CostPoint{At: e.TS, Task: e.Task, CostUSD: cost, Total: total, Tokens: tok, TotalTok: tot})
 	}, func(string) {})

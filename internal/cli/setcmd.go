@@ -59,7 +59,7 @@ func runSet(o *setOpts) error {
 		if err != nil {
 			return store.Change{}, usageErr(err, "")
 		}
-		c := store.Change{State: n, Kind: events.FieldSet, Meta: map[string]any{"field": field, "value": value}}
+		c := store.Change{State: n, Kind: events.FieldSet, Meta: events.Meta(events.FieldSetMeta{Field: field, Value: value})}
 		if cur.NeedsHuman && !n.NeedsHuman {
 			// The change left a cycle stopped for a human: moving on is
 			// the decision, recorded as `taskie resume` records one.

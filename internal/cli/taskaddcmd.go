@@ -18,7 +18,7 @@ import (
 )
 
 // eventTaskAdded is the event of `taskie task add`.
-const eventTaskAdded = "TASK_ADDED"
+const eventTaskAdded = events.TaskAdded
 
 // newTasksHeader is the table `task add` starts when the plan has no
 // tasks.md yet: the columns plugin/actions/create-tasks.md asks for.
@@ -119,13 +119,7 @@ func runTaskAdd(o *taskAddOpts) error {
 		if d := strings.TrimSpace(o.description); d != "" {
 			body += "\n" + d + "\n"
 		}
-		meta := map[string]any{"title": title}
-		if len(deps) > 0 {
-			meta["depends_on"] = deps
-		}
-		if len(files) > 0 {
-			meta["files"] = files
-		}
+		meta := events.Meta(events.TaskAddedMeta{Title: title, DependsOn: deps, Files: files})
 		return store.Change{Actor: "cli", Reason: "task add",
 			Files:  map[string][]byte{"tasks.md": ts.Bytes(), plan.TaskFile(id): []byte(body)},
 			Events: []events.Event{{Event: eventTaskAdded, Task: strconv.Itoa(id), Actor: "cli", Reason: "task add", Meta: meta}}}, nil

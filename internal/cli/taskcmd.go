@@ -429,7 +429,7 @@ func runTaskStatus(o *taskStatusOpts) error {
 	var rec *lifecycle.Task
 	err = updateTask(o.s, p, task, func(snap *store.Snapshot) (store.Change, error) {
 		c := store.Change{Actor: "cli", Reason: "task status", Kind: events.TaskStatus, Task: task,
-			Statuses: map[domain.TaskID]string{task: status}, Meta: guard.meta(nil)}
+			Statuses: map[domain.TaskID]string{task: status}, Meta: events.Meta(guard.forced())}
 		n, effs, t, err := requestStatus(snap, task, status, actor, o.reason, o.s.Clock.Now())
 		if err != nil || n == nil {
 			return c, err

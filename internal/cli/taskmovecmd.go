@@ -192,7 +192,7 @@ func runTaskMove(o *taskMoveOpts) error {
 		}
 		c, t, err := lifecycleChange(snap, o, task, to, actor)
 		evs, rec = c.Events, t
-		c.Meta = guard.meta(c.Meta)
+		c.Meta = events.MergeMeta(c.Meta, guard.forced())
 		return c, err
 	})
 	if err != nil {

@@ -203,10 +203,7 @@ func resultComplete(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResult
 		return moveErr(cp.p, err)
 	}
 	ev := events.Event{Task: task.String(), Event: store.EventTaskResult, Actor: agent,
-		Meta: guard.meta(map[string]any{"status": parallel.ResultComplete, "commit": commit, "output": out})}
-	if o.note != "" {
-		ev.Meta["note"] = o.note
-	}
+		Meta: events.Meta(events.TaskResultMeta{Status: parallel.ResultComplete, Commit: commit, Output: out, Note: o.note, Forced: guard.forced()})}
 	if err := guard.appendEvents(ev); err != nil {
 		return err
 	}
@@ -284,10 +281,7 @@ func resultFailed(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResultOp
 	attempt := res.failures[task] + 1
 	d := parallel.AfterFailure(attempt, parallel.DefaultMaxRetries, onExhausted)
 	ev := events.Event{Task: task.String(), Event: store.EventTaskResult, Actor: agent, Reason: d.Msg,
-		Meta: guard.meta(map[string]any{"status": parallel.ResultFailed, "attempt": attempt, "action": d.Action.String()})}
-	if o.note != "" {
-		ev.Meta["note"] = o.note
-	}
+		Meta: events.Meta(events.TaskResultMeta{Status: parallel.ResultFailed, Attempt: attempt, Action: d.Action.String(), Note: o.note, Forced: guard.forced()})}
 	if err := guard.appendEvents(ev); err != nil {
 		return err
 	}
@@ -390,7 +384,7 @@ func (cp *coordPlan) recordFailed(task domain.TaskID, d parallel.RetryDecision) 
 			n.Enabled, kind = &off, events.Paused
 		}
 		return store.Change{State: n, Kind: kind, Task: task,
-			Meta: map[string]any{"field": "failed_tasks", "task": task.String(), "action": d.Action.String()}}, nil
+			Meta: events.Meta(events.FieldSetMeta{Field: "failed_tasks", Task: task.String(), Action: d.Action.String()})}, nil
 	})
 	return err
 }
@@ -405,20 +399,16 @@ func showResult(s *Streams, cp *coordPlan, task domain.TaskID, asJSON bool) erro
 		return &exitError{code: ExitProblems, err: fmt.Errorf("task %d has no result yet", task),
 			hint: fmt.Sprintf("a subagent stores it with `taskie task result %d --status complete --commit <sha>`", task)}
 	}
-	commit, _ := e.Meta["commit"].(string)
-	v := resultView{Result: parallel.Result{Task: task, Commit: commit, Status: resultStatus(e)}, Agent: e.Actor, At: e.TS}
-	v.Note, _ = e.Meta["note"].(string)
-	v.Action, _ = e.Meta["action"].(string)
-	if n, ok := e.Meta["attempt"].(float64); ok {
-		v.Attempt = int(n)
-	}
-	if out, _ := e.Meta["output"].(string); out != "" {
-		v.Output = store.Rel(cp.p.ID, out)
+	m := resultOf(e)
+	v := resultView{Result: parallel.Result{Task: task, Commit: m.Commit, Status: resultStatus(e)}, Agent: e.Actor, At: e.TS,
+		Note: m.Note, Action: m.Action, Attempt: m.Attempt}
+	if m.Output != "" {
+		v.Output = store.Rel(cp.p.ID, m.Output)
 	}
 	if asJSON {
 		return writeJSON(s.Out, v)
 	}
-	fmt.Fprintln(s.Out, parallel.ResultRefTo(task, commit, v.Status, v.Output))
+	fmt.Fprintln(s.Out, parallel.ResultRefTo(task, m.Commit, v.Status, v.Output))
 	if v.Note != "" {
 		fmt.Fprintf(s.Err, "note: %s\n", v.Note)
 	}

@@ -145,20 +145,15 @@ func showResultAndCommits(cp *coordPlan, task domain.TaskID, v *taskShowView) er
 		return dbErr(err)
 	}
 	if e, ok := res.latest[task]; ok {
-		commit, _ := e.Meta["commit"].(string)
-		r := resultView{Result: parallel.Result{Task: task, Commit: commit, Status: resultStatus(e)}, Agent: e.Actor, At: e.TS}
-		r.Note, _ = e.Meta["note"].(string)
-		r.Action, _ = e.Meta["action"].(string)
-		if n, ok := e.Meta["attempt"].(float64); ok {
-			r.Attempt = int(n)
-		}
-		v.Result = &r
+		m := resultOf(e)
+		v.Result = &resultView{Result: parallel.Result{Task: task, Commit: m.Commit, Status: resultStatus(e)}, Agent: e.Actor, At: e.TS,
+			Note: m.Note, Action: m.Action, Attempt: m.Attempt}
 	}
 	return cp.c.ScanEvents(cp.ctx, cp.key, func(e events.Event) {
 		if e.Event != store.EventTaskResult || e.Task != task.String() {
 			return
 		}
-		if c, _ := e.Meta["commit"].(string); c != "" && !slices.Contains(v.Commits, c) {
+		if c := resultOf(e).Commit; c != "" && !slices.Contains(v.Commits, c) {
 			v.Commits = append(v.Commits, c)
 		}
 	})

@@ -239,30 +239,12 @@ func (c *reviewCosts) add(e events.Event) {
 		c.round, c.usd, c.tokens = map[domain.TaskID]int{}, map[domain.TaskID]float64{}, map[domain.TaskID]int64{}
 	}
 	task, _ := domain.ParseTaskID(e.Task)
-	if review, _ := e.Meta["review"].(string); review == string(domain.CodeReview) {
-		if it, ok := e.Meta["iteration"].(float64); ok && it > 0 {
-			c.round[task] = int(it)
-		}
+	m, _ := events.MetaOf[events.ReviewFinishedMeta](e) // a failure's meta is its prefix
+	if m.Review == string(domain.CodeReview) && m.Iteration > 0 {
+		c.round[task] = m.Iteration
 	}
-	if usd, ok := e.Meta["cost_usd"].(float64); ok && usd > 0 {
-		c.usd[task] += usd
-	}
-	c.tokens[task] += tokensOf(e.Meta)
-}
-
-// tokensOf reads the tokens a review used from its event: "tokens", else
-// the sum of the input and output counts the reviewer reported.
-func tokensOf(meta map[string]any) int64 {
-	if n, ok := meta["tokens"].(float64); ok && n > 0 {
-		return int64(n)
-	}
-	var sum int64
-	for _, k := range []string{"input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"} {
-		if n, ok := meta[k].(float64); ok && n > 0 {
-			sum += int64(n)
-		}
-	}
-	return sum
+	c.usd[task] += max(m.CostUSD, 0)
+	c.tokens[task] += m.Usage.Total()
 }
 
 // severities in the order the screen lists open findings.

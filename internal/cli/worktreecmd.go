@@ -295,7 +295,7 @@ func (cp *coordPlan) setPlanWorktree(path, base string) error {
 	_, _, err := changeWith(cp.p, reason, true, func(_ *store.Snapshot, cur *state.State) (store.Change, error) {
 		n := cur.Clone()
 		n.Worktree, n.BaseSHA = path, base
-		return store.Change{State: n, Kind: events.FieldSet, Meta: map[string]any{"field": "worktree", "value": path}}, nil
+		return store.Change{State: n, Kind: events.FieldSet, Meta: events.Meta(events.FieldSetMeta{Field: "worktree", Value: path})}, nil
 	})
 	return err
 }

@@ -249,7 +249,7 @@ type ClaimOverrideMeta struct {
 // TaskAddedMeta is the meta of TASK_ADDED.
 type TaskAddedMeta struct {
 	Title     string   `json:"title"`
-	DependsOn []string `json:"depends_on,omitempty"`
+	DependsOn []int    `json:"depends_on,omitempty"`
 	Files     []string `json:"files,omitempty"`
 }
 

@@ -33,7 +33,7 @@ var payloads = []any{
 	TaskResultMeta{Status: "failed", Attempt: 2, Action: "retry", Note: "n", Forced: Forced{ForcedOver: "a", Agent: "b"}},
 	TaskResultMeta{Status: "complete", Commit: "abc", Output: "o", Files: []string{"a.go"}},
 	ClaimOverrideMeta{Command: "task result", Holder: "a", Expires: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)},
-	TaskAddedMeta{Title: "t", DependsOn: []string{"1"}},
+	TaskAddedMeta{Title: "t", DependsOn: []int{1}},
 	ProgressMeta{Session: 3, Did: "d", Next: "n", Archived: "1–2"},
 	WaveMeta{Wave: 1, Waves: 2, Tasks: []string{"1", "2"}},
 	OwnerChangedMeta{Previous: "s1"},
