@@ -13,6 +13,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/store"
+	"github.com/taskie-dev/taskie/internal/taskrec"
 )
 
 // Claims move the lifecycle (docs/parallel.md, "Claims move the
@@ -71,7 +72,7 @@ func decideLife(snap *store.Snapshot, m lifeMove, now time.Time) (store.Change, 
 	if st == nil {
 		return store.Change{}, lifecycle.Task{}, errNoState
 	}
-	tasks, err := lifecycle.Decode(st.Lifecycle)
+	tasks, err := taskrec.Records(st)
 	if err != nil {
 		return store.Change{}, lifecycle.Task{}, fmt.Errorf("state.json's lifecycle records do not decode: %w", err)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
+	"github.com/taskie-dev/taskie/internal/taskrec"
 )
 
 // This file holds what the parallel commands (ready, claim, heartbeat,
@@ -131,6 +132,9 @@ func (cp *coordPlan) schedTasks(files bool) ([]parallel.Task, []parallel.Problem
 	}
 	tasks, problems := parallel.FromTable(ts, nil)
 	withLife(tasks, snap.State)
+	if cp.c == nil {
+		return tasks, problems, nil // planned from the plan's files alone (watch)
+	}
 	if res, err := cp.results(); err == nil {
 		for i := range tasks {
 			tasks[i].Retry = res.failed(tasks[i].ID)
@@ -194,7 +198,7 @@ func withLife(tasks []parallel.Task, st *state.State) {
 	if st == nil || len(st.Lifecycle) == 0 {
 		return
 	}
-	recs, err := lifecycle.Decode(st.Lifecycle)
+	recs, err := taskrec.Records(st)
 	if err != nil {
 		return
 	}

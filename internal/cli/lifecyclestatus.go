@@ -1,9 +1,7 @@
 package cli
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -22,6 +20,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
+	"github.com/taskie-dev/taskie/internal/taskrec"
 	"golang.org/x/term"
 )
 
@@ -76,105 +75,30 @@ type lifecycleAlert struct {
 	Percent int    `json:"percent"`
 }
 
-// settledRecords are the tasks' lifecycle records as every view shows
-// them: every clone's moves with a shared store, else state.json's; a task
-// whose commit is there is completed, in memory only (a read never writes;
-// the next change records it). nil when there are none to read.
-func settledRecords(p *store.Plan) map[domain.TaskID]lifecycle.Task {
-	tasks, shared := sharedLifecycle(p)
-	if !shared {
-		st, err := p.State()
-		if err != nil {
-			return nil
-		}
-		if tasks, err = lifecycle.Decode(st.Lifecycle); err != nil {
-			return nil
-		}
-	}
-	implied.SettledView(p, tasks)
-	return tasks
-}
-
-// lifecycleAlerts lists the tasks of state.json's lifecycle records that
-// are at 80 % of their timeout or more, by id, once the tasks in
-// committing whose commit is there are completed. It reads state.json only
-// (not the log), so status stays fast — with a shared store, the lifecycle
-// events of every clone in the database instead; a record that does not
-// decode is for `taskie validate` to report.
-func lifecycleAlerts(p *store.Plan) []lifecycleAlert {
-	tasks := settledRecords(p)
-	if tasks == nil {
+// lifecycleAlerts lists the tasks at 80 % of their timeout or more, by
+// id, from their one record (planRecords: a task in committing whose
+// commit is there completed, a task never moved pending since the plan
+// began, a queued one not timed). It reads state.json only (not the log),
+// so status stays fast — with a shared store, the lifecycle events of
+// every clone in the database instead. A plan without state.json has no
+// lifecycle to time.
+func lifecycleAlerts(p *store.Plan, recs []taskrec.Record) []lifecycleAlert {
+	if _, err := p.State(); err != nil {
 		return nil
 	}
-	ready := readiness(p, tasks) // a queued task waits its turn: not timed
-	for _, t := range unrecorded(p, func(id domain.TaskID) bool { _, ok := tasks[id]; return ok }) {
-		tasks[t.ID] = t
-	}
-	timeouts, err := lifecycleTimeouts(p)
-	if err != nil {
-		timeouts = lifecycle.DefaultTimeouts()
-	}
-	now := p.Store.Now()
+	recs = slices.Clone(recs)
+	slices.SortFunc(recs, func(a, b taskrec.Record) int { return int(a.ID - b.ID) })
 	var out []lifecycleAlert
-	for _, t := range sortedTasks(tasks) {
-		ts := ready.Status(t, now, timeouts)
+	for _, r := range recs {
+		ts := r.Timeout
 		if ts.Level < lifecycle.LevelWarning {
 			continue
 		}
-		from, _ := ready.From(t) // a pending task: when it became ready
-		out = append(out, lifecycleAlert{Task: t.ID.String(), State: string(t.State), Level: ts.Level.String(),
-			Since: from.UTC().Format(time.RFC3339), Elapsed: domain.ShortDuration(ts.Elapsed), Limit: domain.ShortDuration(ts.Limit),
+		out = append(out, lifecycleAlert{Task: r.ID.String(), State: string(r.State), Level: ts.Level.String(),
+			Since: r.ReadySince.UTC().Format(time.RFC3339), Elapsed: domain.ShortDuration(ts.Elapsed), Limit: domain.ShortDuration(ts.Limit),
 			Percent: percentOf(ts.Elapsed, ts.Limit)})
 	}
 	return out
-}
-
-// unrecorded returns the tasks of tasks.md that the lifecycle has no
-// record of (known says which it has) as pending since the plan was
-// created: listed, never moved. Rows tasks.md marks done or cancelled are
-// left out (finished outside the lifecycle). A task added to tasks.md
-// later counts from the plan's creation too: the files do not say when a
-// row appeared, and moving the task starts its own clock.
-func unrecorded(p *store.Plan, known func(domain.TaskID) bool) []lifecycle.Task {
-	ts, _, err := p.Tasks()
-	if err != nil || ts == nil {
-		return nil
-	}
-	var out []lifecycle.Task
-	var since time.Time
-	seen := map[domain.TaskID]bool{}
-	for _, row := range ts.Tasks {
-		id := domain.TaskID(row.ID)
-		if id <= 0 || seen[id] || known(id) {
-			continue
-		}
-		seen[id] = true
-		if st := row.StatusNorm(); st == plan.StatusDone || st == plan.StatusCancelled {
-			continue
-		}
-		if since.IsZero() {
-			since = planCreated(p)
-		}
-		out = append(out, lifecycle.Unrecorded(id, since))
-	}
-	return out
-}
-
-// planCreated is when the plan began: the time of its log's first event
-// (read alone), or else when tasks.md was last written, or now.
-func planCreated(p *store.Plan) time.Time {
-	if r, err := p.Store.Root().OpenRead(store.Rel(p.ID, events.FileName)); err == nil {
-		line, _ := bufio.NewReaderSize(r, 4096).ReadSlice('\n')
-		r.Close()
-		var first struct{ TS time.Time }
-		if json.Unmarshal(line, &first) == nil && !first.TS.IsZero() {
-			return first.TS.UTC()
-		}
-	}
-	if fi, err := os.Stat(p.Path("tasks.md")); err == nil {
-		return fi.ModTime().UTC().Truncate(time.Second)
-	}
-	return p.Store.Now()
 }
 
 // printLifecycleAlerts writes one status line per task near or over its
@@ -270,7 +194,7 @@ func lifecycleViolations(s *Streams, p *store.Plan) []plan.Violation {
 	}
 	var recorded map[domain.TaskID]lifecycle.Task // nil: no state.json to compare
 	if st, err := p.State(); err == nil {
-		if recorded, err = lifecycle.Decode(st.Lifecycle); err != nil {
+		if recorded, err = taskrec.Records(st); err != nil {
 			warn("state.json", 0, err.Error())
 		}
 		for _, t := range sortedTasks(recorded) {
@@ -456,7 +380,7 @@ func (h *sharedHold) withShared(st *state.State, task domain.TaskID) *state.Stat
 	if !h.shared || st == nil {
 		return st
 	}
-	recs, err := lifecycle.Decode(st.Lifecycle)
+	recs, err := taskrec.Records(st)
 	if err != nil {
 		return st
 	}
@@ -478,11 +402,11 @@ func (h *sharedHold) withShared(st *state.State, task domain.TaskID) *state.Stat
 // tasks' records stay the clone's, so that its events.jsonl remains the
 // record of its state.json (`taskie recover`).
 func decided(orig, next *state.State, task domain.TaskID) *state.State {
-	got, err := lifecycle.Decode(next.Lifecycle)
+	got, err := taskrec.Records(next)
 	if err != nil {
 		return next
 	}
-	recs, err := lifecycle.Decode(orig.Lifecycle)
+	recs, err := taskrec.Records(orig)
 	if err != nil {
 		return next
 	}

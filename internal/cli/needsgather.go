@@ -29,6 +29,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/review"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
+	"github.com/taskie-dev/taskie/internal/taskrec"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
@@ -222,7 +223,7 @@ func lifecycleRecords(p *store.Plan) []lifecycle.Task {
 		if err != nil {
 			return nil
 		}
-		if tasks, err = lifecycle.Decode(st.Lifecycle); err != nil {
+		if tasks, err = taskrec.Records(st); err != nil {
 			return nil
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
+	"github.com/taskie-dev/taskie/internal/taskrec"
 )
 
 // planListOpts are the options of `taskie plan list` and
@@ -99,9 +100,9 @@ func planRows(r *plan.Repo, now clock.Clock) ([]planRow, error) {
 
 func planRowOf(p *store.Plan, isDefault bool) planRow {
 	row := planRow{ID: p.ID, Default: isDefault, State: "ok", Mode: "standalone", Changed: p.Repo.Mtime(p.ID)}
-	if ts, _, err := p.Tasks(); err == nil {
+	if _, _, err := p.Tasks(); err == nil {
 		v := &statusView{ByStatus: map[string]int{}}
-		countTasks(v, ts, settledRecords(p))
+		countTasks(v, planRecords(p, taskrec.Input{}))
 		row.Tasks = v.Tasks
 	}
 	st, err := p.State()

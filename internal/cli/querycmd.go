@@ -18,6 +18,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/store"
+	"github.com/taskie-dev/taskie/internal/taskrec"
 )
 
 // queryOpts are the options of `taskie query`.
@@ -123,7 +124,7 @@ func runQuery(o *queryOpts) error {
 	// memory only: a read never writes, the next change records it.
 	var records map[domain.TaskID]lifecycle.Task // state.json's, the finished ones included
 	if st, err := p.State(); err == nil {
-		if tasks, err := lifecycle.Decode(st.Lifecycle); err == nil {
+		if tasks, err := taskrec.Records(st); err == nil && len(tasks) > 0 {
 			records = tasks
 			for _, e := range implied.SettledView(p, tasks) {
 				var l events.Lean
@@ -139,14 +140,18 @@ func runQuery(o *queryOpts) error {
 	}
 	now := s.Clock.Now()
 	all := fold.Tasks()
+	rs := implied.View(p, nil, taskrec.Input{Records: records})
 	if q.MaySelectPending() {
-		// Listed in tasks.md, never moved: pending since the plan began.
-		for _, t := range unrecorded(p, fold.Known) {
-			all[t.ID] = t
+		// Listed in tasks.md, never moved: pending since the plan began
+		// (unless tasks.md marks it done or cancelled).
+		for _, r := range rs {
+			if r.Row && !r.Recorded && r.State == lifecycle.Pending && !fold.Known(r.ID) {
+				all[r.ID] = r.Life
+			}
 		}
 	}
 	// A queued task's pending time counts from when it became ready.
-	q.Ready = readiness(p, records)
+	q.Ready = taskrec.ReadyAt(rs)
 	tasks := q.Select(all, now, timeouts)
 	w := bufio.NewWriterSize(s.Out, 64<<10)
 	if o.asJSON {

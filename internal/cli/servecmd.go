@@ -32,6 +32,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/serve"
 	"github.com/taskie-dev/taskie/internal/store"
+	"github.com/taskie-dev/taskie/internal/taskrec"
 )
 
 // newServeCmd is `taskie serve`; nothing is built until it runs, so the
@@ -283,20 +284,22 @@ func (src *serveSource) Plan(_ context.Context, id string) (*serve.Plan, error) 
 	}
 	// As `taskie task list` and `task show`: every clone's records with a
 	// shared store, and the tasks never moved counted as pending.
-	records := taskRecords(p)
 	claims := map[string]claimStatusView{}
 	for _, c := range planClaims(p) {
 		claims[c.Task] = c
 	}
-	now := p.Store.Now()
+	records := planRecords(p, taskrec.Input{})
 	ts, _, err := p.Tasks()
 	if err == nil && ts != nil {
-		for _, t := range ts.Tasks {
-			id := domain.TaskID(t.ID)
-			row := serve.TaskRow{ID: id.String(), Title: oneLineCell(t.Title()), Status: t.StatusNorm(), CostUSD: costs.cost[id.String()],
+		for _, r := range records {
+			if !r.Row {
+				continue
+			}
+			id := r.ID
+			row := serve.TaskRow{ID: id.String(), Title: oneLineCell(r.Title), Status: r.Display, CostUSD: costs.cost[id.String()],
 				Tokens: costs.tokens[id.String()], Round: costs.round[id.String()]}
-			if rec, ok := records[id]; ok {
-				row.State, row.InState = string(rec.State), domain.ShortDuration(now.Sub(rec.Since))
+			if r.Recorded || r.State == lifecycle.Pending {
+				row.State, row.InState = string(r.State), domain.ShortDuration(r.InState)
 			}
 			if c, ok := claims[id.String()]; ok {
 				row.Holder, row.Lease, row.LeaseLive = c.Agent, c.ExpiresIn, c.Live
@@ -319,8 +322,10 @@ func (src *serveSource) Plan(_ context.Context, id string) (*serve.Plan, error) 
 		}
 	}
 	count := map[lifecycle.State]int{}
-	for _, t := range records {
-		count[t.State]++
+	for _, r := range records {
+		if r.Recorded || r.State == lifecycle.Pending {
+			count[r.State]++
+		}
 	}
 	for _, st := range lifecycle.States() {
 		out.States = append(out.States, serve.StateCount{State: string(st), N: count[st]})
@@ -426,18 +431,19 @@ func (src *serveSource) Task(_ context.Context, planID, arg string) (*serve.Task
 	if !ok {
 		return nil, fmt.Errorf("task %s: %w", id, serve.ErrNotFound)
 	}
-	out := &serve.Task{Plan: p.ID, ID: id.String(), Title: oneLineCell(row.Title()), Status: row.StatusNorm(), At: src.clk.Now()}
+	recs := planRecords(p, taskrec.Input{})
+	rec, _ := taskrec.Find(recs, id)
+	out := &serve.Task{Plan: p.ID, ID: id.String(), Title: oneLineCell(rec.Title), Status: rec.Display, At: src.clk.Now()}
 	for _, h := range ts.Header {
 		out.Row = append(out.Row, [2]string{h, row.Cells[h]})
 	}
 	now := p.Store.Now()
-	records := taskRecords(p)
-	if rec, ok := records[id]; ok {
+	if rec.Recorded || rec.State == lifecycle.Pending {
 		timeouts, err := lifecycleTimeouts(p)
 		if err != nil {
 			timeouts = lifecycle.DefaultTimeouts()
 		}
-		q := newQueryView(rec, now, timeouts, readiness(p, records))
+		q := newQueryView(rec.Life, now, timeouts, taskrec.ReadyAt(recs))
 		out.State, out.Since, out.InState, out.Failures = string(q.State), q.Since, domain.ShortDuration(time.Duration(q.InState)*time.Second), failures(q)
 		if q.Timeout > 0 {
 			out.Timeout, out.Level = domain.ShortDuration(time.Duration(q.Timeout)*time.Second), q.Level

@@ -12,6 +12,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
+	"github.com/taskie-dev/taskie/internal/taskrec"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
@@ -104,7 +105,7 @@ func startable(snap *store.Snapshot, cur *state.State, task domain.TaskID) error
 	if cur == nil || len(cur.Lifecycle) == 0 {
 		return nil
 	}
-	recs, err := lifecycle.Decode(cur.Lifecycle)
+	recs, err := taskrec.Records(cur)
 	if err != nil {
 		return nil // for `taskie validate` to report; the start itself is fine
 	}

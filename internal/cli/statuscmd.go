@@ -12,11 +12,11 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/implied"
-	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/needs"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
+	"github.com/taskie-dev/taskie/internal/taskrec"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
@@ -209,18 +209,18 @@ func buildStatus(p *store.Plan) (*statusView, error) {
 	v.Running = runningReview(p, time.Now())
 	v.Claims = planClaims(p)
 	v.You = whoAmI(p)
-	v.Timeouts = lifecycleAlerts(p)
+	recs := planRecords(p, taskrec.Input{})
+	v.Timeouts = lifecycleAlerts(p, recs)
 	for _, d := range cellDivergences(p) {
 		v.HandEdits = append(v.HandEdits, d.String())
 	}
 	if v.Running == nil {
 		v.LastHook = lastHookProblem(p)
 	}
-	ts, _, err := p.Tasks()
-	if err != nil {
+	if _, _, err := p.Tasks(); err != nil {
 		return nil, err
 	}
-	countTasks(v, ts, settledRecords(p))
+	countTasks(v, recs)
 	if cur, total, ok := implied.Wave(p); ok {
 		v.Wave = &waveStatus{Current: cur, Total: total}
 	}
@@ -247,10 +247,8 @@ func buildStatus(p *store.Plan) (*statusView, error) {
 	if st.Phase == domain.Complete {
 		v.Mode = "done"
 	}
-	if ts != nil && st.Task() != 0 {
-		if t, ok := ts.Find(int(st.Task())); ok {
-			v.TaskTitle = t.Title()
-		}
+	if r, ok := taskrec.Find(recs, st.Task()); ok && st.Task() != 0 {
+		v.TaskTitle = r.Title
 	}
 	if r := cycleReview(st); r != "" {
 		v.Review = &reviewView{Review: r, Iteration: st.Iteration(), MaxReviews: st.MaxReviews,
@@ -272,18 +270,16 @@ func cycleReview(st *state.State) domain.Phase {
 	return ""
 }
 
-// countTasks counts tasks.md's rows by status; a task whose commit has
-// been seen counts as done already, as its record says (the next change
-// writes the cell).
-func countTasks(v *statusView, ts *plan.Tasks, recs map[domain.TaskID]lifecycle.Task) {
-	if ts == nil {
-		return
-	}
-	for _, t := range ts.Tasks {
-		st := t.StatusNorm()
-		if r, ok := recs[domain.TaskID(t.ID)]; ok && r.State == lifecycle.Completed {
-			st = plan.StatusDone
+// countTasks counts tasks.md's rows by their one status (the Status cell
+// that renders the task's record): a task whose commit has been seen
+// counts as done already, as its record says (the next change writes the
+// cell).
+func countTasks(v *statusView, rs []taskrec.Record) {
+	for _, r := range rs {
+		if !r.Row {
+			continue
 		}
+		st := r.Display
 		v.ByStatus[st]++
 		if st == plan.StatusCancelled {
 			continue

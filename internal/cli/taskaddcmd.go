@@ -12,9 +12,9 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
-	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/store"
+	"github.com/taskie-dev/taskie/internal/taskrec"
 )
 
 // eventTaskAdded is the event of `taskie task add`.
@@ -128,9 +128,9 @@ func runTaskAdd(o *taskAddOpts) error {
 		return err
 	}
 	if o.asJSON {
-		v := newTaskListView(added, nil)
-		v.State = string(lifecycle.Pending) // never moved, as task list shows it
-		return writeJSON(o.s.Out, v)
+		// never moved: pending, as task list shows it
+		rec := taskrec.Fold(taskrec.Input{Tasks: &plan.Tasks{Tasks: []plan.Task{added}}})[0]
+		return writeJSON(o.s.Out, newTaskListView(rec))
 	}
 	fmt.Fprintf(o.s.Err, "task %d added: %s (%s)\n", added.ID, title, plan.TaskFile(added.ID))
 	return nil

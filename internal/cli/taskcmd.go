@@ -22,6 +22,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
+	"github.com/taskie-dev/taskie/internal/taskrec"
 )
 
 func newTaskCmd(s *Streams, g *globals) *cobra.Command {
@@ -469,7 +470,7 @@ func requestStatus(snap *store.Snapshot, task domain.TaskID, status string, acto
 	if snap.State == nil {
 		return nil, nil, lifecycle.Task{}, nil // no state.json: the cell is all there is
 	}
-	tasks, err := lifecycle.Decode(snap.State.Lifecycle)
+	tasks, err := taskrec.Records(snap.State)
 	if err != nil {
 		return nil, nil, lifecycle.Task{}, &state.FieldError{Path: snap.Path(state.FileName), Field: "lifecycle", Msg: err.Error()}
 	}

@@ -2,16 +2,13 @@ package cli
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/taskie-dev/taskie/internal/domain"
-	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/store"
+	"github.com/taskie-dev/taskie/internal/taskrec"
 )
 
 // taskListOpts are the options of `taskie task list`.
@@ -61,13 +58,16 @@ type taskListView struct {
 
 var taskListColumns = []string{"task", "title", "status", "state", "depends_on"}
 
-func newTaskListView(t plan.Task, rec *lifecycle.Task) taskListView {
-	v := taskListView{Task: strconv.Itoa(t.ID), Title: t.Title(), Status: t.StatusNorm(), DependsOn: []string{}}
-	if rec != nil {
-		v.State = string(rec.State)
+// newTaskListView shows a task's one record: its status as tasks.md
+// renders it, its lifecycle state ("" for a task without a record that
+// tasks.md marks done or cancelled).
+func newTaskListView(r taskrec.Record) taskListView {
+	v := taskListView{Task: r.ID.String(), Title: r.Title, Status: r.Display, DependsOn: []string{}}
+	if r.Recorded || r.State == lifecycle.Pending {
+		v.State = string(r.State)
 	}
-	for _, d := range t.DependsOn {
-		v.DependsOn = append(v.DependsOn, strconv.Itoa(d))
+	for _, d := range r.Deps {
+		v.DependsOn = append(v.DependsOn, d.String())
 	}
 	return v
 }
@@ -105,19 +105,12 @@ func runTaskList(o *taskListOpts) error {
 	if ts == nil {
 		return usageErr(fmt.Errorf("plan %s has no tasks.md yet", p.ID), "add a task with `taskie task add --title …`, or write the table (`"+actionRef("create-tasks")+"`)")
 	}
-	recs := taskRecords(p)
 	views := []taskListView{}
-	seen := map[int]bool{}
-	for _, t := range ts.Tasks {
-		if seen[t.ID] {
-			continue // a duplicate id: `taskie validate` reports it
+	for _, r := range planRecords(p, taskrec.Input{}) {
+		if !r.Row {
+			continue // a record whose row was removed
 		}
-		seen[t.ID] = true
-		var rec *lifecycle.Task
-		if r, ok := recs[domain.TaskID(t.ID)]; ok {
-			rec = &r
-		}
-		v := newTaskListView(t, rec)
+		v := newTaskListView(r)
 		if (state != "" && v.State != string(state)) || (status != "" && v.Status != status) {
 			continue
 		}
@@ -135,26 +128,4 @@ func runTaskList(o *taskListOpts) error {
 // printTaskList writes the tasks through the table printer.
 func printTaskList(s *Streams, views []taskListView) error {
 	return table{cols: taskListColumns}.print(s, len(views), func(i int, _ bool) []string { return views[i].cells() })
-}
-
-// taskRecords returns every task's lifecycle record as `taskie query`
-// and `taskie status` read them: state.json's records (with a shared
-// store, every clone's moves), the tasks waiting in committing whose
-// commit is there completed in memory, and the tasks of tasks.md never
-// moved as pending (those tasks.md marks done or cancelled have none).
-func taskRecords(p *store.Plan) map[domain.TaskID]lifecycle.Task {
-	tasks, shared := sharedLifecycle(p)
-	if !shared || tasks == nil {
-		tasks = map[domain.TaskID]lifecycle.Task{}
-		if st, err := p.State(); err == nil {
-			if recs, err := lifecycle.Decode(st.Lifecycle); err == nil && recs != nil {
-				tasks = recs
-			}
-		}
-	}
-	implied.SettledView(p, tasks)
-	for _, t := range unrecorded(p, func(id domain.TaskID) bool { _, ok := tasks[id]; return ok }) {
-		tasks[t.ID] = t
-	}
-	return tasks
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/parallel"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
+	"github.com/taskie-dev/taskie/internal/taskrec"
 )
 
 // taskMoveOpts are the options of the lifecycle commands
@@ -264,7 +265,7 @@ func seenRecord(p *store.Plan, task domain.TaskID) seenTask {
 	if err != nil || st == nil {
 		return seenTask{}
 	}
-	tasks, err := lifecycle.Decode(st.Lifecycle)
+	tasks, err := taskrec.Records(st)
 	if err != nil {
 		return seenTask{}
 	}
@@ -281,7 +282,7 @@ func duplicateMove(snap *store.Snapshot, task domain.TaskID, to lifecycle.State,
 	if snap.State == nil {
 		return lifecycle.Task{}, false
 	}
-	tasks, err := lifecycle.Decode(snap.State.Lifecycle)
+	tasks, err := taskrec.Records(snap.State)
 	if err != nil {
 		return lifecycle.Task{}, false
 	}
@@ -301,7 +302,7 @@ func lifecycleChange(snap *store.Snapshot, o *taskMoveOpts, task domain.TaskID, 
 	if st == nil {
 		return store.Change{}, lifecycle.Task{}, snap.StateErr
 	}
-	tasks, err := lifecycle.Decode(st.Lifecycle)
+	tasks, err := taskrec.Records(st)
 	if err != nil {
 		return store.Change{}, lifecycle.Task{}, &state.FieldError{Path: snap.Path(state.FileName), Field: "lifecycle", Msg: err.Error()}
 	}

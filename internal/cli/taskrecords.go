@@ -1,21 +1,19 @@
 package cli
 
 import (
-	"github.com/taskie-dev/taskie/internal/domain"
-	"github.com/taskie-dev/taskie/internal/lifecycle"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/store"
+	"github.com/taskie-dev/taskie/internal/taskrec"
 )
 
-// snapRecord is task's lifecycle record in a snapshot; false when it has
-// none, or the records do not decode (`taskie validate` reports them).
-func snapRecord(snap *store.Snapshot, task domain.TaskID) (lifecycle.Task, bool) {
-	if snap == nil || snap.State == nil {
-		return lifecycle.Task{}, false
+// planRecords is every task of the plan as every view shows it: its one
+// record (implied.View), with a shared store folded from every clone's
+// lifecycle moves. What in sets (claims, results) is folded in too.
+func planRecords(p *store.Plan, in taskrec.Input) []taskrec.Record {
+	if in.Records == nil {
+		if recs, shared := sharedLifecycle(p); shared && recs != nil {
+			in.Records = recs
+		}
 	}
-	recs, err := lifecycle.Decode(snap.State.Lifecycle)
-	if err != nil {
-		return lifecycle.Task{}, false
-	}
-	t, ok := recs[task]
-	return t, ok
+	return implied.View(p, nil, in)
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
+	"github.com/taskie-dev/taskie/internal/taskrec"
 )
 
 // taskResultOpts are the options of `taskie task result`.
@@ -336,7 +337,7 @@ func (cp *coordPlan) backToPending(s *Streams, task domain.TaskID) error {
 		if t, ok := snap.Tasks.Find(int(task)); !ok || t.StatusNorm() != plan.StatusInProgress {
 			return store.Change{}, nil
 		}
-		if rec, ok := snapRecord(snap, task); ok && !lifecycle.Agrees(rec.State, plan.StatusPending) {
+		if rec, ok := taskrec.RecordOf(snap.State, task); ok && !lifecycle.Agrees(rec.State, plan.StatusPending) {
 			return store.Change{}, nil
 		}
 		moved = true

@@ -17,6 +17,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
+	"github.com/taskie-dev/taskie/internal/taskrec"
 )
 
 // taskShowOpts are the options of `taskie task show`.
@@ -101,21 +102,22 @@ func runTaskShow(o *taskShowOpts) error {
 		return err
 	}
 	row, _ := ts.Find(int(task))
-	lv := newTaskListView(*row, nil)
-	v := taskShowView{Plan: p.ID, Task: lv.Task, Title: row.Title(), Status: lv.Status, DependsOn: lv.DependsOn,
+	recs := planRecords(p, taskrec.Input{})
+	rec, _ := taskrec.Find(recs, task)
+	lv := newTaskListView(rec)
+	v := taskShowView{Plan: p.ID, Task: lv.Task, Title: rec.Title, Status: lv.Status, DependsOn: lv.DependsOn,
 		Files: append([]string{}, row.Files...), Row: row.Cells, header: ts.Header, Commits: []string{}}
 	if p.Exists(plan.TaskFile(int(task))) {
 		v.TaskFile = store.Rel(p.ID, plan.TaskFile(int(task)))
 	}
 	now := p.Store.Now()
-	records := taskRecords(p)
-	if rec, ok := records[task]; ok {
+	if lv.State != "" {
 		timeouts, err := lifecycleTimeouts(p)
 		if err != nil {
 			warnTimeouts(o.s, p)
 			timeouts = lifecycle.DefaultTimeouts()
 		}
-		q := newQueryView(rec, now, timeouts, readiness(p, records))
+		q := newQueryView(rec.Life, now, timeouts, taskrec.ReadyAt(recs))
 		v.Lifecycle = &q
 	}
 	for _, c := range planClaims(p) {

@@ -2,14 +2,15 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
-	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/store"
+	"github.com/taskie-dev/taskie/internal/taskrec"
 )
 
 type validateView struct {
@@ -152,21 +153,20 @@ func handEditViolations(p *store.Plan) []plan.Violation {
 // their task's lifecycle record (lifecycle.Divergences); none when either
 // file is missing or does not read.
 func cellDivergences(p *store.Plan) []lifecycle.Divergence {
-	st, err := p.State()
-	if err != nil || st == nil || len(st.Lifecycle) == 0 {
+	snap, err := p.Snapshot()
+	if err != nil || snap.State == nil || snap.Tasks == nil {
 		return nil
 	}
-	recs, err := lifecycle.Decode(st.Lifecycle)
-	if err != nil {
+	recs, err := taskrec.Records(snap.State)
+	if err != nil || len(recs) == 0 {
 		return nil
 	}
-	ts, _, err := p.Tasks()
-	if err != nil || ts == nil {
-		return nil
+	var out []lifecycle.Divergence
+	for _, r := range taskrec.Fold(taskrec.Input{Tasks: snap.Tasks, Records: recs}) {
+		if r.Diverged {
+			out = append(out, lifecycle.Divergence{Task: r.ID, Cell: r.Cell, State: r.State})
+		}
 	}
-	cells := make(map[domain.TaskID]string, len(ts.Tasks))
-	for _, t := range ts.Tasks {
-		cells[domain.TaskID(t.ID)] = t.Status
-	}
-	return lifecycle.Divergences(recs, cells)
+	slices.SortFunc(out, func(a, b lifecycle.Divergence) int { return int(a.Task - b.Task) })
+	return out
 }

@@ -18,10 +18,12 @@ import (
 	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/ledger"
 	"github.com/taskie-dev/taskie/internal/ledger/ledgerlog"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/needs"
 	"github.com/taskie-dev/taskie/internal/parallel"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/store"
+	"github.com/taskie-dev/taskie/internal/taskrec"
 )
 
 // This file gathers and draws what `taskie watch` shows: the needs-you
@@ -105,7 +107,7 @@ func watchPlanOf(p *store.Plan) watchPlan {
 		}
 		wp.Task, wp.Paused = st.Task(), !st.IsEnabled()
 	}
-	recs := taskRecords(p)
+	recs := planRecords(p, taskrec.Input{})
 	claims, now := claimsOf(p)
 	waves := taskWaves(p)
 	costs := reviewCosts{}
@@ -124,17 +126,15 @@ func watchPlanOf(p *store.Plan) watchPlan {
 	if ts == nil {
 		return wp
 	}
-	seen := map[int]bool{}
-	for _, t := range ts.Tasks {
-		if seen[t.ID] {
-			continue // a duplicate id: `taskie validate` reports it
+	for _, r := range recs {
+		if !r.Row {
+			continue // a record whose row was removed
 		}
-		seen[t.ID] = true
-		id := domain.TaskID(t.ID)
-		wt := watchTask{ID: id, Title: t.Title(), Status: t.StatusNorm(), Wave: waves[id],
+		id := r.ID
+		wt := watchTask{ID: id, Title: r.Title, Status: r.Display, Wave: waves[id],
 			Round: costs.round[id], CostUSD: costs.usd[id], Tokens: costs.tokens[id]}
-		if rec, ok := recs[id]; ok {
-			wt.State = string(rec.State)
+		if r.Recorded || r.State == lifecycle.Pending {
+			wt.State = string(r.State)
 		}
 		if wt.Status != plan.StatusPending && wt.Status != plan.StatusInProgress {
 			wt.Wave = 0

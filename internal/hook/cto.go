@@ -15,6 +15,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/reviewrun"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
+	"github.com/taskie-dev/taskie/internal/taskrec"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
@@ -32,7 +33,7 @@ func lifeChange(snap *store.Snapshot, base *state.State, task domain.TaskID, now
 	if st == nil {
 		return nil, nil, lifecycle.Task{}, snap.StateErr
 	}
-	tasks, err := lifecycle.Decode(st.Lifecycle)
+	tasks, err := taskrec.Records(st)
 	if err != nil {
 		return nil, nil, lifecycle.Task{}, err
 	}

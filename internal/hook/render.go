@@ -13,6 +13,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/needs"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/taskrec"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
@@ -198,7 +199,7 @@ func needsLines(id, planFlag string, st *state.State, pendingOther bool, cfg con
 		// No LastProgress: the hook claims no stall (its session is here).
 		p := needs.Plan{ID: id, PlanFlag: planFlag, Paused: !st.IsEnabled()}
 		p.Timeouts, _ = lifecycle.ParseTimeouts(cfg.LifecycleTimeouts)
-		if tasks, err := lifecycle.Decode(st.Lifecycle); err == nil {
+		if tasks, err := taskrec.Records(st); err == nil {
 			for _, t := range tasks {
 				p.Tasks = append(p.Tasks, t)
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
+	"github.com/taskie-dev/taskie/internal/taskrec"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
@@ -109,9 +110,17 @@ func RouteFacts(s *store.Snapshot, st *state.State) workflow.RouteFacts {
 		Latest:       s.Latest,
 	}
 	if s.Tasks != nil {
-		f.Tasks = make([]workflow.TaskFact, len(s.Tasks.Tasks))
-		for i, t := range s.Tasks.Tasks {
-			f.Tasks[i] = workflow.TaskFact{ID: domain.TaskID(t.ID), Status: t.StatusNorm()}
+		// Each task's one status: its lifecycle state's rendering, the
+		// Status cell for a task without a record.
+		from := st
+		if from == nil {
+			from = s.State
+		}
+		recs, _ := taskrec.Records(from)
+		for _, r := range taskrec.Fold(taskrec.Input{Tasks: s.Tasks, Records: recs}) {
+			if r.Row {
+				f.Tasks = append(f.Tasks, workflow.TaskFact{ID: r.ID, Status: r.Display})
+			}
 		}
 	}
 	if st != nil {

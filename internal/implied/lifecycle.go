@@ -18,6 +18,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
+	"github.com/taskie-dev/taskie/internal/taskrec"
 )
 
 // follow adds to a change the lifecycle moves its plan phases make
@@ -53,13 +54,13 @@ func follow(p *store.Plan, s *store.Snapshot, c store.Change) store.Change {
 	if len(cues) == 0 && !settle && len(c.State.Lifecycle) == 0 {
 		return c
 	}
-	tasks, err := lifecycle.Decode(c.State.Lifecycle)
+	tasks, err := taskrec.Records(c.State)
 	if err != nil {
 		return c
 	}
 	var before map[domain.TaskID]lifecycle.Task
 	if s.State != nil {
-		if before, err = lifecycle.Decode(s.State.Lifecycle); err != nil {
+		if before, err = taskrec.Records(s.State); err != nil {
 			return c
 		}
 	}
@@ -83,7 +84,7 @@ func follow(p *store.Plan, s *store.Snapshot, c store.Change) store.Change {
 		more, _ := lifecycle.Feed(tasks, commitsSeen(p, tasks, c.State, g), actor, now)
 		effs = append(effs, more...)
 	}
-	effs = append(effs, timeoutWarnings(tasks, Readiness(s.Tasks, tasks), now, timeouts(p))...)
+	effs = append(effs, timeoutWarnings(tasks, taskrec.Readiness(s.Tasks, tasks), now, timeouts(p))...)
 	statuses, restated := render(before, tasks, onDisk, c.Statuses, kept)
 	if restated {
 		c.Statuses = statuses
@@ -116,11 +117,11 @@ func dueWarnings(p *store.Plan, s *store.Snapshot, c store.Change) store.Change 
 	if s == nil || s.State == nil || len(s.State.Lifecycle) == 0 {
 		return c
 	}
-	tasks, err := lifecycle.Decode(s.State.Lifecycle)
+	tasks, err := taskrec.Records(s.State)
 	if err != nil {
 		return c
 	}
-	effs := timeoutWarnings(tasks, Readiness(s.Tasks, tasks), p.Store.Now().UTC(), timeouts(p))
+	effs := timeoutWarnings(tasks, taskrec.Readiness(s.Tasks, tasks), p.Store.Now().UTC(), timeouts(p))
 	if len(effs) == 0 {
 		return c
 	}
@@ -134,22 +135,13 @@ func dueWarnings(p *store.Plan, s *store.Snapshot, c store.Change) store.Change 
 // handEdited reports whether some Status cell of tasks.md does not render
 // its task's record in the snapshot.
 func handEdited(s *store.Snapshot) bool {
-	recs, err := lifecycle.Decode(s.State.Lifecycle)
+	recs, err := taskrec.Records(s.State)
 	return err == nil && len(lifecycle.Divergences(recs, statusCells(s))) > 0
 }
 
 // statusCells are tasks.md's Status cells as the snapshot read them, by
 // task id; nil without tasks.md.
-func statusCells(s *store.Snapshot) map[domain.TaskID]string {
-	if s.Tasks == nil {
-		return nil
-	}
-	out := make(map[domain.TaskID]string, len(s.Tasks.Tasks))
-	for _, t := range s.Tasks.Tasks {
-		out[domain.TaskID(t.ID)] = t.StatusNorm()
-	}
-	return out
-}
+func statusCells(s *store.Snapshot) map[domain.TaskID]string { return taskrec.Cells(s.Tasks) }
 
 // handEdits reads the Status cells that do not render their task's record
 // (before the change) as requested moves, made as the agent (docs/
@@ -282,7 +274,7 @@ func SettleCommits(p *store.Plan, actor string) error {
 	if err != nil || s.State == nil || !awaitsCommit(s.State) {
 		return nil
 	}
-	tasks, err := lifecycle.Decode(s.State.Lifecycle)
+	tasks, err := taskrec.Records(s.State)
 	if err != nil || len(commitsSeen(p, tasks, s.State, nil)) == 0 {
 		return nil
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
+	"github.com/taskie-dev/taskie/internal/taskrec"
 )
 
 // progress adds to a change the progress-log events it causes
@@ -123,7 +124,7 @@ func schedTasks(s *store.Snapshot) []parallel.Task {
 func marks(tasks []parallel.Task, set map[domain.TaskID]string, st *state.State) map[domain.TaskID]parallel.Mark {
 	var recs map[domain.TaskID]lifecycle.Task
 	if st != nil {
-		recs, _ = lifecycle.Decode(st.Lifecycle)
+		recs, _ = taskrec.Records(st)
 	}
 	out := make(map[domain.TaskID]parallel.Mark, len(tasks))
 	for _, t := range tasks {
@@ -165,7 +166,7 @@ func Wave(p *store.Plan) (current, total int, ok bool) {
 	if err != nil || len(waves) == 0 {
 		return 0, 0, false
 	}
-	if recs, err := lifecycle.Decode(s.State.Lifecycle); err == nil {
+	if recs, err := taskrec.Records(s.State); err == nil {
 		SettledView(p, recs) // a task whose commit is there is done, as status counts it
 		for i := range tasks {
 			tasks[i].Life = recs[tasks[i].ID].State

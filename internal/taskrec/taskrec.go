@@ -137,24 +137,10 @@ func Fold(in Input) []Record {
 	if timeouts == nil {
 		timeouts = lifecycle.DefaultTimeouts()
 	}
-	var out []Record
-	seen := map[domain.TaskID]bool{}
-	var rows []lifecycle.Row
-	if in.Tasks != nil {
-		for _, t := range in.Tasks.Tasks {
-			id := domain.TaskID(t.ID)
-			if id <= 0 || seen[id] {
-				continue
-			}
-			seen[id] = true
-			r := Record{ID: id, Title: t.Title(), Row: true, Cell: t.StatusNorm()}
-			for _, d := range t.DependsOn {
-				r.Deps = append(r.Deps, domain.TaskID(d))
-			}
-			out = append(out, r)
-			rows = append(rows, lifecycle.Row{ID: id, Deps: r.Deps,
-				Done: r.Cell == plan.StatusDone || r.Cell == plan.StatusCancelled, Started: r.Cell == plan.StatusInProgress})
-		}
+	out, rows := fromTable(in.Tasks)
+	seen := make(map[domain.TaskID]bool, len(out))
+	for _, r := range out {
+		seen[r.ID] = true
 	}
 	var extra []domain.TaskID
 	for id := range in.Records {
@@ -173,6 +159,77 @@ func Fold(in Input) []Record {
 	claims := latestClaims(in.Claims)
 	for i := range out {
 		fill(&out[i], in, ready, claims, timeouts)
+	}
+	return out
+}
+
+// fromTable starts a record per row of tasks.md (a repeated id once, at
+// its first row) and returns the rows as the ready rule reads them.
+func fromTable(ts *plan.Tasks) ([]Record, []lifecycle.Row) {
+	if ts == nil {
+		return nil, nil
+	}
+	out := make([]Record, 0, len(ts.Tasks))
+	rows := make([]lifecycle.Row, 0, len(ts.Tasks))
+	seen := make(map[domain.TaskID]bool, len(ts.Tasks))
+	for _, t := range ts.Tasks {
+		id := domain.TaskID(t.ID)
+		if id <= 0 || seen[id] {
+			continue
+		}
+		seen[id] = true
+		r := Record{ID: id, Title: t.Title(), Row: true, Cell: t.StatusNorm()}
+		for _, d := range t.DependsOn {
+			r.Deps = append(r.Deps, domain.TaskID(d))
+		}
+		out = append(out, r)
+		rows = append(rows, lifecycle.Row{ID: id, Deps: r.Deps,
+			Done: r.Cell == plan.StatusDone || r.Cell == plan.StatusCancelled, Started: r.Cell == plan.StatusInProgress})
+	}
+	return out, rows
+}
+
+// Readiness is when each task of tasks.md became ready to be worked on
+// (lifecycle.Readiness) from its rows and the records: a queued task's
+// pending time counts from then. Nil without tasks.md (every task counts
+// from its state's start).
+func Readiness(ts *plan.Tasks, records map[domain.TaskID]lifecycle.Task) lifecycle.ReadyAt {
+	if ts == nil {
+		return nil
+	}
+	_, rows := fromTable(ts)
+	return lifecycle.Readiness(rows, records)
+}
+
+// Cells are tasks.md's Status cells by task id, lower-cased and trimmed
+// (the first row of a repeated id); nil without tasks.md.
+func Cells(ts *plan.Tasks) map[domain.TaskID]string {
+	if ts == nil {
+		return nil
+	}
+	rs, _ := fromTable(ts)
+	out := make(map[domain.TaskID]string, len(rs))
+	for _, r := range rs {
+		out[r.ID] = r.Cell
+	}
+	return out
+}
+
+// ReadyAt is when each task of rs became ready as the fold measured it
+// (lifecycle.ReadyAt: a queued task is absent); nil when no record has a
+// row in tasks.md.
+func ReadyAt(rs []Record) lifecycle.ReadyAt {
+	var out lifecycle.ReadyAt
+	for _, r := range rs {
+		if !r.Row {
+			continue
+		}
+		if out == nil {
+			out = lifecycle.ReadyAt{}
+		}
+		if !r.Timeout.Queued {
+			out[r.ID] = r.ReadySince
+		}
 	}
 	return out
 }
@@ -263,4 +320,26 @@ func Find(rs []Record, id domain.TaskID) (Record, bool) {
 		}
 	}
 	return Record{}, false
+}
+
+// Records are the lifecycle records state.json holds, by task: the one
+// reading of its "lifecycle" field, for the views (through Fold) and for
+// the commands that move a task. None without a state or a field; an
+// error when the field does not decode (`taskie validate` reports it).
+func Records(st *state.State) (map[domain.TaskID]lifecycle.Task, error) {
+	if st == nil {
+		return map[domain.TaskID]lifecycle.Task{}, nil
+	}
+	return lifecycle.Decode(st.Lifecycle)
+}
+
+// RecordOf is task's lifecycle record in st; false when it has none or the
+// records do not decode.
+func RecordOf(st *state.State, task domain.TaskID) (lifecycle.Task, bool) {
+	recs, err := Records(st)
+	if err != nil {
+		return lifecycle.Task{}, false
+	}
+	t, ok := recs[task]
+	return t, ok
 }

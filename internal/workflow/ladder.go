@@ -4,6 +4,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/state"
+	"github.com/taskie-dev/taskie/internal/taskrec"
 )
 
 // The escalation ladder (docs/lifecycle.md, "The CTO"): three failed
@@ -19,7 +20,7 @@ func TaskLife(s *state.State) (lifecycle.State, int) {
 	if s == nil || s.Task() <= 0 || len(s.Lifecycle) == 0 {
 		return "", 0
 	}
-	tasks, err := lifecycle.Decode(s.Lifecycle)
+	tasks, err := taskrec.Records(s)
 	if err != nil {
 		return "", 0
 	}
