@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 )
 
@@ -152,8 +153,8 @@ func (g *gen) taskLife(id domain.TaskID) {
 	for it := 1; clean < 2 && g.done < g.n; it++ {
 		g.tick(20 * time.Minute)
 		model := []string{"opus", "sonnet"}[(it-1)%2]
-		meta := map[string]any{"review": "code-review", "iteration": it, "model": model, "reviewer": "claude"}
-		g.emit(event{Task: id.String(), Event: "REVIEW_STARTED", Actor: "hook", Meta: meta})
+		run := events.ReviewRun{Review: "code-review", Iteration: it, Model: model}
+		g.emit(event{Task: id.String(), Event: events.ReviewStarted, Actor: "hook", Meta: events.Meta(events.ReviewStartedMeta{ReviewRun: run, Reviewer: "claude"})})
 		g.tick(8 * time.Minute)
 		verdict := "FAIL"
 		if (!escalate || it > 3) && (it >= reviews-1 || g.rng.IntN(3) == 0) {
@@ -161,11 +162,12 @@ func (g *gen) taskLife(id domain.TaskID) {
 		} else {
 			clean = 0
 		}
-		fin := map[string]any{"review": "code-review", "iteration": it, "model": model, "verdict": verdict,
-			"cost_usd": float64(g.rng.IntN(90)+10) / 100, "duration_ms": 30000 + g.rng.IntN(400000),
-			"reviewer_session": fmt.Sprintf("%08x-4e1f-9a3b-%012x", g.rng.Uint32(), g.rng.Uint64()&0xffffffffffff),
-			"review_file":      fmt.Sprintf("task-%d-review-%d.md", id, it), "wrote_file": true}
-		g.emit(event{Task: id.String(), Event: "REVIEW_FINISHED", Actor: "hook", Meta: fin})
+		wrote := true
+		fin := events.ReviewFinishedMeta{ReviewRun: run, Verdict: verdict, ReviewCost: events.ReviewCost{
+			CostUSD: float64(g.rng.IntN(90)+10) / 100, DurationMS: int64(30000 + g.rng.IntN(400000)),
+			ReviewerSession: fmt.Sprintf("%08x-4e1f-9a3b-%012x", g.rng.Uint32(), g.rng.Uint64()&0xffffffffffff)},
+			ReviewFile: fmt.Sprintf("task-%d-review-%d.md", id, it), WroteFile: &wrote}
+		g.emit(event{Task: id.String(), Event: events.ReviewFinished, Actor: "hook", Meta: events.Meta(fin)})
 		g.feed(id, lifecycle.ReviewStarted)
 		if verdict == "FAIL" {
 			g.feed(id, lifecycle.ReviewFailed)
@@ -239,7 +241,7 @@ func (g *gen) commit(id domain.TaskID, phase, next string, it int, reason string
 	clear(g.dirty)
 	prev := fmt.Sprintf("%016x", g.sha)
 	g.sha++
-	e := event{Task: id.String(), Event: "PHASE_CHANGE", From: "post-code-review", To: phase, Actor: "hook", Reason: reason,
+	e := event{Task: id.String(), Event: events.PhaseChange, From: "post-code-review", To: phase, Actor: "hook", Reason: reason,
 		Set: set, Lifecycle: changed, SHA: fmt.Sprintf("%016x", g.sha), Prev: prev}
 	if next == "complete-task" {
 		e.Tasks = map[string]string{id.String(): "done"}
@@ -252,6 +254,6 @@ func (g *gen) progress(id domain.TaskID) {
 	g.tick(40 * time.Minute)
 	did := []string{"wrote the parser and its table tests", "fixed the review's findings on error handling",
 		"split the command into options, run function and output", "added the streaming writer and a benchmark"}[g.rng.IntN(4)]
-	g.emit(event{Task: id.String(), Event: "PROGRESS", Actor: "cli", Reason: "session: " + did,
-		Meta: map[string]any{"did": did, "issues": "none", "next": "the next unchecked criterion", "session": g.rng.IntN(5) + 1}})
+	g.emit(event{Task: id.String(), Event: events.Progress, Actor: "cli", Reason: "session: " + did,
+		Meta: events.Meta(events.ProgressMeta{Did: did, Issues: "none", Next: "the next unchecked criterion", Session: g.rng.IntN(5) + 1})})
 }
