@@ -148,7 +148,12 @@ var floors = []struct {
 		"a format layer parses and renders bytes: it imports only the vocabulary, the file layer and the other format layers"},
 	{deciders, append([]string{"internal/domain", "internal/state", "internal/events", "internal/plan"}, deciders...),
 		"a decider takes values: it imports only the vocabulary, the format layers and the other deciders"},
+	{folds, append(append([]string{"internal/domain", "internal/state", "internal/events", "internal/plan"}, deciders...), folds...),
+		"a fold of the log reads events it is handed: it imports only the vocabulary, the format layers, the deciders and the other folds"},
 }
+
+// folds are the folds of the event log, side by side in internal/history.
+var folds = []string{"internal/history", "internal/history/ledgerlog"}
 
 func TestFloors(t *testing.T) {
 	pkgs := loadPackages(t)

@@ -7,8 +7,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/history/ledgerlog"
 	"github.com/taskie-dev/taskie/internal/ledger"
-	"github.com/taskie-dev/taskie/internal/ledger/ledgerlog"
 )
 
 // findingsOpts are the options of `taskie findings`.

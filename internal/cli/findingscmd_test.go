@@ -10,8 +10,8 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/history/ledgerlog"
 	"github.com/taskie-dev/taskie/internal/ledger"
-	"github.com/taskie-dev/taskie/internal/ledger/ledgerlog"
 )
 
 // On a terminal `taskie findings` prints the cycle, its trend and an

@@ -8,8 +8,8 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/config"
 	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/history/ledgerlog"
 	"github.com/taskie-dev/taskie/internal/ledger"
-	"github.com/taskie-dev/taskie/internal/ledger/ledgerlog"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
 )

@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/history/ledgerlog"
 	"github.com/taskie-dev/taskie/internal/ledger"
-	"github.com/taskie-dev/taskie/internal/ledger/ledgerlog"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
