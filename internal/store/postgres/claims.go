@@ -483,8 +483,8 @@ func queueResult(b *pgx.Batch, p store.PlanKey, e events.Event) {
 	if err != nil {
 		return
 	}
-	status, _ := e.Meta["status"].(string)
-	b.Queue(resultSQL, p.Project, p.Plan, int32(id), status)
+	m, _ := events.MetaOf[events.TaskResultMeta](e)
+	b.Queue(resultSQL, p.Project, p.Plan, int32(id), m.Status)
 }
 
 // payload is the NOTIFY payload of a plan's changes.
