@@ -10,7 +10,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/gitwt"
 	"github.com/taskie-dev/taskie/internal/history"
-	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/taskrec"
@@ -105,7 +104,7 @@ func decideLife(snap *store.Snapshot, m lifeMove, now time.Time) (store.Change, 
 	n := st.Clone()
 	n.Lifecycle = lifecycle.Encode(tasks)
 	return store.Change{Actor: "cli", Reason: m.reason, Kind: events.LifecycleCommit, Task: m.task, State: n,
-		Events: implied.LifecycleEvents(effs), Files: m.files}, next, nil
+		Events: lifecycle.Events(effs), Files: m.files}, next, nil
 }
 
 // commitLife makes m in one commit of the plan, under its lock, and says

@@ -9,7 +9,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/history"
-	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/store"
 )
@@ -40,7 +39,7 @@ func lifeMoves(plan string, step lifeStep, agent string) store.LifeMoves {
 		if err != nil || len(effs) == 0 {
 			return
 		}
-		for _, e := range implied.LifecycleEvents(append(pre, effs...)) {
+		for _, e := range lifecycle.Events(append(pre, effs...)) {
 			e.Plan = plan
 			if line, err := json.Marshal(e); err == nil {
 				m.Lines[key] = append(m.Lines[key], line)

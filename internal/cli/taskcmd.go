@@ -17,7 +17,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/history"
-	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -435,7 +434,7 @@ func runTaskStatus(o *taskStatusOpts) error {
 		if err != nil || n == nil {
 			return c, err
 		}
-		c.State, c.Events = n, implied.LifecycleEvents(effs)
+		c.State, c.Events = n, lifecycle.Events(effs)
 		c.Reason = fmt.Sprintf("task status %s %s by %s", task, status, actor)
 		evs, rec = c.Events, &t
 		return c, nil

@@ -13,7 +13,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/history"
-	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/parallel"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -326,7 +325,7 @@ func lifecycleChange(snap *store.Snapshot, o *taskMoveOpts, task domain.TaskID, 
 	n.Lifecycle = lifecycle.Encode(tasks)
 	reason := fmt.Sprintf("task %s %s by %s", o.action, task, actor)
 	return store.Change{Actor: "cli", Reason: reason, Kind: events.LifecycleCommit, Task: task, State: n,
-		Events: implied.LifecycleEvents(append(effs, more...))}, next, nil
+		Events: lifecycle.Events(append(effs, more...))}, next, nil
 }
 
 // act makes the command's move.

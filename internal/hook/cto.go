@@ -8,7 +8,6 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
-	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/review"
@@ -54,7 +53,7 @@ func lifeChange(snap *store.Snapshot, base *state.State, task domain.TaskID, now
 	}
 	n := base.Clone()
 	n.Lifecycle = lifecycle.Encode(tasks)
-	return n, implied.LifecycleEvents(append(created, effs...)), next, nil
+	return n, lifecycle.Events(append(created, effs...)), next, nil
 }
 
 // toHuman hands task to a human (human_escalation) with reason: the

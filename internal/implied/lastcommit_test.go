@@ -43,8 +43,11 @@ func TestLastCommitDoesNotComplete(t *testing.T) {
 // every waiting task remembered (then SettleCommits runs no git process).
 func TestHeadUnmoved(t *testing.T) {
 	p := lifecyclePlan(t, `{"max_reviews":0,"phase":"next-task","current_task":"1","next_phase":"code-review"}`)
-	one := []domain.TaskID{1}
-	if headUnmoved(p.Repo.Root, map[domain.TaskID]lifecycle.Task{1: {State: lifecycle.Committing, Head: "x"}}, one) {
+	unmoved := func(tasks map[domain.TaskID]lifecycle.Task) bool {
+		_, ok := headUnmoved(p.Repo.Root, lifecycle.NeedsHead(tasks))
+		return ok
+	}
+	if unmoved(map[domain.TaskID]lifecycle.Task{1: {State: lifecycle.Committing, Head: "x"}}) {
 		t.Fatal("no git repository: only git can tell")
 	}
 	commit := gitInit(t, p)
@@ -53,17 +56,17 @@ func TestHeadUnmoved(t *testing.T) {
 		t.Fatal("HEAD not read from the files of a fresh repository")
 	}
 	waiting := map[domain.TaskID]lifecycle.Task{1: {State: lifecycle.Committing, Head: head}, 2: {State: lifecycle.Completed}}
-	if !headUnmoved(p.Repo.Root, waiting, one) {
+	if !unmoved(waiting) {
 		t.Error("HEAD is the remembered commit, yet it counts as moved")
 	}
-	if !headUnmoved(p.Repo.Root, map[domain.TaskID]lifecycle.Task{2: {State: lifecycle.Completed}}, nil) {
+	if lifecycle.NeedsHead(map[domain.TaskID]lifecycle.Task{2: {State: lifecycle.Completed}}) != nil {
 		t.Error("no task waits: nothing to look for")
 	}
 	commit("next")
-	if headUnmoved(p.Repo.Root, waiting, one) {
+	if unmoved(waiting) {
 		t.Error("HEAD moved on, yet it counts as unmoved")
 	}
-	if headUnmoved(p.Repo.Root, map[domain.TaskID]lifecycle.Task{1: {State: lifecycle.Committing}}, one) {
+	if unmoved(map[domain.TaskID]lifecycle.Task{1: {State: lifecycle.Committing}}) {
 		t.Error("a task without a remembered HEAD must ask git")
 	}
 }

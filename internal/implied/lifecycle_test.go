@@ -138,11 +138,11 @@ func TestFollowSeesLastCommit(t *testing.T) {
 	if _, errs := lifecycle.Feed(tasks, lifecycle.Follow(old, cur, nil), lifecycle.ActorHook, at); len(errs) > 0 {
 		t.Fatal(errs)
 	}
-	if got := commitsSeen(p, tasks, cur, nil); len(got) != 1 || got[0].Task != 2 {
+	if got := commitsSeen(p, tasks); len(got) != 1 || got[0].Task != 2 {
 		t.Errorf("commitsSeen = %v, want task 2 (no git: at once)", got)
 	}
 	cur.LastCommit = "aaa"
-	if !inGit(p.Repo.Root) && len(commitsSeen(p, tasks, cur, nil)) != 1 {
+	if !inGit(p.Repo.Root) && len(commitsSeen(p, tasks)) != 1 {
 		t.Error("outside git a commit is seen at once")
 	}
 }

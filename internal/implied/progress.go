@@ -9,7 +9,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/parallel"
 	"github.com/taskie-dev/taskie/internal/plan"
-	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/taskrec"
 )
@@ -37,17 +36,9 @@ func progress(p *store.Plan, s *store.Snapshot, c store.Change) store.Change {
 	if len(tasks) == 0 {
 		return c
 	}
-	size := domain.DefaultGroupSize
-	if cfg, err := Config(p); err == nil && cfg.GroupSize > 0 {
-		size = cfg.GroupSize
-	}
-	waves, err := parallel.PlanWaves(tasks, size)
-	if err != nil {
-		return c // a cycle or an unknown id: validate reports it
-	}
-	before := marks(tasks, nil, s.State)
-	now := marks(tasks, c.Statuses, after)
-	evs := parallel.Progress(waves, before, now)
+	before, _ := taskrec.Records(s.State)
+	now, _ := taskrec.Records(after)
+	evs := parallel.ChangeProgress(tasks, groupSize(p), before, now, c.Statuses)
 	if len(evs) == 0 {
 		return c
 	}
@@ -119,34 +110,6 @@ func schedTasks(s *store.Snapshot) []parallel.Task {
 	return tasks
 }
 
-// marks are the tasks' progress marks with the Status cells set (on top
-// of tasks.md's) and st's lifecycle records.
-func marks(tasks []parallel.Task, set map[domain.TaskID]string, st *state.State) map[domain.TaskID]parallel.Mark {
-	var recs map[domain.TaskID]lifecycle.Task
-	if st != nil {
-		recs, _ = taskrec.Records(st)
-	}
-	out := make(map[domain.TaskID]parallel.Mark, len(tasks))
-	for _, t := range tasks {
-		status := t.Status
-		if v, ok := set[t.ID]; ok {
-			status = strings.ToLower(strings.TrimSpace(v))
-		}
-		r, has := recs[t.ID]
-		life := lifecycle.State("")
-		if has {
-			life = r.State
-		}
-		standing := parallel.StandingOf(status, life)
-		out[t.ID] = parallel.Mark{
-			Started:  has && (r.State != lifecycle.Pending || len(r.Entered) > 0) || status == plan.StatusInProgress,
-			Finished: standing == parallel.Finished,
-			Closed:   standing.Closed(),
-		}
-	}
-	return out
-}
-
 // Wave says where a plan run with claims stands in its waves
 // (parallel.PlanWaves): the current wave — the lowest with a task not
 // closed, 0 when all are — and how many there are. ok is false for a
@@ -158,11 +121,7 @@ func Wave(p *store.Plan) (current, total int, ok bool) {
 		return 0, 0, false
 	}
 	tasks := schedTasks(s)
-	size := domain.DefaultGroupSize
-	if cfg, err := Config(p); err == nil && cfg.GroupSize > 0 {
-		size = cfg.GroupSize
-	}
-	waves, err := parallel.PlanWaves(tasks, size)
+	waves, err := parallel.PlanWaves(tasks, groupSize(p))
 	if err != nil || len(waves) == 0 {
 		return 0, 0, false
 	}
@@ -173,4 +132,13 @@ func Wave(p *store.Plan) (current, total int, ok bool) {
 		}
 	}
 	return parallel.CurrentWave(waves, tasks), len(waves), true
+}
+
+// groupSize is the configured wave size, the default when the
+// configuration does not read.
+func groupSize(p *store.Plan) int {
+	if cfg, err := Config(p); err == nil && cfg.GroupSize > 0 {
+		return cfg.GroupSize
+	}
+	return domain.DefaultGroupSize
 }

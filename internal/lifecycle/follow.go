@@ -144,23 +144,29 @@ func AwaitingCommit(tasks map[domain.TaskID]Task) []domain.TaskID {
 // task's commit can be told from the commits made before it (CommitDue).
 // The records get it as a replay of the effects would (evolve).
 func StampHead(tasks map[domain.TaskID]Task, effs []Effect, head string) {
-	entered := map[domain.TaskID]bool{}
 	for i := range effs {
-		e := &effs[i]
-		if !e.Kind.Moves() {
-			continue
-		}
-		entered[e.Task] = e.To == Committing
-		if e.To == Committing {
+		if e := &effs[i]; e.Kind.Moves() && e.To == Committing {
 			e.Meta.Head = head
 		}
 	}
-	for id, in := range entered {
+	for id, in := range entered(effs) {
 		if t, ok := tasks[id]; ok && in && t.State == Committing {
 			t.Head = head
 			tasks[id] = t
 		}
 	}
+}
+
+// entered says, for each task effs move, whether their last move leaves
+// it in committing.
+func entered(effs []Effect) map[domain.TaskID]bool {
+	out := map[domain.TaskID]bool{}
+	for _, e := range effs {
+		if e.Kind.Moves() {
+			out[e.Task] = e.To == Committing
+		}
+	}
+	return out
 }
 
 // EntersCommitting reports whether some effect moves a task into committing.

@@ -201,6 +201,13 @@ func Readiness(ts *plan.Tasks, records map[domain.TaskID]lifecycle.Task) lifecyc
 	return lifecycle.Readiness(rows, records)
 }
 
+// Rows are tasks.md's rows as lifecycle.Readiness reads them (the first
+// row of a repeated id); nil without tasks.md.
+func Rows(ts *plan.Tasks) []lifecycle.Row {
+	_, rows := fromTable(ts)
+	return rows
+}
+
 // Cells are tasks.md's Status cells by task id, lower-cased and trimmed
 // (the first row of a repeated id); nil without tasks.md.
 func Cells(ts *plan.Tasks) map[domain.TaskID]string {
