@@ -3,8 +3,10 @@ package hook
 import (
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
 func TestOrphaned(t *testing.T) {
@@ -36,5 +38,30 @@ func TestOrphaned(t *testing.T) {
 	code := []events.Event{ev(events.ReviewStarted, "code-review", "3", 2)}
 	if !Orphaned(code, domain.CodeReview, 3, 2) || Orphaned(code, domain.CodeReview, 4, 2) {
 		t.Error("a code review's orphan is matched by its task")
+	}
+}
+
+// OrphanedReviews lists every review the log shows started and never
+// ended, once, in the order last started: the Stop decision looks them up.
+func TestOrphanedReviews(t *testing.T) {
+	ev := func(kind, review, task string, it float64) events.Event {
+		return events.Event{Event: kind, Task: task, Meta: map[string]any{"review": review, "iteration": it}}
+	}
+	evs := []events.Event{
+		ev(events.ReviewStarted, "code-review", "3", 2),
+		ev(events.ReviewStarted, "plan-review", "", 1),
+		ev(events.ReviewFinished, "code-review", "3", 2),
+		ev(events.ReviewStarted, "code-review", "3", 2),
+		ev(events.ReviewStarted, "tasks-review", "2", 1),
+		ev(events.ReviewStarted, "all-code-review", "x", 1),
+		{Event: events.ReviewStarted, Task: "4"},
+	}
+	want := []workflow.ReviewAt{
+		{Review: domain.PlanReview, N: 1},
+		{Review: domain.CodeReview, Task: 3, N: 2},
+		{Review: domain.TasksReview, Task: 2, N: 1},
+	}
+	if diff := cmp.Diff(want, OrphanedReviews(evs)); diff != "" {
+		t.Errorf("OrphanedReviews (-want +got):\n%s", diff)
 	}
 }

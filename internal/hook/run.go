@@ -13,7 +13,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/history/ledgerlog"
-	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/ledger"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/review"
@@ -50,8 +49,7 @@ func (h *stopper) run() Result {
 		return h.internal(err)
 	}
 	f := h.facts(snap)
-	d := workflow.Decide(f)
-	if d.Action == workflow.TakeLock {
+	if workflow.NeedsLock(f) {
 		l, ok, err := h.runner().Lock()
 		if err != nil {
 			return h.internal(err)
@@ -62,9 +60,10 @@ func (h *stopper) run() Result {
 			// Closed, not unlocked: a reviewer that inherited the lock keeps
 			// it for as long as it (or a child of it) lives.
 			defer l.Release()
+			h.logFacts(&f)
 		}
-		d = workflow.Decide(f)
 	}
+	d := workflow.Decide(f)
 	h.why = string(d.Reason)
 	switch {
 	case d.Violations != "":
@@ -76,6 +75,10 @@ func (h *stopper) run() Result {
 	if d.Reason == workflow.RStateUnreadable {
 		return warnAllow(h.e, snap.StateErr.Error()+" — automation skipped until it is fixed (`taskie validate`)")
 	}
+	// A review file of the iteration to run, left by a reviewer whose hook
+	// was killed, is set aside before the review runs.
+	orphan := d.Action == workflow.RunReview && snap.ReviewExists(d.Review, snap.State.Task(), d.Iteration) &&
+		h.orphan(d.Review, snap.State.Task(), d.Iteration)
 	if d.Save != nil {
 		if err := h.p.Commit(snap, store.Change{Actor: "hook", Reason: "hook: " + d.SaveReason, State: d.Save, DuringReview: h.lock != nil}); err != nil {
 			return h.internal(err)
@@ -97,7 +100,7 @@ func (h *stopper) run() Result {
 	if d.Action != workflow.RunReview {
 		return render(d, v)
 	}
-	return h.review(snap, d, f.OrphanAhead(d.Review, d.Iteration), v)
+	return h.review(snap, d, orphan, v)
 }
 
 // facts gathers what the decision needs from the snapshot, once.
@@ -113,12 +116,7 @@ func (h *stopper) facts(snap *store.Snapshot) workflow.StopFacts {
 		BlockCap:        h.cfg.BlockCap,
 		Models:          h.cfg.Models,
 		Autopilot:       h.cfg.Autopilot,
-		Budget:          h.runner().Budget,
-	}
-	f.Route = func(s *state.State) workflow.Route {
-		rf := implied.RouteFacts(snap, s)
-		rf.Orphan, rf.Agent = h.orphan, h.in.Agent
-		return workflow.Continue(rf, h.cfg.Models)
+		Reviews:         snap.Files(),
 	}
 	for _, v := range snap.Validate(workflow.Lint) {
 		if v.Severity == plan.SeverityError {
@@ -144,11 +142,20 @@ func (h *stopper) facts(snap *store.Snapshot) workflow.StopFacts {
 	if domain.IsReview(s.Phase) {
 		f.PostReviewExists = snap.PostExists(s.Phase, task, s.Iteration())
 	}
-	f.ReviewAhead = func(review domain.Phase, n int) bool { return snap.ReviewExists(review, task, n) }
-	f.OrphanAhead = func(review domain.Phase, n int) bool {
-		return snap.ReviewExists(review, task, n) && h.orphan(review, task, n)
-	}
 	return f
+}
+
+// logFacts adds, once this stop holds the review lock, what only the
+// event log tells, and reads it only when it can matter: the orphaned
+// reviews when a review file of the next iteration is on disk, the budgets
+// spent when budgets are set and decide the stop (a scan of the whole log).
+func (h *stopper) logFacts(f *workflow.StopFacts) {
+	if workflow.OrphansMatter(*f) {
+		f.Orphans = OrphanedReviews(h.p.Store.Tail(h.p.ID))
+	}
+	if h.cfg.Ledger().HasBudgets() && workflow.BudgetMatters(*f) {
+		f.PlanBudget, f.TaskBudget = h.runner().Budget(0), h.runner().Budget(f.State.Task())
+	}
 }
 
 // orphan reports that the review file of an iteration was left by a
@@ -162,20 +169,32 @@ func (h *stopper) orphan(review domain.Phase, task domain.TaskID, it int) bool {
 // (or still runs, which only the review lock tells). A file such a
 // reviewer wrote is no review. evs are the log's last events, oldest first.
 func Orphaned(evs []events.Event, review domain.Phase, task domain.TaskID, it int) bool {
-	started := false
+	return slices.Contains(OrphanedReviews(evs), workflow.ReviewAt{Review: review, Task: task, N: it})
+}
+
+// OrphanedReviews lists the reviews Orphaned reports, in the order they
+// were last started.
+func OrphanedReviews(evs []events.Event) []workflow.ReviewAt {
+	var open []workflow.ReviewAt
 	for _, e := range evs {
-		run, err := events.MetaOf[events.ReviewRun](e)
-		if e.Task != task.String() || run.Review != string(review) || !e.HasMeta("iteration") || events.BadMeta(err, "iteration") || run.Iteration != it {
+		if e.Event != events.ReviewStarted && e.Event != events.ReviewFinished && e.Event != events.ReviewFailed {
 			continue
 		}
-		switch e.Event {
-		case events.ReviewStarted:
-			started = true
-		case events.ReviewFinished, events.ReviewFailed:
-			started = false
+		run, err := events.MetaOf[events.ReviewRun](e)
+		task, terr := domain.ParseTaskID(e.Task)
+		if e.Task == "" {
+			task, terr = 0, nil
+		}
+		if terr != nil || task.String() != e.Task || !e.HasMeta("iteration") || events.BadMeta(err, "iteration") {
+			continue
+		}
+		at := workflow.ReviewAt{Review: domain.Phase(run.Review), Task: task, N: run.Iteration}
+		open = slices.DeleteFunc(open, func(o workflow.ReviewAt) bool { return o == at })
+		if e.Event == events.ReviewStarted {
+			open = append(open, at)
 		}
 	}
-	return started
+	return open
 }
 
 func (h *stopper) view(snap *store.Snapshot, f workflow.StopFacts) view {

@@ -118,6 +118,10 @@ func (s *Snapshot) has(kind plan.FileKind, review domain.Phase, task domain.Task
 	return false
 }
 
+// Files are the plan's .md files, parsed (plan.ParseFileName): the
+// snapshot's own, shared, not to be changed.
+func (s *Snapshot) Files() []plan.FileName { return s.files }
+
 // Latest returns the highest review iteration on disk for a series.
 func (s *Snapshot) Latest(review domain.Phase, task domain.TaskID) int {
 	t := seriesTask(review, task)

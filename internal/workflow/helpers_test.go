@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
 )
 
@@ -70,5 +71,11 @@ func factsWith(s *state.State, fn func(*StopFacts)) StopFacts {
 	return f
 }
 
-// yes is a ReviewAhead/OrphanAhead that finds every file.
-func yes(domain.Phase, int) bool { return true }
+// reviewsOf is the review files of a plan directory holding names.
+func reviewsOf(names ...string) ReviewFiles {
+	var r ReviewFiles
+	for _, n := range names {
+		r = append(r, plan.ParseFileName(n))
+	}
+	return r
+}

@@ -1,6 +1,9 @@
 package workflow
 
 import (
+	"math"
+	"slices"
+
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/ledger"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
@@ -60,15 +63,15 @@ type StopFacts struct {
 
 	// PostReviewExists: the post-review file of the current iteration exists.
 	PostReviewExists bool
-	// Route is `taskie continue`'s view of the plan, for crash recovery: a
-	// review file of the due iteration on disk without its state update.
-	Route func(*state.State) Route
-	// ReviewAhead reports whether the review file of iteration n of a
-	// review already exists; nil = none does.
-	ReviewAhead func(review domain.Phase, n int) bool
-	// OrphanAhead reports that such a file was left by a reviewer whose
-	// hook died (its review started and never finished): never adopt it.
-	OrphanAhead func(review domain.Phase, n int) bool
+	// Reviews are the plan's review and post-review files: a review file
+	// of the due iteration on disk without its state update is a crash to
+	// recover from, as `taskie continue` would (Continue).
+	Reviews ReviewFiles
+	// Orphans are the reviews the log shows started and never finished
+	// (their hook died): a file such a reviewer left is never adopted.
+	// The shell reads them only when a review file of the next iteration
+	// is on disk (OrphansMatter).
+	Orphans []ReviewAt
 
 	// TaskState is the current task's lifecycle state ("" without a
 	// record) and CTOAttempts its CTO attempts so far (TaskLife): a task in
@@ -80,10 +83,12 @@ type StopFacts struct {
 	AnyTaskFile    bool // a task file named in tasks.md exists
 	PendingOther   bool // a pending task other than the current one remains
 
-	// Budget reports whether the review budgets of the plan, or of the
-	// task reviewed (0: none), are spent (ledger.CheckBudgets); asked only
-	// when a review would run, as it reads the event log. nil = no budget.
-	Budget func(task domain.TaskID) *ledger.BudgetOverrun
+	// PlanBudget and TaskBudget are the review budgets spent
+	// (ledger.CheckBudgets), for a review of no task and for a code review
+	// of the current task; nil: not spent. The shell reads them (a scan of
+	// the event log) only when budgets are set and they decide the stop
+	// (BudgetMatters).
+	PlanBudget, TaskBudget *ledger.BudgetOverrun
 
 	LastReviewBlock *Mark // this session's last review block on this plan
 	BlocksInRow     int
@@ -172,46 +177,14 @@ type StopDecision struct {
 }
 
 // Decide returns the Stop hook's decision for one plan (docs/hook.md steps 1,
-// 4–10). It is called again with Lock set when it answered TakeLock.
+// 4–10). The shell takes the review lock first when NeedsLock says so;
+// without it (Lock unknown) Decide asks for it (TakeLock).
 func Decide(f StopFacts) StopDecision {
+	if d, done := beforeLock(f); done {
+		return d
+	}
 	s := f.State
-	if s != nil && !s.IsEnabled() {
-		return StopDecision{Reason: RPaused}
-	}
-	if len(f.Violations) > 0 {
-		fp := joinLines(f.Violations)
-		if f.Active && f.Seen == fp {
-			return StopDecision{Reason: RInvalidSeen, Violations: fp}
-		}
-		return StopDecision{Action: Block, Reason: RInvalid, Violations: fp}
-	}
-	switch f.StateProblem {
-	case StateMissing:
-		return StopDecision{Reason: RNoState}
-	case StateUnreadable:
-		return StopDecision{Reason: RStateUnreadable}
-	}
 	n := s.Next()
-	if !domain.IsReview(n) && !domain.IsPostReview(n) {
-		return StopDecision{Reason: RNotReview, Review: n}
-	}
-	if f.TaskState == lifecycle.HumanEscalation && s.Task() > 0 && inCodeCycle(n) {
-		// The task is with a human (docs/lifecycle.md, "The CTO"): no
-		// review, no reminder, until `taskie task resolve`.
-		return StopDecision{Reason: RHumanEscalation, Review: domain.CodeReview, Task: s.Task(), Iteration: s.Iteration()}
-	}
-	if s.NeedsHuman {
-		// The review ledger found the cycle going round (docs/ledger.md): no
-		// review, no reminder, until a human decides (taskie resume).
-		review := n
-		if !domain.IsReview(n) {
-			review = domain.ReviewOf(n)
-		}
-		return StopDecision{Reason: RNeedsHuman, Review: review, Task: s.Task(), Iteration: s.Iteration()}
-	}
-	if f.Untrusted != "" && domain.IsReview(n) {
-		return StopDecision{Reason: RUntrusted}
-	}
 	// One review per plan at a time: another stop must not review, recover
 	// or write the same files concurrently.
 	switch f.Lock {
@@ -222,11 +195,9 @@ func Decide(f StopFacts) StopDecision {
 	}
 	var save *state.State
 	why := ""
-	if review := s.Phase; domain.IsReview(review) && n == domain.PostReview(review) && f.PostReviewExists {
+	if recorded := postRecorded(f); recorded != nil {
 		// The agent wrote the post-review without recording it.
-		save = s.Clone()
-		save.Phase, save.NextPhase = domain.PostReview(review), state.Opt(review)
-		s, why = save, "post-review file found: recorded"
+		save, s, why = recorded, recorded, "post-review file found: recorded"
 	}
 	if StaleCycle(s) {
 		save = s.Clone()
@@ -244,6 +215,94 @@ func Decide(f StopFacts) StopDecision {
 	return d
 }
 
+// NeedsLock reports whether the decision on these facts needs the plan's
+// review lock: the shell takes it before deciding, so that Decide runs once.
+func NeedsLock(f StopFacts) bool {
+	_, done := beforeLock(f)
+	return !done
+}
+
+// beforeLock decides the stops that need no review lock: paused, invalid,
+// no state, no review cycle, with a human, untrusted.
+func beforeLock(f StopFacts) (StopDecision, bool) {
+	s := f.State
+	if s != nil && !s.IsEnabled() {
+		return StopDecision{Reason: RPaused}, true
+	}
+	if len(f.Violations) > 0 {
+		fp := joinLines(f.Violations)
+		if f.Active && f.Seen == fp {
+			return StopDecision{Reason: RInvalidSeen, Violations: fp}, true
+		}
+		return StopDecision{Action: Block, Reason: RInvalid, Violations: fp}, true
+	}
+	switch f.StateProblem {
+	case StateMissing:
+		return StopDecision{Reason: RNoState}, true
+	case StateUnreadable:
+		return StopDecision{Reason: RStateUnreadable}, true
+	}
+	n := s.Next()
+	if !domain.IsReview(n) && !domain.IsPostReview(n) {
+		return StopDecision{Reason: RNotReview, Review: n}, true
+	}
+	if f.TaskState == lifecycle.HumanEscalation && s.Task() > 0 && inCodeCycle(n) {
+		// The task is with a human (docs/lifecycle.md, "The CTO"): no
+		// review, no reminder, until `taskie task resolve`.
+		return StopDecision{Reason: RHumanEscalation, Review: domain.CodeReview, Task: s.Task(), Iteration: s.Iteration()}, true
+	}
+	if s.NeedsHuman {
+		// The review ledger found the cycle going round (docs/ledger.md): no
+		// review, no reminder, until a human decides (taskie resume).
+		review := n
+		if !domain.IsReview(n) {
+			review = domain.ReviewOf(n)
+		}
+		return StopDecision{Reason: RNeedsHuman, Review: review, Task: s.Task(), Iteration: s.Iteration()}, true
+	}
+	if f.Untrusted != "" && domain.IsReview(n) {
+		return StopDecision{Reason: RUntrusted}, true
+	}
+	return StopDecision{}, false
+}
+
+// postRecorded is the state with the post-review the agent wrote recorded,
+// when it wrote it without recording it; nil otherwise.
+func postRecorded(f StopFacts) *state.State {
+	s := f.State
+	review := s.Phase
+	if !domain.IsReview(review) || s.Next() != domain.PostReview(review) || !f.PostReviewExists {
+		return nil
+	}
+	n := s.Clone()
+	n.Phase, n.NextPhase = domain.PostReview(review), state.Opt(review)
+	return n
+}
+
+// BudgetMatters reports whether the budgets spent decide this stop: the
+// decision on these facts, with every budget spent, refuses a review for
+// it. Only then does the shell read them (a scan of the event log).
+func BudgetMatters(f StopFacts) bool {
+	spent := &ledger.BudgetOverrun{}
+	f.PlanBudget, f.TaskBudget, f.Lock = spent, spent, LockHeld
+	return Decide(f).Reason == RBudget
+}
+
+// OrphansMatter reports whether a review file of the next iteration is on
+// disk: only then does the shell read which reviews were orphaned.
+func OrphansMatter(f StopFacts) bool {
+	s := f.State
+	if s == nil || s.Iteration() < 0 || s.Iteration() == math.MaxInt {
+		return false
+	}
+	for _, r := range []domain.Phase{s.Next(), s.Phase} {
+		if domain.IsReview(r) && f.Reviews.Review(r, s.Task(), s.Iteration()+1) {
+			return true
+		}
+	}
+	return false
+}
+
 // recoverAhead handles a review file of the due iteration that is on disk
 // without its state update: a hook killed after its reviewer wrote it.
 // A file whose reviewer never finished is not a review: the hook moves it
@@ -252,16 +311,13 @@ func Decide(f StopFacts) StopDecision {
 func recoverAhead(f StopFacts, s *state.State) (StopDecision, bool) {
 	review := s.Next()
 	n := s.Iteration() + 1
-	if !domain.IsReview(review) || !Legal(s.Phase, review) || !IterationInRange(s) || s.Iteration() >= s.MaxReviews || f.ReviewAhead == nil || !f.ReviewAhead(review, n) {
+	if !domain.IsReview(review) || !Legal(s.Phase, review) || !IterationInRange(s) || s.Iteration() >= s.MaxReviews || !f.Reviews.Review(review, s.Task(), n) {
 		return StopDecision{}, false
 	}
-	if f.OrphanAhead != nil && f.OrphanAhead(review, n) {
+	if f.orphaned(review, s.Task(), n) {
 		return StopDecision{}, false // the shell sets the orphan aside before the review runs
 	}
-	if f.Route == nil {
-		return StopDecision{}, false
-	}
-	route := f.Route(s)
+	route := Continue(RouteFacts{State: s, ReviewExists: f.Reviews.Review, PostExists: f.Reviews.Post, Latest: f.Reviews.Latest, Orphan: f.orphaned}, f.Models)
 	if route.Repair == nil {
 		return StopDecision{}, false
 	}
@@ -272,6 +328,12 @@ func recoverAhead(f StopFacts, s *state.State) (StopDecision, bool) {
 	m := MarkOf(route.Repair)
 	return StopDecision{Action: Block, Reason: RRecoveredBlock, Save: route.Repair, SaveReason: "recovered: " + route.Why,
 		Mark: &m, Review: review, Task: s.Task(), Iteration: route.Repair.Iteration(), Model: s.ReviewModel}, true
+}
+
+// orphaned reports that iteration n of a review was started and never
+// finished (Orphans).
+func (f StopFacts) orphaned(review domain.Phase, task domain.TaskID, n int) bool {
+	return slices.Contains(f.Orphans, ReviewAt{Review: review, Task: task, N: n})
 }
 
 // StaleCycle reports a review due with another cycle's counters: next_phase
@@ -350,14 +412,12 @@ func decide(f StopFacts, s *state.State) StopDecision {
 			return StopDecision{Reason: RNoTaskFiles, Review: review}
 		}
 	}
-	if f.Budget != nil {
-		var task domain.TaskID
-		if review == domain.CodeReview {
-			task = s.Task()
-		}
-		if b := f.Budget(task); b != nil {
-			return StopDecision{Reason: RBudget, Review: review, Task: s.Task(), Iteration: iter, Budget: b}
-		}
+	b := f.PlanBudget
+	if review == domain.CodeReview {
+		b = f.TaskBudget
+	}
+	if b != nil {
+		return StopDecision{Reason: RBudget, Review: review, Task: s.Task(), Iteration: iter, Budget: b}
 	}
 	if review == domain.CodeReview && f.TaskState == lifecycle.CTOIntervention {
 		if f.CTOAttempts >= lifecycle.MaxCTOAttempts {

@@ -404,8 +404,7 @@ func TestDecide(t *testing.T) {
 		{
 			name: "another stop holds the review lock: a review file ahead is not adopted",
 			f: factsWith(postDone, func(f *StopFacts) {
-				f.Lock, f.ReviewAhead = LockBusy, yes
-				f.Route = func(*state.State) Route { panic("Route consulted while another stop reviews") }
+				f.Lock, f.Reviews = LockBusy, reviewsOf("task-3-review-3.md")
 			}),
 			want: StopDecision{Reason: RReviewRunning, Review: domain.CodeReview},
 		},
@@ -622,12 +621,7 @@ func TestDecide(t *testing.T) {
 		{
 			name: "a review file ahead is never looked up past the largest int",
 			f: factsWith(iteration(postDone, math.MaxInt), func(f *StopFacts) {
-				f.ReviewAhead = func(_ domain.Phase, n int) bool {
-					if n <= 0 {
-						panic(fmt.Sprintf("review file %d looked up", n))
-					}
-					return true
-				}
+				f.Reviews = reviewsOf("task-3-review-1.md")
 			}),
 			want: StopDecision{Reason: RIterationRange, Review: domain.CodeReview, Iteration: math.MaxInt},
 		},
@@ -696,14 +690,14 @@ func TestDecide(t *testing.T) {
 		{
 			name: "budget spent: no review, the figures kept for the message",
 			f: factsWith(mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 0), func(f *StopFacts) {
-				f.Budget = func(domain.TaskID) *ledger.BudgetOverrun { return &ledger.BudgetOverrun{SpentUSD: 1.2, BudgetUSD: 1} }
+				f.TaskBudget = &ledger.BudgetOverrun{SpentUSD: 1.2, BudgetUSD: 1}
 			}),
 			want: StopDecision{Reason: RBudget, Review: domain.CodeReview, Task: 3, Iteration: 3, Budget: &ledger.BudgetOverrun{SpentUSD: 1.2, BudgetUSD: 1}},
 		},
 		{
-			name: "budget left: the review runs",
+			name: "the plan's budget spent: a code review follows the task's",
 			f: factsWith(mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 0), func(f *StopFacts) {
-				f.Budget = func(domain.TaskID) *ledger.BudgetOverrun { return nil }
+				f.PlanBudget = &ledger.BudgetOverrun{SpentUSD: 1.2, BudgetUSD: 1}
 			}),
 			want: due3,
 		},
@@ -719,19 +713,21 @@ func TestDecide(t *testing.T) {
 
 // The budget is read (a scan of the event log) only when a review would
 // run: never on a stop with nothing due.
-func TestDecideReadsTheBudgetOnlyForAReview(t *testing.T) {
-	for _, s := range []*state.State{
-		mkState(domain.CodeReview, domain.PostCodeReview, 3, 2, "opus", 0),
-		mkState(domain.CodeReview, domain.CompleteTask, 3, 5, "opus", 2),
-		human(mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 0)),
-		with(mkState(domain.PostCodeReview, domain.CodeReview, 3, 8, "opus", 0), func(s *state.State) { s.MaxReviews = 8 }),
+func TestBudgetMattersOnlyForAReview(t *testing.T) {
+	for _, tc := range []struct {
+		s    *state.State
+		want bool
+	}{
+		{mkState(domain.CodeReview, domain.PostCodeReview, 3, 2, "opus", 0), false},
+		{mkState(domain.CodeReview, domain.CompleteTask, 3, 5, "opus", 2), false},
+		{human(mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 0)), false},
+		{with(mkState(domain.PostCodeReview, domain.CodeReview, 3, 8, "opus", 0), func(s *state.State) { s.MaxReviews = 8 }), false},
+		{mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 0), true},
+		{mkState(domain.NewPlan, domain.PlanReview, 0, 0, "opus", 0), true},
 	} {
-		asked := false
-		d := Decide(factsWith(s, func(f *StopFacts) {
-			f.Budget = func(domain.TaskID) *ledger.BudgetOverrun { asked = true; return nil }
-		}))
-		if asked {
-			t.Errorf("%s → %s: budget read for a %s decision", s.Phase, s.Next(), d.Reason)
+		f := factsWith(tc.s, func(f *StopFacts) { f.Lock = LockUnknown })
+		if got := BudgetMatters(f); got != tc.want {
+			t.Errorf("%s → %s: BudgetMatters = %v, want %v", tc.s.Phase, tc.s.Next(), got, tc.want)
 		}
 	}
 }
@@ -763,12 +759,7 @@ func TestDecideAlwaysGivesAReason(t *testing.T) {
 func TestDecideRecoversAReviewAhead(t *testing.T) {
 	base := []string{"plan.md", "tasks.md", "task-3.md", "task-3-review-1.md", "task-3-post-review-1.md",
 		"task-3-review-2.md", "task-3-post-review-2.md"}
-	route := func(names ...string) func(*state.State) Route {
-		pf := files(append(append([]string{}, base...), names...)...)
-		return func(s *state.State) Route {
-			return Continue(pf.facts(s, tasks("done", "done", "in-progress"), nil), nil)
-		}
-	}
+	ahead := func(names ...string) ReviewFiles { return reviewsOf(append(append([]string{}, base...), names...)...) }
 	postDone := mkState(domain.PostCodeReview, domain.CodeReview, 3, 2, "opus", 1)
 	tests := []struct {
 		name string
@@ -778,7 +769,7 @@ func TestDecideRecoversAReviewAhead(t *testing.T) {
 		{
 			name: "review file ahead: recorded, and the agent is told to do its post-review",
 			f: factsWith(postDone, func(f *StopFacts) {
-				f.ReviewAhead, f.Route = yes, route("task-3-review-3.md")
+				f.Reviews = ahead("task-3-review-3.md")
 			}),
 			want: StopDecision{Action: Block, Reason: RRecoveredBlock, Save: mkState(domain.CodeReview, domain.PostCodeReview, 3, 3, "sonnet", 0),
 				Mark: &Mark{Phase: domain.CodeReview, Task: 3, Iteration: 3}, Review: domain.CodeReview, Task: 3, Iteration: 3, Model: "opus"},
@@ -786,7 +777,7 @@ func TestDecideRecoversAReviewAhead(t *testing.T) {
 		{
 			name: "review file ahead within a chain of blocks: still recorded",
 			f: factsWith(postDone, func(f *StopFacts) {
-				f.ReviewAhead, f.Route, f.Active = yes, route("task-3-review-3.md"), true
+				f.Reviews, f.Active = ahead("task-3-review-3.md"), true
 				f.LastReviewBlock = &Mark{Phase: domain.CodeReview, Task: 3, Iteration: 2}
 			}),
 			want: StopDecision{Action: Block, Reason: RRecoveredBlock, Save: mkState(domain.CodeReview, domain.PostCodeReview, 3, 3, "sonnet", 0),
@@ -795,7 +786,7 @@ func TestDecideRecoversAReviewAhead(t *testing.T) {
 		{
 			name: "review and post-review ahead: recorded, and the next review runs",
 			f: factsWith(postDone, func(f *StopFacts) {
-				f.ReviewAhead, f.Route = yes, route("task-3-review-3.md", "task-3-post-review-3.md")
+				f.Reviews = ahead("task-3-review-3.md", "task-3-post-review-3.md")
 			}),
 			want: StopDecision{Action: RunReview, Reason: RReviewDue, Save: mkState(domain.PostCodeReview, domain.CodeReview, 3, 3, "sonnet", 0),
 				Review: domain.CodeReview, Task: 3, Iteration: 4, Model: "sonnet"},
@@ -803,7 +794,7 @@ func TestDecideRecoversAReviewAhead(t *testing.T) {
 		{
 			name: "post-review found unrecorded, then the next review file ahead: both recorded",
 			f: factsWith(mkState(domain.CodeReview, domain.PostCodeReview, 3, 2, "opus", 0), func(f *StopFacts) {
-				f.PostReviewExists, f.ReviewAhead, f.Route = true, yes, route("task-3-review-3.md")
+				f.PostReviewExists, f.Reviews = true, ahead("task-3-review-3.md")
 			}),
 			want: StopDecision{Action: Block, Reason: RRecoveredBlock, Save: mkState(domain.CodeReview, domain.PostCodeReview, 3, 3, "sonnet", 0),
 				Mark: &Mark{Phase: domain.CodeReview, Task: 3, Iteration: 3}, Review: domain.CodeReview, Task: 3, Iteration: 3, Model: "opus"},
@@ -811,7 +802,7 @@ func TestDecideRecoversAReviewAhead(t *testing.T) {
 		{
 			name: "plan-review file ahead",
 			f: factsWith(mkState(domain.NewPlan, domain.PlanReview, 0, 0, "opus", 0), func(f *StopFacts) {
-				f.ReviewAhead, f.Route = yes, route("plan-review-1.md")
+				f.Reviews = ahead("plan-review-1.md")
 			}),
 			want: StopDecision{Action: Block, Reason: RRecoveredBlock, Save: mkState(domain.PlanReview, domain.PostPlanReview, 0, 1, "sonnet", 0),
 				Mark: &Mark{Phase: domain.PlanReview, Iteration: 1}, Review: domain.PlanReview, Iteration: 1, Model: "opus"},
@@ -819,27 +810,26 @@ func TestDecideRecoversAReviewAhead(t *testing.T) {
 		{
 			name: "orphan ahead (its reviewer never finished): not adopted, the review runs again",
 			f: factsWith(postDone, func(f *StopFacts) {
-				f.ReviewAhead, f.OrphanAhead, f.Route = yes, yes, route("task-3-review-3.md")
+				f.Reviews, f.Orphans = ahead("task-3-review-3.md"), []ReviewAt{{Review: domain.CodeReview, Task: 3, N: 3}}
 			}),
 			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: domain.CodeReview, Task: 3, Iteration: 3, Model: "opus"},
 		},
 		{
-			name: "no route to consult: the review runs",
-			f:    factsWith(postDone, func(f *StopFacts) { f.ReviewAhead = yes }),
+			name: "a review file ahead of another task's series: the review runs",
+			f:    factsWith(postDone, func(f *StopFacts) { f.Reviews = ahead("task-2-review-3.md") }),
 			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: domain.CodeReview, Task: 3, Iteration: 3, Model: "opus"},
 		},
 		{
-			name: "route without a repair: the review runs",
+			name: "an orphan of another iteration does not keep the file ahead from being adopted",
 			f: factsWith(postDone, func(f *StopFacts) {
-				f.ReviewAhead, f.Route = yes, func(*state.State) Route { return Route{Action: EndTurn} }
+				f.Reviews, f.Orphans = ahead("task-3-review-3.md"), []ReviewAt{{Review: domain.CodeReview, Task: 3, N: 2}}
 			}),
-			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: domain.CodeReview, Task: 3, Iteration: 3, Model: "opus"},
+			want: StopDecision{Action: Block, Reason: RRecoveredBlock, Save: mkState(domain.CodeReview, domain.PostCodeReview, 3, 3, "sonnet", 0),
+				Mark: &Mark{Phase: domain.CodeReview, Task: 3, Iteration: 3}, Review: domain.CodeReview, Task: 3, Iteration: 3, Model: "opus"},
 		},
 		{
-			name: "no review file ahead: the route is not consulted",
-			f: factsWith(postDone, func(f *StopFacts) {
-				f.Route = func(*state.State) Route { panic("Route consulted without a review file ahead") }
-			}),
+			name: "no review file ahead: the review runs",
+			f:    factsWith(postDone, func(f *StopFacts) { f.Reviews = ahead() }),
 			want: StopDecision{Action: RunReview, Reason: RReviewDue, Review: domain.CodeReview, Task: 3, Iteration: 3, Model: "opus"},
 		},
 	}
@@ -862,11 +852,7 @@ func TestDecideRecoveryKnownDefects(t *testing.T) {
 	// (new-plan → code-review): without a file ahead the hook refuses
 	// (RIllegalNext); with one, it must not record new-plan → code-review.
 	s := mkState(domain.NewPlan, domain.CodeReview, 1, 1, "opus", 0)
-	pf := files("plan.md", "tasks.md", "task-1.md", "task-1-review-2.md")
-	f := factsWith(s, func(f *StopFacts) {
-		f.ReviewAhead = yes
-		f.Route = func(s *state.State) Route { return Continue(pf.facts(s, tasks("in-progress"), nil), nil) }
-	})
+	f := factsWith(s, func(f *StopFacts) { f.Reviews = reviewsOf("plan.md", "tasks.md", "task-1.md", "task-1-review-2.md") })
 	checkDecision(t, StopDecision{Reason: RIllegalNext, Review: domain.CodeReview}, Decide(f))
 
 	// A stale cycle (a review set by hand after completion) starts fresh:
@@ -874,10 +860,8 @@ func TestDecideRecoveryKnownDefects(t *testing.T) {
 	// Decide hands it the already reset state, so the route is asked about
 	// iteration 1 and adopts the previous cycle's all-code-review-1.md.
 	s = mkState(domain.Complete, domain.AllCodeReview, 0, 2, "sonnet", 2)
-	pf = files("plan.md", "tasks.md", "task-1.md", "all-code-review-1.md", "all-code-review-2.md", "all-code-review-3.md")
 	f = factsWith(s, func(f *StopFacts) {
-		f.ReviewAhead = yes // all-code-review-3.md: iteration 2 + 1
-		f.Route = func(s *state.State) Route { return Continue(pf.facts(s, tasks("done"), nil), nil) }
+		f.Reviews = reviewsOf("plan.md", "tasks.md", "task-1.md", "all-code-review-1.md", "all-code-review-2.md", "all-code-review-3.md")
 	})
 	checkDecision(t, StopDecision{Action: RunReview, Reason: RReviewDue, Review: domain.AllCodeReview, Iteration: 1, Model: "opus",
 		Save: mkState(domain.Complete, domain.AllCodeReview, 0, 0, "opus", 0)}, Decide(f))
