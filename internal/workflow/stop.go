@@ -349,7 +349,20 @@ func StaleCycle(s *state.State) bool {
 	return domain.IsReview(p) || domain.IsPostReview(p) || p == domain.Complete
 }
 
+// decide is the decision once the review lock is held and the state is
+// as recorded: each step either answers or hands on to the next.
 func decide(f StopFacts, s *state.State) StopDecision {
+	for _, step := range []func(StopFacts, *state.State) (StopDecision, bool){notDue, reviewsCapped, reviewMissing} {
+		if d, done := step(f, s); done {
+			return d
+		}
+	}
+	return runReview(f, s)
+}
+
+// notDue answers a stop at which no review is due: an illegal iteration,
+// a post-review owed, no progress since the last block, the block cap.
+func notDue(f StopFacts, s *state.State) (StopDecision, bool) {
 	review := s.Next()
 	if (domain.IsReview(review) || domain.IsPostReview(review)) && s.MaxReviews != 0 && !IterationInRange(s) {
 		// Illegal: no file number (review or post-review) may come from it.
@@ -358,29 +371,34 @@ func decide(f StopFacts, s *state.State) StopDecision {
 		if !domain.IsReview(r) {
 			r = domain.ReviewOf(r)
 		}
-		return StopDecision{Reason: RIterationRange, Review: r, Iteration: s.Iteration()}
+		return StopDecision{Reason: RIterationRange, Review: r, Iteration: s.Iteration()}, true
 	}
 	if r := domain.ReviewOf(review); r != "" && r == s.Phase {
 		// Re-sent only at the first stop of a turn: within a chain of
 		// blocks (or if the session memory cannot be kept) it must not loop.
 		if !f.Active && (f.LastReviewBlock == nil || *f.LastReviewBlock != MarkOf(s)) {
 			m := MarkOf(s)
-			return StopDecision{Action: Block, Reason: RPostOwedRemind, Mark: &m, Review: r, Task: s.Task(), Iteration: s.Iteration()}
+			return StopDecision{Action: Block, Reason: RPostOwedRemind, Mark: &m, Review: r, Task: s.Task(), Iteration: s.Iteration()}, true
 		}
-		return StopDecision{Reason: RPostOwed, Review: review, Iteration: s.Iteration()}
+		return StopDecision{Reason: RPostOwed, Review: review, Iteration: s.Iteration()}, true
 	}
-	if !domain.IsReview(review) {
-		return StopDecision{Reason: RNotReview, Review: review}
+	switch {
+	case !domain.IsReview(review):
+		return StopDecision{Reason: RNotReview, Review: review}, true
+	case !Legal(s.Phase, review):
+		return StopDecision{Reason: RIllegalNext, Review: review}, true
+	case f.Active && f.LastReviewBlock != nil && *f.LastReviewBlock == MarkOf(s):
+		return StopDecision{Reason: RNoProgress, Review: s.Phase}, true
+	case f.BlockCap > 0 && f.BlocksInRow >= f.BlockCap:
+		return StopDecision{Reason: RBlockCap}, true
 	}
-	if !Legal(s.Phase, review) {
-		return StopDecision{Reason: RIllegalNext, Review: review}
-	}
-	if f.Active && f.LastReviewBlock != nil && *f.LastReviewBlock == MarkOf(s) {
-		return StopDecision{Reason: RNoProgress, Review: s.Phase}
-	}
-	if f.BlockCap > 0 && f.BlocksInRow >= f.BlockCap {
-		return StopDecision{Reason: RBlockCap}
-	}
+	return StopDecision{}, false
+}
+
+// reviewsCapped answers a review due with reviews off (skipped) or past
+// max_reviews.
+func reviewsCapped(f StopFacts, s *state.State) (StopDecision, bool) {
+	review := s.Next()
 	if s.MaxReviews == 0 {
 		n := s.Clone()
 		n.Phase, n.NextPhase, n.PhaseIteration = review, state.Opt(AdvanceTarget(review, s.TDD, f.PendingOther)), state.Int(0)
@@ -388,37 +406,45 @@ func decide(f StopFacts, s *state.State) StopDecision {
 			n.Phase = domain.CodeReview
 			ResetCycle(n, f.Models)
 		}
-		return StopDecision{Save: n, SaveReason: "max_reviews is 0: " + string(review) + " skipped", Reason: RReviewsOff, Review: review}
+		return StopDecision{Save: n, SaveReason: "max_reviews is 0: " + string(review) + " skipped", Reason: RReviewsOff, Review: review}, true
 	}
-	iter := s.Iteration() + 1
-	if iter > s.MaxReviews {
+	if s.Iteration()+1 > s.MaxReviews {
 		d := StopDecision{Reason: RMaxReviews, Review: review, Iteration: s.MaxReviews}
 		if review == domain.CodeReview && s.Task() > 0 {
 			// The cap ends the task's cycle without a pass: a human decides.
 			d.Task, d.ToHuman = s.Task(), "max_reviews reached"
 		}
-		return d
+		return d, true
 	}
-	switch review {
-	case domain.CodeReview:
-		if s.Task() == 0 {
-			return StopDecision{Reason: RNoTask, Review: review}
-		}
-		if !f.TaskFileExists {
-			return StopDecision{Reason: RNoTaskFile, Review: review, Task: s.Task()}
-		}
-	case domain.TasksReview, domain.AllCodeReview:
-		if !f.AnyTaskFile {
-			return StopDecision{Reason: RNoTaskFiles, Review: review}
-		}
+	return StopDecision{}, false
+}
+
+// reviewMissing answers a review that lacks what it reviews (its task, a
+// task file) or its budget.
+func reviewMissing(f StopFacts, s *state.State) (StopDecision, bool) {
+	review := s.Next()
+	switch {
+	case review == domain.CodeReview && s.Task() == 0:
+		return StopDecision{Reason: RNoTask, Review: review}, true
+	case review == domain.CodeReview && !f.TaskFileExists:
+		return StopDecision{Reason: RNoTaskFile, Review: review, Task: s.Task()}, true
+	case (review == domain.TasksReview || review == domain.AllCodeReview) && !f.AnyTaskFile:
+		return StopDecision{Reason: RNoTaskFiles, Review: review}, true
 	}
 	b := f.PlanBudget
 	if review == domain.CodeReview {
 		b = f.TaskBudget
 	}
 	if b != nil {
-		return StopDecision{Reason: RBudget, Review: review, Task: s.Task(), Iteration: iter, Budget: b}
+		return StopDecision{Reason: RBudget, Review: review, Task: s.Task(), Iteration: s.Iteration() + 1, Budget: b}, true
 	}
+	return StopDecision{}, false
+}
+
+// runReview runs the review due: the CTO's for a task in cto_intervention
+// (a human's once its attempts are used up), else the rotation's next.
+func runReview(f StopFacts, s *state.State) StopDecision {
+	review := s.Next()
 	if review == domain.CodeReview && f.TaskState == lifecycle.CTOIntervention {
 		if f.CTOAttempts >= lifecycle.MaxCTOAttempts {
 			return StopDecision{Reason: RHumanEscalation, Review: review, Task: s.Task(), Iteration: s.Iteration(),
@@ -431,7 +457,7 @@ func decide(f StopFacts, s *state.State) StopDecision {
 	if model == "" {
 		model = FirstModel(f.Models)
 	}
-	return StopDecision{Action: RunReview, Reason: RReviewDue, Review: review, Task: s.Task(), Iteration: iter, Model: model}
+	return StopDecision{Action: RunReview, Reason: RReviewDue, Review: review, Task: s.Task(), Iteration: s.Iteration() + 1, Model: model}
 }
 
 func joinLines(xs []string) string {
