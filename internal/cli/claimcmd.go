@@ -15,6 +15,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/parallel"
+	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
 )
@@ -407,18 +408,26 @@ func joinIDs(ids []domain.TaskID) string {
 // claimNext claims the first ready task, or gives back the agent's own
 // live claim on an open task (a restarted agent resumes its work).
 func claimNext(s *Streams, cp *coordPlan, agent string, ttl time.Duration, here domain.Fence) (d parallel.ClaimDecision, life []string, oneShot bool, err error) {
-	tasks, _, err := cp.schedTasks(false)
-	if err != nil {
-		return d, nil, false, err
-	}
 	noneReady := func() error {
 		return &exitError{code: ExitProblems, err: fmt.Errorf("plan %s: no task is ready to claim", cp.p.ID),
 			hint: "every open task is claimed or waits on a dependency; `taskie ready` and `taskie status` show which"}
 	}
 	if lc, ok := cp.c.(lifeClaimer); ok {
 		// One round trip: the statement leaves out the tasks held live by
-		// others and those whose result is complete, and gives the agent
-		// its own live claim first.
+		// others and those whose result is complete, gives the agent its
+		// own live claim first, and takes an in-progress task only when it
+		// was claimed (its lease ran out) or its last result failed.
+		tasks, _, err := cp.schedTasksOf(false, false)
+		if err != nil {
+			return d, nil, false, err
+		}
+		var inProgress []domain.TaskID
+		for i := range tasks {
+			if tasks[i].Status == plan.StatusInProgress {
+				tasks[i].Retry = true // decided in the statement
+				inProgress = append(inProgress, tasks[i].ID)
+			}
+		}
 		failed := cp.failedTasks()
 		var ids []domain.TaskID
 		for _, t := range parallel.Ready(tasks, nil, time.Time{}) {
@@ -426,11 +435,15 @@ func claimNext(s *Streams, cp *coordPlan, agent string, ttl time.Duration, here 
 				ids = append(ids, t.ID)
 			}
 		}
-		d, ok, life, err := lc.ClaimNextLife(cp.ctx, cp.key, ids, agent, ttl, here, lifeMoves(cp.p.ID, claimStep(agent), agent))
+		d, ok, life, err := lc.ClaimNextLife(cp.ctx, cp.key, ids, inProgress, agent, ttl, here, lifeMoves(cp.p.ID, claimStep(agent), agent))
 		if err == nil && !ok {
 			err = noneReady()
 		}
 		return d, life, true, err
+	}
+	tasks, _, err := cp.schedTasks(false)
+	if err != nil {
+		return d, nil, false, err
 	}
 	claims, err := cp.c.Claims(cp.ctx, cp.key)
 	if err != nil {
@@ -630,7 +643,12 @@ func runHeartbeat(o *claimOpts) error {
 	if err != nil {
 		return err
 	}
-	d, err := cp.c.Heartbeat(cp.ctx, cp.key, task, agent, ttl, f)
+	var d parallel.ClaimDecision
+	if h, ok := cp.c.(oneHeartbeater); ok {
+		d, err = h.HeartbeatOne(cp.ctx, cp.key, task, agent, ttl, f)
+	} else {
+		d, err = cp.c.Heartbeat(cp.ctx, cp.key, task, agent, ttl, f)
+	}
 	if err != nil {
 		return err
 	}
@@ -687,7 +705,16 @@ func runRelease(o *claimOpts) error {
 	if err != nil {
 		return err
 	}
-	d, err := cp.c.Release(cp.ctx, cp.key, task, agent, f)
+	var d parallel.ClaimDecision
+	var life []string
+	rl, oneShot := cp.c.(lifeReleaser)
+	if oneShot {
+		moves := lifeMoves(cp.p.ID, releaseStep(agent), agent)
+		moves.UnlessComplete = true
+		d, life, err = rl.ReleaseLife(cp.ctx, cp.key, task, agent, f, moves)
+	} else {
+		d, err = cp.c.Release(cp.ctx, cp.key, task, agent, f)
+	}
 	if err != nil {
 		return err
 	}
@@ -698,7 +725,11 @@ func runRelease(o *claimOpts) error {
 		return refused(d, "only the agent that holds a claim releases it; an expired lease is taken over by claiming the task")
 	}
 	cp.dropHeld(task, agent, f)
-	cp.lifeAfterRelease(o.s, task, agent)
+	if oneShot {
+		sayLife(o.s, life)
+	} else {
+		cp.lifeAfterRelease(o.s, task, agent)
+	}
 	return printClaim(o.s, d, "", o.asJSON)
 }
 

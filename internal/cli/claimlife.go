@@ -169,15 +169,19 @@ func (cp *coordPlan) lifeAfterRelease(s *Streams, task domain.TaskID, agent stri
 	if res, err := cp.results(); err == nil && res.completed(task) {
 		return // released after its result: the work waits to be merged
 	}
-	m := lifeMove{task: task, reason: "task " + task.String() + " released by " + agent,
-		step: func(t lifecycle.Task, now time.Time) (lifecycle.Task, []lifecycle.Effect, error) {
-			if t.State != lifecycle.Assigned {
-				return t, nil, nil
-			}
-			return lifecycle.Move(t, lifecycle.Pending, lifecycle.ActorAgent, "claim of "+agent+" released without a result", now)
-		}}
+	m := lifeMove{task: task, reason: "task " + task.String() + " released by " + agent, step: releaseStep(agent)}
 	if _, err := cp.commitLife(s, m); err != nil {
 		fmt.Fprintf(s.Err, "taskie: warning: task %d is released, but its lifecycle did not return to pending: %v\n", task, err)
+	}
+}
+
+// releaseStep returns an assigned task to pending.
+func releaseStep(agent string) lifeStep {
+	return func(t lifecycle.Task, now time.Time) (lifecycle.Task, []lifecycle.Effect, error) {
+		if t.State != lifecycle.Assigned {
+			return t, nil, nil
+		}
+		return lifecycle.Move(t, lifecycle.Pending, lifecycle.ActorAgent, "claim of "+agent+" released without a result", now)
 	}
 }
 

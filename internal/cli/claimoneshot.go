@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/gitwt"
 	"github.com/taskie-dev/taskie/internal/history"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/store"
@@ -23,7 +25,23 @@ import (
 
 // lifeClaimer is a shared store that claims the next task in one round trip.
 type lifeClaimer interface {
-	ClaimNextLife(ctx context.Context, p store.PlanKey, ready []domain.TaskID, agent string, ttl time.Duration, f domain.Fence, moves store.LifeMoves) (domain.ClaimDecision, bool, []string, error)
+	ClaimNextLife(ctx context.Context, p store.PlanKey, ready, inProgress []domain.TaskID, agent string, ttl time.Duration, f domain.Fence, moves store.LifeMoves) (domain.ClaimDecision, bool, []string, error)
+}
+
+// oneHeartbeater renews a lease in one round trip.
+type oneHeartbeater interface {
+	HeartbeatOne(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string, ttl time.Duration, f domain.Fence) (domain.ClaimDecision, error)
+}
+
+// lifeReleaser releases a claim in one round trip, with its lifecycle move.
+type lifeReleaser interface {
+	ReleaseLife(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string, f domain.Fence, moves store.LifeMoves) (domain.ClaimDecision, []string, error)
+}
+
+// lifeWriter appends a fenced write's events in one round trip, with its
+// lifecycle move.
+type lifeWriter interface {
+	AppendWriteLife(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string, f domain.Fence, moves store.LifeMoves, evs ...events.Event) (store.Written, error)
 }
 
 // lifeMoves decides step for every state a task's shared record may be
@@ -31,13 +49,33 @@ type lifeClaimer interface {
 // agent, and assigned to agent. A state step refuses or leaves alone has
 // no lines.
 func lifeMoves(plan string, step lifeStep, agent string) store.LifeMoves {
+	return lifeMovesAt(plan, step, agent, "")
+}
+
+// lifeMovesAt is lifeMoves stamping head (the checkout whose HEAD a move
+// into committing records, "" for none); the states whose move the
+// machine refuses are Refuse.
+func lifeMovesAt(plan string, step lifeStep, agent, head string) store.LifeMoves {
 	m := store.LifeMoves{Lines: map[string][][]byte{}}
 	at := store.TimeSentinel
 	id := domain.TaskID(store.TaskSentinel)
+	headSHA := ""
 	add := func(key string, t lifecycle.Task, pre []lifecycle.Effect) {
-		_, effs, err := step(t, at)
-		if err != nil || len(effs) == 0 {
+		next, effs, err := step(t, at)
+		if err != nil {
+			m.Refuse = append(m.Refuse, key)
 			return
+		}
+		if len(effs) == 0 {
+			return
+		}
+		if head != "" && lifecycle.EntersCommitting(effs) {
+			if headSHA == "" {
+				headSHA, _ = gitwt.Head(head)
+			}
+			if headSHA != "" {
+				lifecycle.StampHead(map[domain.TaskID]lifecycle.Task{id: next}, effs, headSHA)
+			}
 		}
 		for _, e := range lifecycle.Events(append(pre, effs...)) {
 			e.Plan = plan
@@ -50,8 +88,7 @@ func lifeMoves(plan string, step lifeStep, agent string) store.LifeMoves {
 		add(store.LifeKey("", false), t, created)
 	}
 	for _, s := range lifecycle.States() {
-		t := lifecycle.Task{ID: id, State: s, Since: at, Created: at, Failures: map[lifecycle.State]int{},
-			Entered: map[lifecycle.State]time.Duration{}, Agent: "\x00another agent"}
+		t := syntheticRecord(id, s, at, "\x00another agent")
 		add(store.LifeKey(string(s), false), t, nil)
 		if s == lifecycle.Assigned {
 			t.Agent = agent
@@ -70,4 +107,34 @@ func sayLife(s *Streams, lines []string) {
 		}
 		fmt.Fprintf(s.Err, "%s\n", history.Message(e))
 	}
+}
+
+// lifeRefusal is the machine's refusal of step for a task whose shared
+// record is in the state of key, worded as a move refused on the record.
+func lifeRefusal(task domain.TaskID, key string, step lifeStep, now time.Time) error {
+	st, _, _ := strings.Cut(key, "/")
+	now = now.Truncate(time.Second)
+	t := syntheticRecord(task, lifecycle.State(st), now, "")
+	_, _, err := step(t, now)
+	if err == nil {
+		return fmt.Errorf("task %d: its shared lifecycle record (%s) refused the move", task, st)
+	}
+	if lifecycle.Refused(err) {
+		return &refusal{err: err, task: t, actor: lifecycle.ActorAgent}
+	}
+	return err
+}
+
+// syntheticRecord is a record in state since at, as a task that went
+// along the chain gets there (every state before it entered).
+func syntheticRecord(id domain.TaskID, s lifecycle.State, at time.Time, agent string) lifecycle.Task {
+	t := lifecycle.Task{ID: id, State: s, Since: at, Created: at, Failures: map[lifecycle.State]int{},
+		Entered: map[lifecycle.State]time.Duration{}, Agent: agent}
+	for _, x := range lifecycle.States() {
+		if x == s {
+			break
+		}
+		t.Entered[x] = 0
+	}
+	return t
 }

@@ -119,6 +119,12 @@ func agentName(flag string) (string, error) {
 // priorities come back as problems; dependency problems are left to the
 // caller.
 func (cp *coordPlan) schedTasks(files bool) ([]parallel.Task, []parallel.Problem, error) {
+	return cp.schedTasksOf(files, true)
+}
+
+// schedTasksOf is schedTasks; without results the coordination log is
+// not read (a claim in one statement reads the results in the store).
+func (cp *coordPlan) schedTasksOf(files, results bool) ([]parallel.Task, []parallel.Problem, error) {
 	ts, _, err := cp.p.Tasks()
 	if err != nil {
 		return nil, nil, err
@@ -135,7 +141,7 @@ func (cp *coordPlan) schedTasks(files bool) ([]parallel.Task, []parallel.Problem
 	if cp.c == nil {
 		return tasks, problems, nil // planned from the plan's files alone (watch)
 	}
-	if res, err := cp.results(); err == nil {
+	if res, err := cp.results(); results && err == nil {
 		for i := range tasks {
 			tasks[i].Retry = res.failed(tasks[i].ID)
 		}

@@ -163,6 +163,9 @@ func resultComplete(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResult
 	if err != nil {
 		return err
 	}
+	if wl, ok := cp.c.(lifeWriter); ok && agent != "" && !o.force {
+		return resultCompleteOne(s, cp, task, o, agent, wl)
+	}
 	guard, err := cp.guardWrite(s, task, agent, o.token, o.force, "task result")
 	if err != nil {
 		return err
@@ -211,6 +214,83 @@ func resultComplete(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResult
 	guard.done()
 	if _, err := cp.commitLife(s, m); err != nil {
 		return fmt.Errorf("task %d: the result is stored, but its lifecycle move and %s were not written: %w (run the same command again)", task, out, err)
+	}
+	fmt.Fprintf(s.Err, "task %d: result complete at %s, output in %s; merge it, release the claim and mark it done (`taskie task status %d done`)\n",
+		task, shortSHA(commit), out, task)
+	fmt.Fprintln(s.Out, parallel.ResultRefTo(task, commit, parallel.ResultComplete, store.Rel(cp.p.ID, out)))
+	return nil
+}
+
+// resultCompleteOne stores a complete result in one round trip of a
+// shared store: the fence, the result, the task's latest result status
+// and its lifecycle move in one statement (docs/fleet.md, "One round
+// trip"); the rules decide again on the claim the statement found. The
+// output file is written to the clone.
+func resultCompleteOne(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResultOpts, agent string, wl lifeWriter) error {
+	f, err := cp.fenceOf(task, agent, o.token)
+	if err != nil {
+		return err
+	}
+	ws, err := cp.files.Worktrees(cp.key)
+	if err != nil {
+		return err
+	}
+	w, hasWT := store.FindWorktree(ws, task)
+	commit, err := resultCommit(cp, task, o.commit, w, hasWT)
+	if err != nil {
+		return err
+	}
+	if hasWT && commit == w.Since() {
+		return &exitError{code: ExitProblems,
+			err:  fmt.Errorf("task %d: commit %s is the worktree's HEAD at the claim: the task has produced no commit", task, shortSHA(commit)),
+			hint: "commit the work in " + w.Path + " first, or report `--status failed`"}
+	}
+	base := ""
+	if hasWT {
+		base = w.BaseSHA
+	} else if dir, since, ok, err := cp.files.ClaimBase(cp.key, task); err == nil && ok {
+		if commit == since {
+			return &exitError{code: ExitProblems,
+				err:  fmt.Errorf("task %d: commit %s is the HEAD of %s at the claim: the task has produced no commit", task, shortSHA(commit), dir),
+				hint: "commit the work first, or report `--status failed`"}
+		}
+		base = since
+	}
+	reviewsOff := false
+	if st, err := cp.p.State(); err == nil && st.MaxReviews == 0 {
+		reviewsOff = true
+	}
+	out := plan.TaskOutputFile(int(task))
+	step := completeStep(reviewsOff, agent)
+	ev := events.Event{Task: task.String(), Event: store.EventTaskResult, Actor: agent,
+		Meta: map[string]any{"status": parallel.ResultComplete, "commit": commit, "output": out}}
+	if o.note != "" {
+		ev.Meta["note"] = o.note
+	}
+	res, err := wl.AppendWriteLife(cp.ctx, cp.key, task, agent, f, lifeMovesAt(cp.p.ID, step, agent, cp.p.Repo.Root), ev)
+	if err != nil {
+		return err
+	}
+	d := parallel.DecideWriteAt(task, res.Found, agent, f, false, res.Now)
+	switch {
+	case d.Outcome == parallel.WriteRefused && res.Written:
+		return fmt.Errorf("task %d: the database stored the result, and taskie's rules refuse it (%v): the database's statement and the rules disagree; report it", task, d.Err)
+	case d.Outcome == parallel.WriteRefused:
+		if h := fenceHint(d.Err, task, agent); h != "" {
+			return &exitError{code: ExitProblems, err: fmt.Errorf("task result: %w", d.Err), hint: h}
+		}
+		return &exitError{code: ExitProblems, err: fmt.Errorf("task result: %w", d.Err),
+			hint: fmt.Sprintf("only its holder writes to it (--as %s, or TASKIE_AGENT=%s); to override it deliberately, add --force (recorded); or wait for `taskie release %d --as %s`",
+				d.Holder.Agent, d.Holder.Agent, task, d.Holder.Agent)}
+	case !res.Written:
+		return moveErr(cp.p, lifeRefusal(task, res.LifeKey, step, res.Now))
+	}
+	sayLife(s, res.Lines)
+	content := cp.outputFile(task, commit, base, agent, cmp.Or(o.summary, o.note))
+	if err := cp.p.Update(func(*store.Snapshot) (store.Change, error) {
+		return store.Change{Files: map[string][]byte{out: content}}, nil
+	}); err != nil {
+		return fmt.Errorf("task %d: the result is stored, but %s was not written: %w (run the same command again)", task, out, err)
 	}
 	fmt.Fprintf(s.Err, "task %d: result complete at %s, output in %s; merge it, release the claim and mark it done (`taskie task status %d done`)\n",
 		task, shortSHA(commit), out, task)

@@ -61,9 +61,9 @@ func TestClaimRoundTrips(t *testing.T) {
 		token = mt[1]
 	}
 	do(1, "claim", "--next", "--as", "a2")
-	do(-1, "heartbeat", task, "--as", "a1", "--token", token)
-	do(-1, "task", "result", task, "--status", "complete", "--commit", m.work, "--as", "a1", "--token", token)
-	do(-1, "release", task, "--as", "a1", "--token", token)
+	do(1, "heartbeat", task, "--as", "a1", "--token", token)
+	do(1, "task", "result", task, "--status", "complete", "--commit", m.work, "--as", "a1", "--token", token)
+	do(1, "release", task, "--as", "a1", "--token", token)
 	do(1, "claim", "--next", "--as", "a1")
 }
 

@@ -1,6 +1,10 @@
 package store
 
-import "time"
+import (
+	"time"
+
+	"github.com/taskie-dev/taskie/internal/domain"
+)
 
 // LifeMoves are the lifecycle events a claim write records with it in a
 // shared store, in the same statement (docs/fleet.md, "One round trip"):
@@ -14,6 +18,9 @@ type LifeMoves struct {
 	// UnlessComplete leaves the task's record alone when its latest result
 	// is complete (a release after the result: the work waits to be merged).
 	UnlessComplete bool
+	// Refuse are the keys of the states in which the machine refuses the
+	// move: a write that needs it is then not made at all.
+	Refuse []string
 }
 
 // The stand-ins of a LifeMoves line for the task and the time.
@@ -32,4 +39,14 @@ func LifeKey(state string, mine bool) string {
 		return state + "/mine"
 	}
 	return state
+}
+
+// Written is what a fenced write made in one statement found and did;
+// the caller decides again on what was found.
+type Written struct {
+	Found   *domain.Claim // the task's claim as found, nil when free
+	Now     time.Time     // the coordination clock of the statement
+	Written bool          // the events were appended
+	LifeKey string        // the state of the task's shared record, as LifeKey
+	Lines   []string      // the lifecycle events recorded
 }

@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/store"
 )
 
@@ -28,21 +30,21 @@ const clockCTE = `clk AS (SELECT clock_timestamp() + $6::bigint * interval '1 mi
 
 // lifeCTEs record the lifecycle lines chosen by the state of the task's
 // shared record (the latest lifecycle event's "to"; "/mine" when assigned
-// to $4), for the row of CTE w (its task column), when cond holds.
+// to $4), for the task of CTE src (its task column), when cond holds.
 // $9 lifecycle kinds, $10 keys, $11 kinds of the lines, $12 lines.
-func lifeCTEs(w, cond string) string {
+func lifeCTEs(src, cond string) string {
 	return `life AS (
   SELECT coalesce((SELECT (e.body->>'to') || CASE WHEN e.body->>'to' = 'assigned' AND e.body->'meta'->>'agent' = $4 THEN '/mine' ELSE '' END
-    FROM taskie_events e WHERE e.project = $1 AND e.plan = $2 AND e.task = ` + w + `.task::text AND e.stream = 'plan' AND e.kind = ANY($9::text[])
+    FROM taskie_events e WHERE e.project = $1 AND e.plan = $2 AND e.task = ` + src + `.task::text AND e.stream = 'plan' AND e.kind = ANY($9::text[])
     ORDER BY e.ts DESC, e.id DESC LIMIT 1), 'none') AS k
-  FROM ` + w + `
+  FROM ` + src + `
 ),
 lev AS (
   INSERT INTO taskie_events (project, plan, ts, kind, task, body, stream)
-  SELECT $1, $2, date_trunc('second', clk.now), t.kind, ` + w + `.task::text,
+  SELECT $1, $2, date_trunc('second', clk.now), t.kind, ` + src + `.task::text,
     replace(replace(t.line, '"ts":"` + sentinelTS + `"', '"ts":"' || to_char(clk.now AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') || '"'),
-      '"task":"` + strconv.Itoa(store.TaskSentinel) + `"', '"task":"' || ` + w + `.task::text || '"')::json, 'plan'
-  FROM ` + w + `, clk, life, unnest($10::text[], $11::text[], $12::text[]) WITH ORDINALITY AS t(k, kind, line, ord)
+      '"task":"` + strconv.Itoa(store.TaskSentinel) + `"', '"task":"' || ` + src + `.task::text || '"')::json, 'plan'
+  FROM ` + src + `, clk, life, unnest($10::text[], $11::text[], $12::text[]) WITH ORDINALITY AS t(k, kind, line, ord)
   WHERE t.k = life.k AND (` + cond + `)
   ORDER BY t.ord
   RETURNING id, body::text
@@ -84,8 +86,9 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 
 // claimNextSQL claims the first task of $3 that is free, expired, or
 // agent $4's own from its place $5 (its own live claim first), leaving out
-// those whose latest result is complete; $7 the lease in microseconds, $8
-// its text for the event.
+// those whose latest result is complete, and those of $13 (in progress in
+// tasks.md) that were never claimed and whose last result did not fail;
+// $7 the lease in microseconds, $8 its text for the event.
 var claimNextSQL = `WITH ` + clockCTE + `,
 pick AS (
   SELECT c.task, c.agent, ` + ts("c.acquired") + ` AS acquired, ` + ts("c.expires") + ` AS expires, ` + ts("c.heartbeat") + ` AS heartbeat, c.token, c.place,
@@ -94,6 +97,7 @@ pick AS (
   JOIN taskie_claims c ON c.project = $1 AND c.plan = $2 AND c.task = r.task
   CROSS JOIN clk
   WHERE c.result <> 'complete'
+    AND (NOT (c.task = ANY($13::int[])) OR c.token > 0 OR c.result = 'failed')
     AND (c.agent = '' OR c.expires <= clk.now OR (c.agent = $4 AND NOT (c.place <> '' AND $5 <> '' AND c.place <> $5)))
   ORDER BY (c.agent = $4 AND c.expires > clk.now) DESC, r.ord
   LIMIT 1
@@ -131,7 +135,7 @@ FROM pick, upd, clk`
 // ClaimNextLife is ClaimNext in one round trip, recording the lifecycle
 // move of the claim (moves) in the same statement; lines are the
 // lifecycle events it recorded.
-func (s *Store) ClaimNextLife(ctx context.Context, p store.PlanKey, ready []domain.TaskID, agent string, ttl time.Duration, f domain.Fence, moves store.LifeMoves) (d domain.ClaimDecision, ok bool, lines []string, err error) {
+func (s *Store) ClaimNextLife(ctx context.Context, p store.PlanKey, ready, inProgress []domain.TaskID, agent string, ttl time.Duration, f domain.Fence, moves store.LifeMoves) (d domain.ClaimDecision, ok bool, lines []string, err error) {
 	if err := checkKey(p); err != nil {
 		return d, false, nil, err
 	}
@@ -142,10 +146,7 @@ func (s *Store) ClaimNextLife(ctx context.Context, p store.PlanKey, ready []doma
 	if ttl <= 0 {
 		ttl = domain.DefaultLeaseTTL
 	}
-	ids := make([]int32, len(ready))
-	for i, t := range ready {
-		ids[i] = int32(t)
-	}
+	ids, busy := int32s(ready), int32s(inProgress)
 	kinds, keys, lkinds, llines, err := lifeArgs(moves)
 	if err != nil {
 		return d, false, nil, err
@@ -158,7 +159,7 @@ func (s *Store) ClaimNextLife(ctx context.Context, p store.PlanKey, ready []doma
 		b.Queue(offerSQL, p.Project, p.Plan, ids)
 		b.Queue("COMMIT")
 		b.Queue(claimNextSQL, p.Project, p.Plan, ids, agent, f.Place, s.skewMicros(), ttl.Microseconds(), ttl.String(),
-			kinds, keys, lkinds, llines)
+			kinds, keys, lkinds, llines, busy)
 		b.Queue("COMMIT")
 		b.Queue(notifySQL, Channel, payload(p))
 		br := conn.SendBatch(ctx, b)
@@ -177,10 +178,7 @@ func (s *Store) ClaimNextLife(ctx context.Context, p store.PlanKey, ready []doma
 			return err
 		}
 		ok = true
-		if _, err := br.Exec(); err != nil {
-			return err
-		}
-		return nil
+		return committed(br)
 	})
 	if err != nil || !ok {
 		return domain.ClaimDecision{}, false, nil, err
@@ -215,3 +213,218 @@ func agrees(d domain.ClaimDecision, found claimRow, token int64) error {
 var errDisagree = errors.New("the database's claim statement and taskie's claim rules disagree")
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// curCTE locks the row of task $3, when it has one, with its columns as
+// claimRow scans them, its latest result and its raw expiry.
+var curCTE = `tgt AS (SELECT $3::int AS task),
+cur AS (
+  SELECT c.task, c.agent, ` + ts("c.acquired") + ` AS acquired, ` + ts("c.expires") + ` AS expires, ` + ts("c.heartbeat") + ` AS heartbeat,
+    c.token, c.place, c.result, c.expires AS raw_expires
+  FROM taskie_claims c WHERE c.project = $1 AND c.plan = $2 AND c.task = $3
+  FOR UPDATE
+)`
+
+// curCols are cur's claimRow columns; a task without a row reads as free.
+const curCols = `coalesce(cur.task, $3::int), coalesce(cur.agent, ''), cur.acquired, cur.expires, cur.heartbeat, coalesce(cur.token, 0), coalesce(cur.place, '')`
+
+// fenceOK is the fence in SQL ($4 agent, $5 place, $7 token): a token
+// presented is the claim's and agent holds it; the agent's live claim is
+// not held from another place. (ClaimRules.Fence decides it again on the
+// row found.)
+const fenceOK = `NOT ($7::bigint > 0 AND (cur.task IS NULL OR cur.token <> $7::bigint OR cur.agent <> $4))
+  AND NOT coalesce(cur.agent = $4 AND cur.place <> '' AND $5 <> '' AND cur.place <> $5 AND cur.raw_expires > clk.now, false)`
+
+// heartbeatSQL renews agent $4's lease on task $3 by $8 microseconds.
+var heartbeatSQL = `WITH ` + clockCTE + `, ` + curCTE + `,
+upd AS (
+  UPDATE taskie_claims c SET expires = clk.now + $8::bigint * interval '1 microsecond', heartbeat = clk.now,
+    place = CASE WHEN $5 <> '' THEN $5 ELSE c.place END
+  FROM cur, clk
+  WHERE c.project = $1 AND c.plan = $2 AND c.task = $3 AND cur.agent = $4 AND ` + fenceOK + `
+  RETURNING c.task
+)
+SELECT ` + curCols + `, clk.now, EXISTS (SELECT 1 FROM upd) FROM clk LEFT JOIN cur ON true`
+
+// HeartbeatOne is Heartbeat in one round trip: the fence and the renewal
+// in one statement.
+func (s *Store) HeartbeatOne(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string, ttl time.Duration, f domain.Fence) (domain.ClaimDecision, error) {
+	if err := checkKey(p); err != nil {
+		return domain.ClaimDecision{}, err
+	}
+	ttl = roundTTL(ttl)
+	if ttl <= 0 {
+		ttl = domain.DefaultLeaseTTL
+	}
+	var r claimRow
+	var now time.Time
+	var written bool
+	err := s.one(ctx, fmt.Sprintf("renewing the lease on task %d of plan %s", task, p.Plan), p, heartbeatSQL,
+		[]any{p.Project, p.Plan, int32(task), agent, f.Place, s.skewMicros(), f.Token, ttl.Microseconds()},
+		append(r.dest(), &now, &written)...)
+	if err != nil {
+		return domain.ClaimDecision{}, err
+	}
+	d := store.Rules().Heartbeat(task, r.claim(), agent, f, now.UTC(), ttl)
+	if (d.Outcome == domain.ClaimRenewed) != written {
+		return domain.ClaimDecision{}, fmt.Errorf("task %d: %w: renewed %v, decided %s", task, errDisagree, written, d.Outcome)
+	}
+	return d, nil
+}
+
+// releaseSQL lets agent $4's claim on task $3 go, with its event and the
+// lifecycle move ($13: not when the task's latest result is complete).
+var releaseSQL = `WITH ` + clockCTE + `, ` + curCTE + `,
+upd AS (
+  UPDATE taskie_claims c SET agent = '', acquired = NULL, expires = NULL, heartbeat = NULL, place = ''
+  FROM cur, clk
+  WHERE c.project = $1 AND c.plan = $2 AND c.task = $3 AND cur.agent = $4 AND $4 <> '' AND ` + fenceOK + `
+    AND $8::bigint = 0 -- no lease: $8 keeps the numbering of the other writes
+  RETURNING c.task, c.result
+),
+ev AS (
+  INSERT INTO taskie_events (project, plan, ts, kind, task, body)
+  SELECT $1, $2, clk.now, 'RELEASE', upd.task::text, json_build_object('ts', clk.now, 'plan', $2::text, 'task', upd.task::text, 'event', 'RELEASE', 'actor', $4::text)
+  FROM upd, clk
+),
+` + lifeCTEs("upd", "NOT ($13::boolean AND upd.result = 'complete')") + `
+SELECT ` + curCols + `, clk.now, EXISTS (SELECT 1 FROM upd), (SELECT coalesce(array_agg(body ORDER BY id), '{}') FROM lev)
+FROM clk LEFT JOIN cur ON true`
+
+// ReleaseLife is Release in one round trip, recording the lifecycle move
+// of the release (moves) in the same statement.
+func (s *Store) ReleaseLife(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string, f domain.Fence, moves store.LifeMoves) (domain.ClaimDecision, []string, error) {
+	if err := checkKey(p); err != nil {
+		return domain.ClaimDecision{}, nil, err
+	}
+	kinds, keys, lkinds, llines, err := lifeArgs(moves)
+	if err != nil {
+		return domain.ClaimDecision{}, nil, err
+	}
+	var r claimRow
+	var now time.Time
+	var written bool
+	var lines []string
+	err = s.one(ctx, fmt.Sprintf("releasing task %d of plan %s", task, p.Plan), p, releaseSQL,
+		[]any{p.Project, p.Plan, int32(task), agent, f.Place, s.skewMicros(), f.Token, int64(0), kinds, keys, lkinds, llines, moves.UnlessComplete},
+		append(r.dest(), &now, &written, &lines)...)
+	if err != nil {
+		return domain.ClaimDecision{}, nil, err
+	}
+	d := store.Rules().Release(task, r.claim(), agent, f, now.UTC())
+	if (d.Outcome == domain.ClaimReleased) != written {
+		return domain.ClaimDecision{}, nil, fmt.Errorf("task %d: %w: released %v, decided %s", task, errDisagree, written, d.Outcome)
+	}
+	return d, lines, nil
+}
+
+// writeSQL appends events ($14 kinds, $15 tasks, $16 lines whose
+// sentinel time becomes the clock) for task $3 while agent $4, presenting
+// place $5 and token $7, may write to it — the fence, and no live claim of
+// another agent — and its lifecycle record is not in a state of $13 (the
+// machine refuses the move there); with the task's result status $8 and
+// the lifecycle move.
+var writeSQL = `WITH ` + clockCTE + `, ` + curCTE + `,
+` + strings.Replace(lifeCTEs("tgt", "EXISTS (SELECT 1 FROM ok)"), "\n),\nlev AS", `
+),
+ok AS (
+  SELECT 1 FROM clk LEFT JOIN cur ON true, life
+  WHERE `+fenceOK+`
+    AND (cur.task IS NULL OR cur.agent = '' OR cur.raw_expires <= clk.now OR cur.agent = $4)
+    AND NOT (life.k = ANY($13::text[]))
+),
+lev AS`, 1) + `,
+ins AS (
+  INSERT INTO taskie_events (project, plan, ts, kind, task, body)
+  SELECT $1, $2, clk.now, e.kind, e.task, replace(e.line, '"ts":"` + sentinelTS + `"', '"ts":' || to_json(clk.now)::text)::json
+  FROM unnest($14::text[], $15::text[], $16::text[]) WITH ORDINALITY AS e(kind, task, line, ord), clk
+  WHERE EXISTS (SELECT 1 FROM ok)
+  ORDER BY e.ord
+),
+res AS (
+  INSERT INTO taskie_claims (project, plan, task, result) SELECT $1, $2, $3, $8 FROM ok WHERE $8 <> ''
+  ON CONFLICT (project, plan, task) DO UPDATE SET result = EXCLUDED.result
+)
+SELECT ` + curCols + `, clk.now, EXISTS (SELECT 1 FROM ok), life.k, (SELECT coalesce(array_agg(body ORDER BY id), '{}') FROM lev)
+FROM clk LEFT JOIN cur ON true, life`
+
+// AppendWriteLife appends evs for task in one round trip, atomically with
+// the check that agent may write to it (the fence: a token presented is
+// the claim's; no live claim of another agent) and with the lifecycle
+// move of the write (moves; a state of moves.Refuse writes nothing). The
+// caller decides again on what was found (package parallel's rules).
+func (s *Store) AppendWriteLife(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string, f domain.Fence, moves store.LifeMoves, evs ...events.Event) (store.Written, error) {
+	var w store.Written
+	if err := checkKey(p); err != nil {
+		return w, err
+	}
+	kinds, keys, lkinds, llines, err := lifeArgs(moves)
+	if err != nil {
+		return w, err
+	}
+	status := ""
+	ekinds, etasks, elines := make([]string, len(evs)), make([]string, len(evs)), make([]string, len(evs))
+	for i, e := range evs {
+		if e.TS.IsZero() {
+			e.TS = store.TimeSentinel
+		}
+		if e.Plan == "" {
+			e.Plan = p.Plan
+		}
+		b, err := json.Marshal(e)
+		if err != nil {
+			return w, err
+		}
+		ekinds[i], etasks[i], elines[i] = e.Event, e.Task, string(b)
+		if e.Event == store.EventTaskResult && e.Task == task.String() {
+			status, _ = e.Meta["status"].(string)
+		}
+	}
+	refuse := moves.Refuse
+	if refuse == nil {
+		refuse = []string{}
+	}
+	var r claimRow
+	err = s.one(ctx, fmt.Sprintf("writing for task %d of plan %s", task, p.Plan), p, writeSQL,
+		[]any{p.Project, p.Plan, int32(task), agent, f.Place, s.skewMicros(), f.Token, status, kinds, keys, lkinds, llines, refuse, ekinds, etasks, elines},
+		append(r.dest(), &w.Now, &w.Written, &w.LifeKey, &w.Lines)...)
+	if err != nil {
+		return store.Written{}, err
+	}
+	w.Found, w.Now = r.claim(), w.Now.UTC()
+	return w, nil
+}
+
+// one runs statement q in one round trip, its commit with it and the
+// plan's notification after, and scans its one row into dest.
+func (s *Store) one(ctx context.Context, what string, p store.PlanKey, q string, args []any, dest ...any) error {
+	return s.do(ctx, what, func(ctx context.Context, conn *pgx.Conn) error {
+		b := &pgx.Batch{}
+		b.Queue(q, args...)
+		b.Queue("COMMIT")
+		b.Queue(notifySQL, Channel, payload(p))
+		br := conn.SendBatch(ctx, b)
+		defer br.Close()
+		if err := br.QueryRow().Scan(dest...); err != nil {
+			return err
+		}
+		return committed(br)
+	})
+}
+
+// committed reads the answer to the COMMIT of a batch: a transaction the
+// server rolled back is an error, nothing of it was stored.
+func committed(br pgx.BatchResults) error {
+	tag, err := br.Exec()
+	if err == nil && tag.String() != "COMMIT" {
+		err = fmt.Errorf("the transaction was rolled back (%s)", tag)
+	}
+	return err
+}
+
+func int32s(ids []domain.TaskID) []int32 {
+	out := make([]int32, len(ids))
+	for i, t := range ids {
+		out[i] = int32(t)
+	}
+	return out
+}

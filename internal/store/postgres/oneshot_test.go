@@ -34,7 +34,7 @@ func TestClaimNextLife(t *testing.T) {
 	here, there := domain.Fence{Place: "m1:c:."}, domain.Fence{Place: "m2:c:."}
 	claim := func(agent string, f domain.Fence, ready ...domain.TaskID) (string, int) {
 		t.Helper()
-		d, ok, lines, err := s.ClaimNextLife(ctx, p, ready, agent, time.Minute, f, moves)
+		d, ok, lines, err := s.ClaimNextLife(ctx, p, ready, nil, agent, time.Minute, f, moves)
 		if err != nil {
 			t.Fatalf("%s: %v", agent, err)
 		}

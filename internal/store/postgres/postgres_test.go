@@ -163,7 +163,7 @@ func TestOpenWithoutSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	_, _, _, err = s.ClaimNextLife(ctx, store.PlanKey{Project: "p", Plan: "x"}, []domain.TaskID{1}, "a", time.Minute, domain.Fence{}, store.LifeMoves{})
+	_, _, _, err = s.ClaimNextLife(ctx, store.PlanKey{Project: "p", Plan: "x"}, []domain.TaskID{1}, nil, "a", time.Minute, domain.Fence{}, store.LifeMoves{})
 	if !errors.Is(err, ErrNoSchema) || !strings.Contains(err.Error(), "taskie store migrate") {
 		t.Errorf("a claim on an empty database: %v", err)
 	}
