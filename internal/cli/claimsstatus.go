@@ -141,7 +141,10 @@ func (cp *coordPlan) schedTasksOf(files, results bool) ([]parallel.Task, []paral
 	if cp.c == nil {
 		return tasks, problems, nil // planned from the plan's files alone (watch)
 	}
-	if res, err := cp.results(); results && err == nil {
+	if !results {
+		return tasks, problems, nil
+	}
+	if res, err := cp.results(); err == nil {
 		for i := range tasks {
 			tasks[i].Retry = res.failed(tasks[i].ID)
 		}
