@@ -17,6 +17,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/history"
+	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/parallel"
 	"github.com/taskie-dev/taskie/internal/plan"
@@ -137,18 +138,16 @@ func (cp *coordPlan) schedTasksOf(files, results bool) ([]parallel.Task, []paral
 		return nil, nil, err
 	}
 	tasks, problems := parallel.FromTable(ts, nil)
-	withLife(tasks, snap.State)
-	if cp.c == nil {
-		return tasks, problems, nil // planned from the plan's files alone (watch)
-	}
-	if !results {
-		return tasks, problems, nil
-	}
-	if res, err := cp.results(); err == nil {
-		for i := range tasks {
-			tasks[i].Retry = res.failed(tasks[i].ID)
+	// No timeouts are shown: the defaults spare reading the configuration.
+	in := taskrec.Input{Timeouts: lifecycle.DefaultTimeouts()}
+	// Watch plans from the plan's files alone; a claim in one statement
+	// reads the results in the store.
+	if cp.c != nil && results {
+		if res, err := cp.results(); err == nil {
+			in.Results = res.byTask()
 		}
 	}
+	withRecords(tasks, implied.View(cp.p, snap, in))
 	if files {
 		if err := cp.withFiles(tasks); err != nil {
 			return nil, nil, err
@@ -199,22 +198,23 @@ func (cp *coordPlan) withFiles(tasks []parallel.Task) error {
 	return nil
 }
 
-// withLife fills in each task's lifecycle state from state.json's records,
-// so that scheduling leaves out what the lifecycle closed or escalated
-// (parallel.StandingOf). Records that do not decode are left out (`taskie
-// validate` reports them).
-func withLife(tasks []parallel.Task, st *state.State) {
-	if st == nil || len(st.Lifecycle) == 0 {
-		return
-	}
-	recs, err := taskrec.Records(st)
-	if err != nil {
-		return
-	}
+// withRecords sets what scheduling reads of each task from its one
+// record: the Status cell that renders its lifecycle state, the state
+// itself (scheduling leaves out what the lifecycle closed or escalated,
+// parallel.StandingOf), and whether it awaits its retry (its latest
+// result failed).
+func withRecords(tasks []parallel.Task, rs []taskrec.Record) {
+	by := taskrec.ByID(rs)
 	for i := range tasks {
-		if r, ok := recs[tasks[i].ID]; ok {
+		r, ok := by[tasks[i].ID]
+		if !ok {
+			continue
+		}
+		tasks[i].Status = r.Display
+		if r.Recorded {
 			tasks[i].Life = r.State
 		}
+		tasks[i].Retry = r.Result != nil && r.Result.Status == parallel.ResultFailed
 	}
 }
 
@@ -304,11 +304,14 @@ func (r results) completed(task domain.TaskID) bool {
 	return ok && resultStatus(e) == parallel.ResultComplete
 }
 
-// failed reports whether task's latest result is a failure: it waits for
-// its retry (or, past its retries, is in failed_tasks).
-func (r results) failed(task domain.TaskID) bool {
-	e, ok := r.latest[task]
-	return ok && resultStatus(e) == parallel.ResultFailed
+// byTask is each task's latest result as its record holds it.
+func (r results) byTask() map[domain.TaskID]taskrec.Result {
+	out := make(map[domain.TaskID]taskrec.Result, len(r.latest))
+	for id, e := range r.latest {
+		m := resultOf(e)
+		out[id] = taskrec.Result{Status: m.Status, Commit: m.Commit, Agent: e.Actor, At: e.TS}
+	}
+	return out
 }
 
 // finished says which tasks no agent should take: those in failed_tasks

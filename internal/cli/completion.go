@@ -12,6 +12,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/store"
+	"github.com/taskie-dev/taskie/internal/taskrec"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
@@ -146,13 +147,17 @@ func completeTasks(g *globals, _ []string) []cobra.Completion {
 	if err != nil || ts == nil {
 		return nil
 	}
+	st, _ := p.State()
 	var out []cobra.Completion
-	for _, t := range ts.Tasks {
-		desc := t.StatusNorm()
-		if title := t.Title(); title != "" {
-			desc += ": " + title
+	for _, r := range taskrec.OfFiles(ts, st) {
+		if !r.Row {
+			continue
 		}
-		out = append(out, cobra.CompletionWithDesc(strconv.Itoa(t.ID), desc))
+		desc := r.Display
+		if r.Title != "" {
+			desc += ": " + r.Title
+		}
+		out = append(out, cobra.CompletionWithDesc(r.ID.String(), desc))
 	}
 	return out
 }

@@ -217,18 +217,17 @@ func notImported(p *store.Plan) (missing, total int) {
 // state.json's (every clone's with a shared store), with the tasks whose
 // commit is there completed in memory.
 func lifecycleRecords(p *store.Plan) []lifecycle.Task {
-	tasks, shared := sharedLifecycle(p)
-	if !shared {
-		st, err := p.State()
-		if err != nil {
-			return nil
-		}
-		if tasks, err = taskrec.Records(st); err != nil {
-			return nil
+	if _, err := p.State(); err != nil {
+		return nil
+	}
+	var out []lifecycle.Task
+	for _, r := range planRecords(p, taskrec.Input{Timeouts: lifecycle.DefaultTimeouts()}) {
+		if r.Recorded {
+			out = append(out, r.Life)
 		}
 	}
-	implied.SettledView(p, tasks)
-	return sortedTasks(tasks)
+	slices.SortFunc(out, func(a, b lifecycle.Task) int { return int(a.ID - b.ID) })
+	return out
 }
 
 // cycleOf is the review cycle a state is in; since is the plan's last

@@ -96,20 +96,15 @@ var finishedStates = []lifecycle.State{lifecycle.Completed, lifecycle.Abandoned,
 // completed, abandoned or skipped in its lifecycle. Starting it would
 // silently reopen finished work.
 func startable(snap *store.Snapshot, cur *state.State, task domain.TaskID) error {
-	if snap.Tasks != nil {
-		if t, ok := snap.Tasks.Find(int(task)); ok && t.StatusNorm() == plan.StatusDone {
-			return &exitError{code: ExitProblems, err: fmt.Errorf("task %s is done: starting it would reopen finished work", task),
-				hint: fmt.Sprintf("to work on it again, reopen it first: `taskie task status %s pending`, then `taskie start %s`", task, task)}
-		}
-	}
-	if cur == nil || len(cur.Lifecycle) == 0 {
+	r, ok := taskrec.Find(taskrec.OfFiles(snap.Tasks, cur), task)
+	if !ok {
 		return nil
 	}
-	recs, err := taskrec.Records(cur)
-	if err != nil {
-		return nil // for `taskie validate` to report; the start itself is fine
+	if r.Row && r.Display == plan.StatusDone {
+		return &exitError{code: ExitProblems, err: fmt.Errorf("task %s is done: starting it would reopen finished work", task),
+			hint: fmt.Sprintf("to work on it again, reopen it first: `taskie task status %s pending`, then `taskie start %s`", task, task)}
 	}
-	if r, ok := recs[task]; ok && slices.Contains(finishedStates, r.State) {
+	if r.Recorded && slices.Contains(finishedStates, r.State) {
 		return &exitError{code: ExitProblems, err: fmt.Errorf("task %s is %s in its lifecycle: a finished task does not start again", task, r.State),
 			hint: "`taskie task show " + task.String() + "` shows its record; for more work on it, add a task with `taskie task add --title …`"}
 	}
@@ -119,17 +114,15 @@ func startable(snap *store.Snapshot, cur *state.State, task domain.TaskID) error
 // unmetDeps lists the dependencies of task that tasks.md marks neither done
 // nor cancelled: the task may start (the user knows best), with a warning.
 func unmetDeps(snap *store.Snapshot, task domain.TaskID) []domain.TaskID {
-	if snap.Tasks == nil {
-		return nil
-	}
-	t, ok := snap.Tasks.Find(int(task))
-	if !ok {
+	rs := taskrec.OfFiles(snap.Tasks, snap.State)
+	t, ok := taskrec.Find(rs, task)
+	if !ok || !t.Row {
 		return nil
 	}
 	var out []domain.TaskID
-	for _, d := range t.DependsOn {
-		if dt, ok := snap.Tasks.Find(d); !ok || (dt.StatusNorm() != plan.StatusDone && dt.StatusNorm() != plan.StatusCancelled) {
-			out = append(out, domain.TaskID(d))
+	for _, d := range t.Deps {
+		if dt, ok := taskrec.Find(rs, d); !ok || !dt.Row || (dt.Display != plan.StatusDone && dt.Display != plan.StatusCancelled) {
+			out = append(out, d)
 		}
 	}
 	return out

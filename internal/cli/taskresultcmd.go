@@ -414,10 +414,8 @@ func (cp *coordPlan) backToPending(s *Streams, task domain.TaskID) error {
 		if snap.Tasks == nil {
 			return store.Change{}, nil
 		}
-		if t, ok := snap.Tasks.Find(int(task)); !ok || t.StatusNorm() != plan.StatusInProgress {
-			return store.Change{}, nil
-		}
-		if rec, ok := taskrec.RecordOf(snap.State, task); ok && !lifecycle.Agrees(rec.State, plan.StatusPending) {
+		r, ok := taskrec.Find(taskrec.OfFiles(snap.Tasks, snap.State), task)
+		if !ok || !r.Row || r.Cell != plan.StatusInProgress || r.Recorded && !lifecycle.Agrees(r.State, plan.StatusPending) {
 			return store.Change{}, nil
 		}
 		moved = true

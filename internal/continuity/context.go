@@ -12,6 +12,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
+	"github.com/taskie-dev/taskie/internal/taskrec"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
@@ -37,22 +38,24 @@ func Context(p *store.Plan, task domain.TaskID) (*Brief, error) {
 	if st != nil {
 		b.Phase, b.NextPhase, b.Paused = st.Phase, st.Next(), !st.IsEnabled()
 	}
+	// Each task's one status: the rendering of its lifecycle record.
+	recs := implied.View(p, nil, taskrec.Input{})
 	if ts != nil {
 		b.Tasks = len(ts.Tasks)
-		for _, t := range ts.Tasks {
-			if t.StatusNorm() == plan.StatusDone {
+		for _, r := range recs {
+			if r.Row && r.Display == plan.StatusDone {
 				b.TasksDone++
 			}
 		}
 	}
 	if task == 0 {
-		b.Task, b.TaskSource = defaultTask(st, ts)
+		b.Task, b.TaskSource = defaultTask(st, recs)
 	}
 	r := workflow.Continue(implied.PlanRouteFacts(p, st), implied.Models(p))
 	b.RepairPending, r.Repair = r.Repair != nil, nil
 	b.Next = r
 	if b.Task != 0 {
-		if err := fillTask(b, p, ts); err != nil {
+		if err := fillTask(b, p, ts, recs); err != nil {
 			return nil, err
 		}
 	}
@@ -61,33 +64,32 @@ func Context(p *store.Plan, task domain.TaskID) (*Brief, error) {
 }
 
 // defaultTask picks the task a context is about.
-func defaultTask(st *state.State, ts *plan.Tasks) (domain.TaskID, string) {
+func defaultTask(st *state.State, recs []taskrec.Record) (domain.TaskID, string) {
 	if st != nil && st.Task() != 0 {
 		return st.Task(), "current_task"
 	}
-	if ts == nil {
-		return 0, ""
-	}
-	for _, t := range ts.Tasks {
-		if t.StatusNorm() == plan.StatusInProgress {
-			return domain.TaskID(t.ID), "in progress"
+	for _, r := range recs {
+		if r.Row && r.Display == plan.StatusInProgress {
+			return r.ID, "in progress"
 		}
 	}
-	if t, ok := ts.NextPending(0); ok {
-		return domain.TaskID(t.ID), "next pending"
+	for _, r := range recs {
+		if r.Row && r.Display == plan.StatusPending {
+			return r.ID, "next pending"
+		}
 	}
 	return 0, ""
 }
 
 // fillTask reads the task's row, its file and its dependencies' outputs.
-func fillTask(b *Brief, p *store.Plan, ts *plan.Tasks) error {
+func fillTask(b *Brief, p *store.Plan, ts *plan.Tasks, recs []taskrec.Record) error {
 	id := int(b.Task)
 	var row *plan.Task
 	if ts != nil {
 		row, _ = ts.Find(id)
 	}
-	if row != nil {
-		b.Title, b.Status = row.Title(), row.StatusNorm()
+	if r, ok := taskrec.Find(recs, b.Task); ok && row != nil {
+		b.Title, b.Status = r.Title, r.Display
 	}
 	b.TaskFile = display(p, p.Path(plan.TaskFile(id)))
 	data, err := readTaskBytes(p, b.Task)
@@ -100,7 +102,7 @@ func fillTask(b *Brief, p *store.Plan, ts *plan.Tasks) error {
 		fillFromFile(b, data)
 	}
 	if row != nil {
-		b.Inputs = chainInputs(p, ts, row.DependsOn)
+		b.Inputs = chainInputs(p, recs, row.DependsOn)
 	}
 	return nil
 }
@@ -152,12 +154,12 @@ func fillFromFile(b *Brief, data []byte) {
 }
 
 // chainInputs reads the chain outputs of the dependencies.
-func chainInputs(p *store.Plan, ts *plan.Tasks, deps []int) []ChainInput {
+func chainInputs(p *store.Plan, recs []taskrec.Record, deps []int) []ChainInput {
 	out := make([]ChainInput, 0, len(deps))
 	for _, d := range deps {
 		in := ChainInput{Task: domain.TaskID(d), Path: display(p, p.Path(plan.TaskFile(d)))}
-		if t, ok := ts.Find(d); ok {
-			in.Title, in.Status = t.Title(), t.StatusNorm()
+		if r, ok := taskrec.Find(recs, domain.TaskID(d)); ok && r.Row {
+			in.Title, in.Status = r.Title, r.Display
 		}
 		data, err := readTaskBytes(p, domain.TaskID(d))
 		switch {

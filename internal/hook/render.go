@@ -199,10 +199,8 @@ func needsLines(id, planFlag string, st *state.State, pendingOther bool, cfg con
 		// No LastProgress: the hook claims no stall (its session is here).
 		p := needs.Plan{ID: id, PlanFlag: planFlag, Paused: !st.IsEnabled()}
 		p.Timeouts, _ = lifecycle.ParseTimeouts(cfg.LifecycleTimeouts)
-		if tasks, err := taskrec.Records(st); err == nil {
-			for _, t := range tasks {
-				p.Tasks = append(p.Tasks, t)
-			}
+		for _, r := range taskrec.OfFiles(nil, st) {
+			p.Tasks = append(p.Tasks, r.Life)
 		}
 		p.Cycle = needs.Cycle{Review: cycleOf(st), Iteration: st.Iteration(), MaxReviews: st.MaxReviews,
 			NextIsReview: domain.IsReview(st.Next()), NeedsHuman: st.NeedsHuman}

@@ -125,10 +125,15 @@ func Wave(p *store.Plan) (current, total int, ok bool) {
 	if err != nil || len(waves) == 0 {
 		return 0, 0, false
 	}
-	if recs, err := taskrec.Records(s.State); err == nil {
-		SettledView(p, recs) // a task whose commit is there is done, as status counts it
-		for i := range tasks {
-			tasks[i].Life = recs[tasks[i].ID].State
+	// Each task's one record: a task whose commit is there is done, as
+	// status counts it.
+	recs := taskrec.ByID(View(p, s, taskrec.Input{Timeouts: lifecycle.DefaultTimeouts()}))
+	for i := range tasks {
+		if r, ok := recs[tasks[i].ID]; ok {
+			tasks[i].Status = r.Display
+			if r.Recorded {
+				tasks[i].Life = r.State
+			}
 		}
 	}
 	return parallel.CurrentWave(waves, tasks), len(waves), true

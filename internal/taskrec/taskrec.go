@@ -340,13 +340,14 @@ func Records(st *state.State) (map[domain.TaskID]lifecycle.Task, error) {
 	return lifecycle.Decode(st.Lifecycle)
 }
 
-// RecordOf is task's lifecycle record in st; false when it has none or the
-// records do not decode.
-func RecordOf(st *state.State, task domain.TaskID) (lifecycle.Task, bool) {
+// OfFiles folds what a plan's two files say alone — tasks.md's rows and
+// state.json's records — as a command deciding on a snapshot reads them:
+// no claims, no results, no commit seen. Records that do not decode are
+// left out (`taskie validate` reports them).
+func OfFiles(ts *plan.Tasks, st *state.State) []Record {
 	recs, err := Records(st)
 	if err != nil {
-		return lifecycle.Task{}, false
+		recs = nil
 	}
-	t, ok := recs[task]
-	return t, ok
+	return Fold(Input{Tasks: ts, Records: recs, State: st})
 }

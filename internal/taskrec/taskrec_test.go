@@ -262,3 +262,69 @@ func TestFoldLeavesInputsAlone(t *testing.T) {
 		t.Errorf("records changed:\n%s\nwas\n%s", got, before)
 	}
 }
+
+// TestFoldHelpers: the files alone, the cells, readiness, and the records
+// of state.json.
+func TestFoldHelpers(t *testing.T) {
+	ts := table(t, "1|One|Done|-", "2|Two| pending |1", "3|Three|pending|2", "1|Again|pending|-")
+	st := state.New()
+	st.Lifecycle = lifecycle.Encode(map[domain.TaskID]lifecycle.Task{1: rec(1, lifecycle.Completed, created.Add(time.Hour))})
+
+	t.Run("Cells", func(t *testing.T) {
+		want := map[domain.TaskID]string{1: "done", 2: "pending", 3: "pending"}
+		if diff := cmp.Diff(want, Cells(ts)); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+		if Cells(nil) != nil {
+			t.Error("Cells(nil) is not nil")
+		}
+	})
+	t.Run("Records", func(t *testing.T) {
+		got, err := Records(st)
+		if err != nil || len(got) != 1 || got[1].State != lifecycle.Completed {
+			t.Errorf("Records = %v, %v; want task 1 completed", got, err)
+		}
+		if got, err := Records(nil); err != nil || len(got) != 0 {
+			t.Errorf("Records(nil) = %v, %v; want none", got, err)
+		}
+		bad := state.New()
+		bad.Lifecycle = []byte(`{"x":{}}`)
+		if _, err := Records(bad); err == nil {
+			t.Error("Records of a bad field: no error")
+		}
+	})
+	t.Run("OfFiles", func(t *testing.T) {
+		var got []outcome
+		for _, r := range OfFiles(ts, st) {
+			got = append(got, outcomeOf(r))
+		}
+		want := []outcome{
+			{lifecycle.Completed, "completed", "done", false, parallel.Finished},
+			{lifecycle.Pending, "pending", "pending", false, parallel.Schedulable},
+			{lifecycle.Pending, "pending", "pending", false, parallel.Schedulable},
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	})
+	t.Run("Readiness and ReadyAt agree", func(t *testing.T) {
+		recs, _ := Records(st)
+		want := lifecycle.ReadyAt{2: created.Add(time.Hour)}
+		if diff := cmp.Diff(want, Readiness(ts, recs)); diff != "" {
+			t.Errorf("Readiness (-want +got):\n%s", diff)
+		}
+		rs := Fold(Input{Tasks: ts, Records: recs, Created: created, Now: now})
+		ready := ReadyAt(rs)
+		for _, id := range []domain.TaskID{2, 3} {
+			r, _ := Find(rs, id)
+			a, okA := Readiness(ts, recs).From(r.Life)
+			b, okB := ready.From(r.Life)
+			if !a.Equal(b) || okA != okB {
+				t.Errorf("task %s: From = %v, %v by Readiness, %v, %v by ReadyAt", id, a, okA, b, okB)
+			}
+		}
+		if Readiness(nil, recs) != nil || ReadyAt(Fold(Input{Records: recs})) != nil {
+			t.Error("without tasks.md: not nil")
+		}
+	})
+}

@@ -20,15 +20,11 @@ func TaskLife(s *state.State) (lifecycle.State, int) {
 	if s == nil || s.Task() <= 0 || len(s.Lifecycle) == 0 {
 		return "", 0
 	}
-	tasks, err := taskrec.Records(s)
-	if err != nil {
+	r, ok := taskrec.Find(taskrec.OfFiles(nil, s), s.Task())
+	if !ok || !r.Recorded {
 		return "", 0
 	}
-	t, ok := tasks[s.Task()]
-	if !ok {
-		return "", 0
-	}
-	return t.State, t.CTOAttempts
+	return r.State, r.Life.CTOAttempts
 }
 
 // inCodeCycle reports whether next_phase p is a code review or its
