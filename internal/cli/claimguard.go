@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -28,6 +29,7 @@ type claimGuard struct {
 	actor   string
 	command string
 	fence   domain.Fence // what the actor presented
+	force   bool
 	d       parallel.WriteDecision
 }
 
@@ -42,7 +44,7 @@ func (cp *coordPlan) guardWrite(s *Streams, task domain.TaskID, actor string, to
 // token (docs/parallel.md, "Identity and fencing"). A command given no
 // name writes as this runner's identity when that holds the claim.
 func guardWrite(s *Streams, ctx context.Context, c store.Coordination, files *store.FileCoord, key store.PlanKey, root string, task domain.TaskID, actor string, token int64, force bool, command string) (*claimGuard, error) {
-	g := &claimGuard{s: s, c: c, key: key, ctx: ctx, task: task, actor: actor, command: command}
+	g := &claimGuard{s: s, c: c, key: key, ctx: ctx, task: task, actor: actor, command: command, force: force}
 	claims, err := c.Claims(ctx, key)
 	if err != nil {
 		return nil, claimsUnread(err, task)
@@ -66,14 +68,40 @@ func guardWrite(s *Streams, ctx context.Context, c store.Coordination, files *st
 	}
 	g.d = parallel.DecideWriteAt(task, cur, g.actor, g.fence, force, now)
 	if g.d.Outcome == parallel.WriteRefused {
-		if h := fenceHint(g.d.Err, task, g.actor); h != "" {
-			return nil, &exitError{code: ExitProblems, err: fmt.Errorf("%s: %w", command, g.d.Err), hint: h}
-		}
-		return nil, &exitError{code: ExitProblems, err: fmt.Errorf("%s: %w", command, g.d.Err),
-			hint: fmt.Sprintf("only its holder writes to it (--as %s, or TASKIE_AGENT=%s); to override it deliberately, add --force (recorded); or wait for `taskie release %d --as %s`",
-				g.d.Holder.Agent, g.d.Holder.Agent, task, g.d.Holder.Agent)}
+		return nil, refusedWrite(command, task, g.actor, g.d)
 	}
 	return g, nil
+}
+
+// refusedWrite is the error of a write the rules refuse.
+func refusedWrite(command string, task domain.TaskID, actor string, d parallel.WriteDecision) error {
+	if h := fenceHint(d.Err, task, actor); h != "" {
+		return &exitError{code: ExitProblems, err: fmt.Errorf("%s: %w", command, d.Err), hint: h}
+	}
+	return &exitError{code: ExitProblems, err: fmt.Errorf("%s: %w", command, d.Err),
+		hint: fmt.Sprintf("only its holder writes to it (--as %s, or TASKIE_AGENT=%s); to override it deliberately, add --force (recorded); or wait for `taskie release %d --as %s`",
+			d.Holder.Agent, d.Holder.Agent, task, d.Holder.Agent)}
+}
+
+// fenced makes write while the task's claim is held still in the store,
+// after deciding again, on the claim as found under the store's lock,
+// that the actor may write: a takeover or release that comes after the
+// guard's decision can never let a stale holder's write through. A write
+// that presents no claim (the task was free, no token) is made as is.
+func (g *claimGuard) fenced(write func() error) error {
+	if g == nil || (g.d.Outcome != parallel.WriteHolder && g.fence.Token == 0) {
+		return write()
+	}
+	fl, ok := g.c.(store.FenceLocker)
+	if !ok {
+		return write()
+	}
+	return fl.Fenced(g.ctx, g.key, g.task, func(cur *domain.Claim, now time.Time) error {
+		if d := parallel.DecideWriteAt(g.task, cur, g.actor, g.fence, g.force, now); d.Outcome == parallel.WriteRefused {
+			return refusedWrite(g.command, g.task, g.actor, d)
+		}
+		return nil
+	}, write)
 }
 
 func who(actor string) string {

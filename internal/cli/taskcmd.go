@@ -109,9 +109,16 @@ func runTaskNote(o *taskNoteOpts) error {
 		return err
 	}
 	defer guard.close()
-	res, err := continuity.Note(p, task, continuity.Entry{Did: o.did, Issues: o.issues, Next: o.next})
+	var res continuity.NoteResult
+	err = guard.fenced(func() error {
+		var err error
+		if res, err = continuity.Note(p, task, continuity.Entry{Did: o.did, Issues: o.issues, Next: o.next}); err != nil {
+			return usageErr(err, "")
+		}
+		return nil
+	})
 	if err != nil {
-		return usageErr(err, "")
+		return err
 	}
 	guard.done()
 	for _, w := range res.Warnings {
@@ -427,17 +434,19 @@ func runTaskStatus(o *taskStatusOpts) error {
 	defer guard.close()
 	var evs []events.Event
 	var rec *lifecycle.Task
-	err = updateTask(o.s, p, task, func(snap *store.Snapshot) (store.Change, error) {
-		c := store.Change{Actor: "cli", Reason: "task status", Kind: events.TaskStatus, Task: task,
-			Statuses: map[domain.TaskID]string{task: status}, Meta: events.Meta(guard.forced())}
-		n, effs, t, err := requestStatus(snap, task, status, actor, o.reason, o.s.Clock.Now())
-		if err != nil || n == nil {
-			return c, err
-		}
-		c.State, c.Events = n, lifecycle.Events(effs)
-		c.Reason = fmt.Sprintf("task status %s %s by %s", task, status, actor)
-		evs, rec = c.Events, &t
-		return c, nil
+	err = guard.fenced(func() error {
+		return updateTask(o.s, p, task, func(snap *store.Snapshot) (store.Change, error) {
+			c := store.Change{Actor: "cli", Reason: "task status", Kind: events.TaskStatus, Task: task,
+				Statuses: map[domain.TaskID]string{task: status}, Meta: events.Meta(guard.forced())}
+			n, effs, t, err := requestStatus(snap, task, status, actor, o.reason, o.s.Clock.Now())
+			if err != nil || n == nil {
+				return c, err
+			}
+			c.State, c.Events = n, lifecycle.Events(effs)
+			c.Reason = fmt.Sprintf("task status %s %s by %s", task, status, actor)
+			evs, rec = c.Events, &t
+			return c, nil
+		})
 	})
 	if err != nil {
 		return moveErr(p, err)

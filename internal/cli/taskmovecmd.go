@@ -183,17 +183,19 @@ func runTaskMove(o *taskMoveOpts) error {
 	var evs []events.Event
 	var rec lifecycle.Task
 	dup := false
-	err = updateTask(o.s, p, task, func(snap *store.Snapshot) (store.Change, error) {
-		if o.action == lifecycle.ActMove && seen.ok {
-			if t, ok := duplicateMove(snap, task, to, seen); ok {
-				dup, rec, evs = true, t, nil
-				return store.Change{}, nil
+	err = guard.fenced(func() error {
+		return updateTask(o.s, p, task, func(snap *store.Snapshot) (store.Change, error) {
+			if o.action == lifecycle.ActMove && seen.ok {
+				if t, ok := duplicateMove(snap, task, to, seen); ok {
+					dup, rec, evs = true, t, nil
+					return store.Change{}, nil
+				}
 			}
-		}
-		c, t, err := lifecycleChange(snap, o, task, to, actor)
-		evs, rec = c.Events, t
-		c.Meta = events.MergeMeta(c.Meta, guard.forced())
-		return c, err
+			c, t, err := lifecycleChange(snap, o, task, to, actor)
+			evs, rec = c.Events, t
+			c.Meta = events.MergeMeta(c.Meta, guard.forced())
+			return c, err
+		})
 	})
 	if err != nil {
 		return moveErr(p, err)

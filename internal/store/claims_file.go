@@ -408,6 +408,23 @@ func current(claims map[domain.TaskID]domain.Claim, task domain.TaskID) *domain.
 	return nil
 }
 
+// Fenced runs write under the plan's coordination lock, after check has
+// accepted task's claim as read under it (FenceLocker).
+func (c *FileCoord) Fenced(ctx context.Context, p PlanKey, task domain.TaskID, check func(cur *domain.Claim, now time.Time) error, write func() error) error {
+	return c.locked(ctx, p, func(now time.Time) error {
+		f, err := c.readClaimsFile(p)
+		if err != nil {
+			return err
+		}
+		if err := check(current(f.claims, task), now); err != nil {
+			return err
+		}
+		return write()
+	})
+}
+
+var _ FenceLocker = (*FileCoord)(nil)
+
 // Claims lists the plan's claims, live and expired, by task. It reads
 // without the lock: claims.json is replaced atomically.
 func (c *FileCoord) Claims(_ context.Context, p PlanKey) ([]domain.Claim, error) {

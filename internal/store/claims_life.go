@@ -1,6 +1,7 @@
 package store
 
 import (
+	"context"
 	"time"
 
 	"github.com/taskie-dev/taskie/internal/domain"
@@ -49,4 +50,13 @@ type Written struct {
 	Written bool          // the events were appended
 	LifeKey string        // the state of the task's shared record, as LifeKey
 	Lines   []string      // the lifecycle events recorded
+}
+
+// FenceLocker is a coordination store that can hold a task's claim still
+// while a write is made for it: no claim, takeover, renewal or release of
+// the task happens between check, which decides on the claim as found
+// under the lock, and the end of write. A lifecycle move made for a claim
+// is then made under the claim its fencing token names, or not at all.
+type FenceLocker interface {
+	Fenced(ctx context.Context, p PlanKey, task domain.TaskID, check func(cur *domain.Claim, now time.Time) error, write func() error) error
 }

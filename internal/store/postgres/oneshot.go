@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -428,3 +429,37 @@ func int32s(ids []domain.TaskID) []int32 {
 	}
 	return out
 }
+
+// Fenced runs write while task's claim row is locked in a transaction
+// (made first when the task has none), after check has accepted the claim
+// as found under the lock: no claim, takeover, renewal or release of the
+// task slips between the check and the end of the write
+// (store.FenceLocker). write must not use this Store's connection.
+func (s *Store) Fenced(ctx context.Context, p store.PlanKey, task domain.TaskID, check func(cur *domain.Claim, now time.Time) error, write func() error) error {
+	if err := checkKey(p); err != nil {
+		return err
+	}
+	var refused error
+	err := s.do(ctx, fmt.Sprintf("holding the claim of task %d of plan %s", task, p.Plan), func(ctx context.Context, conn *pgx.Conn) error {
+		t := &pipe{conn: conn}
+		var r claimRow
+		var now time.Time
+		err := t.queryRow(ctx, lockTaskSQL, []any{p.Project, p.Plan, int32(task), s.skewMicros()}, append(r.dest(), &now)...)
+		if err == nil {
+			if refused = check(r.claim(), now.UTC()); refused == nil {
+				refused = write()
+			}
+			if refused == nil {
+				_, err = conn.Exec(ctx, "COMMIT")
+				t.open = err != nil
+			}
+		}
+		if t.open {
+			rollback(conn)
+		}
+		return err
+	})
+	return cmp.Or(refused, err)
+}
+
+var _ store.FenceLocker = (*Store)(nil)
