@@ -46,7 +46,20 @@ func View(p *store.Plan, s *store.Snapshot, in taskrec.Input) []taskrec.Record {
 	if in.Records == nil {
 		in.Records = map[domain.TaskID]lifecycle.Task{}
 	}
-	SettledView(p, in.Records)
+	before := make(map[domain.TaskID]lifecycle.State, len(in.Records))
+	for id, t := range in.Records {
+		before[id] = t.State
+	}
+	if len(SettledView(p, in.Records)) > 0 {
+		for id, t := range in.Records {
+			if before[id] != t.State {
+				if in.Unwritten == nil {
+					in.Unwritten = map[domain.TaskID]lifecycle.State{}
+				}
+				in.Unwritten[id] = before[id]
+			}
+		}
+	}
 	if in.Timeouts == nil {
 		in.Timeouts = timeouts(p)
 	}

@@ -26,6 +26,10 @@ type Input struct {
 	// clone's with a shared store), the tasks whose commit was seen
 	// already completed by the shell. nil: none.
 	Records map[domain.TaskID]lifecycle.Task
+	// Unwritten holds, for a task the shell moved in memory only (its
+	// commit seen), the state tasks.md's cell was written for: that cell
+	// is no edit by hand.
+	Unwritten map[domain.TaskID]lifecycle.State
 	// State is state.json (nil: none): its current task's review cycle.
 	State *state.State
 	// Claims are the plan's claims, live or not; nil when not read.
@@ -256,6 +260,9 @@ func fill(r *Record, in Input, ready lifecycle.ReadyAt, claims map[domain.TaskID
 			r.Display = r.Cell
 		}
 		r.Diverged = r.Row && lifecycle.RequestedState(r.Cell) != "" && !lifecycle.Agrees(life.State, r.Cell)
+		if was, ok := in.Unwritten[r.ID]; ok && lifecycle.Agrees(was, r.Cell) {
+			r.Diverged = false // the next change writes the rendering
+		}
 		// The lifecycle is the truth: a cell that disagrees is a move
 		// requested, not made (the next change makes or refuses it).
 		r.Standing = parallel.StandingOf(r.Display, life.State)

@@ -112,6 +112,21 @@ func TestFoldStatusWithRecord(t *testing.T) {
 	}
 }
 
+// TestFoldUnwritten: a task completed in memory (its commit seen) still
+// says in-progress in tasks.md: no edit by hand, and it displays done.
+func TestFoldUnwritten(t *testing.T) {
+	in := gridInput(lifecycle.Completed, "in-progress")
+	in.Unwritten = map[domain.TaskID]lifecycle.State{1: lifecycle.Committing}
+	want := outcome{lifecycle.Completed, "completed", "done", false, parallel.Finished}
+	if diff := cmp.Diff(want, outcomeOf(Fold(in)[0])); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	in.Unwritten[1] = lifecycle.Pending // the cell was not written for it: a hand edit
+	if !Fold(in)[0].Diverged {
+		t.Error("Diverged = false for a cell that renders neither state")
+	}
+}
+
 // TestFoldRows: which records there are, in which order.
 func TestFoldRows(t *testing.T) {
 	type row struct {
