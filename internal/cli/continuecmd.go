@@ -160,8 +160,8 @@ func repairRoute(p *store.Plan, v *continueView) error {
 // and the agent the route is printed for.
 func routeFacts(p *store.Plan, st *state.State) workflow.RouteFacts {
 	f := implied.PlanRouteFacts(p, st)
-	f.Orphan = func(review domain.Phase, task domain.TaskID, n int) bool {
-		return hook.Orphaned(p.Store.Tail(p.ID), review, task, n)
+	if workflow.RouteOrphansMatter(f) { // the log is read only when a file could be an orphan's
+		f.Orphans = hook.OrphanedReviews(p.Store.Tail(p.ID))
 	}
 	f.Agent = agentFromEnv()
 	return f

@@ -102,12 +102,10 @@ func PlanRouteFacts(p *store.Plan, st *state.State) workflow.RouteFacts {
 // be nil. The shell gathers it: the store only reads.
 func RouteFacts(s *store.Snapshot, st *state.State) workflow.RouteFacts {
 	f := workflow.RouteFacts{
-		State:        st,
-		HasPlan:      s.Exists("plan.md"),
-		HasTasks:     s.Tasks != nil,
-		ReviewExists: s.ReviewExists,
-		PostExists:   s.PostExists,
-		Latest:       s.Latest,
+		State:    st,
+		HasPlan:  s.Exists("plan.md"),
+		HasTasks: s.Tasks != nil,
+		Reviews:  s.Files(),
 	}
 	if s.Tasks != nil {
 		// Each task's one status: its lifecycle state's rendering, the

@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/taskie-dev/taskie/internal/domain"
@@ -120,17 +121,25 @@ type RouteFacts struct {
 	Tasks    []TaskFact
 	// Subtasks holds the statuses (lower-case) of the current task's subtasks.
 	Subtasks []string
-	// ReviewExists and PostExists tell whether iteration n of a review (for
-	// task t when it is a code review) has its review / post-review file.
-	ReviewExists, PostExists func(review domain.Phase, task domain.TaskID, n int) bool
-	// Latest returns the highest review iteration on disk (0 = none).
-	Latest func(review domain.Phase, task domain.TaskID) int
-	// Orphan reports that iteration n's review was started by a hook whose
-	// end the event log never shows (the hook was killed): a file it left
-	// is no review. nil = never.
-	Orphan func(review domain.Phase, task domain.TaskID, n int) bool
+	// Reviews are the plan's review and post-review files.
+	Reviews ReviewFiles
+	// Orphans are the reviews the log shows started and never finished
+	// (their hook was killed): a file such a reviewer left is no review.
+	// The shell reads them only when a review file of the next iteration
+	// is on disk (RouteOrphansMatter); nil = none.
+	Orphans []ReviewAt
 	// Agent is who reads the route: it names the actions its way.
 	Agent Agent
+}
+
+// RouteOrphansMatter reports whether a review file of the next iteration
+// is on disk: only then does the shell read which reviews were orphaned.
+func RouteOrphansMatter(f RouteFacts) bool { return reviewAhead(f.State, f.Reviews) }
+
+// orphaned reports that iteration n of a review was started and never
+// finished (Orphans).
+func (f RouteFacts) orphaned(review domain.Phase, task domain.TaskID, n int) bool {
+	return slices.Contains(f.Orphans, ReviewAt{Review: review, Task: task, N: n})
 }
 
 // Route is the answer of `taskie continue`.
@@ -234,7 +243,7 @@ func route(f RouteFacts, models []domain.Model) Route {
 // postReviewDue: the hook blocked and the agent owes a post-review.
 func postReviewDue(f RouteFacts, s *state.State) Route {
 	post, review, n := s.Next(), domain.ReviewOf(s.Next()), s.Iteration()
-	if f.PostExists(review, s.Task(), n) {
+	if f.Reviews.Post(review, s.Task(), n) {
 		r := s.Clone()
 		r.Phase, r.NextPhase = post, state.Opt(review)
 		return Route{Action: EndTurn, Task: s.Task(), Repair: r,
@@ -259,10 +268,7 @@ func iterationOutOfRange(f RouteFacts, s *state.State) Route {
 	if !domain.IsReview(review) {
 		review = domain.ReviewOf(review)
 	}
-	n := 0
-	if f.Latest != nil {
-		n = min(max(f.Latest(review, s.Task()), 0), max(s.MaxReviews, 0))
-	}
+	n := min(max(f.Reviews.Latest(review, s.Task()), 0), max(s.MaxReviews, 0))
 	return Route{Action: Fix, Task: s.Task(), Command: fmt.Sprintf("taskie set phase_iteration %d", n),
 		Why: fmt.Sprintf("phase_iteration is %d, outside 0…%d (max_reviews): state.json is illegal and no review runs until it is fixed; set it to the %s iteration the plan is at (%d is the highest review file on disk), or rebuild the state with `taskie recover`",
 			s.Iteration(), s.MaxReviews, review, n)}
@@ -272,15 +278,15 @@ func iterationOutOfRange(f RouteFacts, s *state.State) Route {
 // files ahead of state.json.
 func reviewDue(f RouteFacts, s *state.State, models []domain.Model) Route {
 	review, t, n := s.Next(), s.Task(), s.Iteration()+1
-	if f.ReviewExists(review, t, n) && f.Orphan != nil && f.Orphan(review, t, n) {
+	if f.Reviews.Review(review, t, n) && f.orphaned(review, t, n) {
 		// Not a review: the hook that ran it was killed before judging it.
 		return Route{Action: EndTurn, Task: t,
 			Why: fmt.Sprintf("%s iteration %d on disk was left by a reviewer whose hook was killed, so it is no review and is not recorded; end your turn; the Stop hook sets it aside and reviews again", review, n)}
 	}
-	if f.ReviewExists(review, t, n) {
+	if f.Reviews.Review(review, t, n) {
 		r := s.Clone()
 		r.PhaseIteration, r.ConsecutiveClean, r.ReviewModel = state.Int(n), 0, NextModel(models, s.ReviewModel)
-		if f.PostExists(review, t, n) {
+		if f.Reviews.Post(review, t, n) {
 			r.Phase, r.NextPhase = domain.PostReview(review), state.Opt(review)
 			return Route{Action: EndTurn, Task: s.Task(), Repair: r,
 				Why: fmt.Sprintf("%s iteration %d and its post-review exist but state.json was not updated (taskie continue records it; the verdict is lost); end your turn and the Stop hook runs iteration %d", review, n, n+1)}
@@ -393,7 +399,7 @@ func standalone(f RouteFacts, s *state.State) Route {
 		return Route{Action: string(domain.ContinueTask), Task: s.Task(), Why: fmt.Sprintf("task %s has unfinished subtasks", s.Task())}
 	}
 	if domain.IsReview(p) {
-		if n := f.Latest(p, s.Task()); n > 0 && !f.PostExists(p, s.Task(), n) {
+		if n := f.Reviews.Latest(p, s.Task()); n > 0 && !f.Reviews.Post(p, s.Task(), n) {
 			return Route{Action: string(domain.PostReview(p)), Task: s.Task(), Why: fmt.Sprintf("%s iteration %d has no post-review yet", p, n)}
 		}
 	}
@@ -470,19 +476,19 @@ func guessFiles(f RouteFacts) Route {
 		return Route{Action: string(domain.NewPlan), Why: "plan.md does not exist"}
 	}
 	if !f.HasTasks {
-		if n := f.Latest(domain.PlanReview, 0); n > 0 && !f.PostExists(domain.PlanReview, 0, n) {
+		if n := f.Reviews.Latest(domain.PlanReview, 0); n > 0 && !f.Reviews.Post(domain.PlanReview, 0, n) {
 			return Route{Action: string(domain.PostPlanReview), Why: fmt.Sprintf("plan review %d has no post-review", n)}
 		}
 		return Route{Action: string(domain.PlanReview), Options: actions(domain.PlanReview, domain.CreateTasks), Why: "plan.md exists but tasks.md does not"}
 	}
-	if n := f.Latest(domain.TasksReview, 0); n > 0 && !f.PostExists(domain.TasksReview, 0, n) {
+	if n := f.Reviews.Latest(domain.TasksReview, 0); n > 0 && !f.Reviews.Post(domain.TasksReview, 0, n) {
 		return Route{Action: string(domain.PostTasksReview), Why: fmt.Sprintf("tasks review %d has no post-review", n)}
 	}
 	for _, t := range f.Tasks {
 		if t.Status != "in-progress" {
 			continue
 		}
-		if n := f.Latest(domain.CodeReview, t.ID); n > 0 && !f.PostExists(domain.CodeReview, t.ID, n) {
+		if n := f.Reviews.Latest(domain.CodeReview, t.ID); n > 0 && !f.Reviews.Post(domain.CodeReview, t.ID, n) {
 			return Route{Action: string(domain.PostCodeReview), Task: t.ID, Why: fmt.Sprintf("task %s review %d has no post-review", t.ID, n)}
 		}
 		return Route{Action: string(domain.ContinueTask), Task: t.ID, Command: "taskie start " + t.ID.String(), Why: fmt.Sprintf("task %s is in progress", t.ID)}
@@ -491,7 +497,7 @@ func guessFiles(f RouteFacts) Route {
 		return Route{Action: string(domain.CompleteTask), Task: id, Options: actions(domain.CompleteTask, domain.TasksReview),
 			Why: fmt.Sprintf("task %s is the first pending task", id)}
 	}
-	if n := f.Latest(domain.AllCodeReview, 0); n > 0 && !f.PostExists(domain.AllCodeReview, 0, n) {
+	if n := f.Reviews.Latest(domain.AllCodeReview, 0); n > 0 && !f.Reviews.Post(domain.AllCodeReview, 0, n) {
 		return Route{Action: string(domain.PostAllCodeReview), Why: fmt.Sprintf("all-code review %d has no post-review", n)}
 	}
 	return Route{Action: string(domain.AllCodeReview), Options: []string{string(domain.AllCodeReview), AddTask}, Why: "no task is pending or in progress"}

@@ -37,22 +37,17 @@ func (pf planFiles) facts(s *state.State, tasks []TaskFact, subtasks []string) R
 		HasTasks: pf["tasks.md"],
 		Tasks:    tasks,
 		Subtasks: subtasks,
-		ReviewExists: func(review domain.Phase, task domain.TaskID, n int) bool {
-			return pf[reviewFile(review, task, n, false)]
-		},
-		PostExists: func(review domain.Phase, task domain.TaskID, n int) bool {
-			return pf[reviewFile(review, task, n, true)]
-		},
-		Latest: func(review domain.Phase, task domain.TaskID) int {
-			best := 0
-			for n := 1; n < 50; n++ {
-				if pf[reviewFile(review, task, n, false)] {
-					best = n
-				}
-			}
-			return best
-		},
+		Reviews:  pf.reviews(),
 	}
+}
+
+// reviews are the review and post-review files among pf.
+func (pf planFiles) reviews() ReviewFiles {
+	var names []string
+	for n := range pf {
+		names = append(names, n)
+	}
+	return reviewsOf(names...)
 }
 
 func files(names ...string) planFiles {
@@ -442,8 +437,8 @@ func TestContinueOrphanReviewIsNotAdopted(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := tc.files.facts(s, nil, nil)
-			f.Orphan = func(review domain.Phase, task domain.TaskID, n int) bool {
-				return tc.orphan && review == domain.PlanReview && task == 0 && n == 1
+			if tc.orphan {
+				f.Orphans = []ReviewAt{{Review: domain.PlanReview, Task: 0, N: 1}}
 			}
 			got := Continue(f, nil)
 			if diff := cmp.Diff(tc.want, got, routeOpts); diff != "" {
@@ -568,6 +563,30 @@ func TestShellRef(t *testing.T) {
 		t.Run(tc.action, func(t *testing.T) {
 			if diff := cmp.Diff(tc.want, Shell.RefTask(tc.action, tc.task)); diff != "" {
 				t.Errorf("Shell.RefTask(%s, %s) (-want +got):\n%s", tc.action, tc.task, diff)
+			}
+		})
+	}
+}
+
+// The shell reads the log for orphaned reviews only when a review file of
+// the next iteration is on disk: the only case Continue looks at them.
+func TestRouteOrphansMatter(t *testing.T) {
+	due := mkState(domain.NewPlan, domain.PlanReview, 0, 0, "opus", 0)
+	for _, tc := range []struct {
+		name  string
+		s     *state.State
+		files planFiles
+		want  bool
+	}{
+		{name: "no state", files: files("plan.md", "plan-review-1.md")},
+		{name: "review due, its file absent", s: due, files: files("plan.md")},
+		{name: "review due, its file on disk", s: due, files: files("plan.md", "plan-review-1.md"), want: true},
+		{name: "an earlier iteration's file only", s: mkState(domain.PostPlanReview, domain.PlanReview, 0, 1, "opus", 0),
+			files: files("plan.md", "plan-review-1.md", "plan-post-review-1.md")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := RouteOrphansMatter(tc.files.facts(tc.s, nil, nil)); got != tc.want {
+				t.Errorf("RouteOrphansMatter = %v, want %v", got, tc.want)
 			}
 		})
 	}

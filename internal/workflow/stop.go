@@ -290,13 +290,16 @@ func BudgetMatters(f StopFacts) bool {
 
 // OrphansMatter reports whether a review file of the next iteration is on
 // disk: only then does the shell read which reviews were orphaned.
-func OrphansMatter(f StopFacts) bool {
-	s := f.State
+func OrphansMatter(f StopFacts) bool { return reviewAhead(f.State, f.Reviews) }
+
+// reviewAhead reports whether a review file of the iteration after s's is
+// on disk, for the review due or the one s is in.
+func reviewAhead(s *state.State, reviews ReviewFiles) bool {
 	if s == nil || s.Iteration() < 0 || s.Iteration() == math.MaxInt {
 		return false
 	}
 	for _, r := range []domain.Phase{s.Next(), s.Phase} {
-		if domain.IsReview(r) && f.Reviews.Review(r, s.Task(), s.Iteration()+1) {
+		if domain.IsReview(r) && reviews.Review(r, s.Task(), s.Iteration()+1) {
 			return true
 		}
 	}
@@ -317,7 +320,7 @@ func recoverAhead(f StopFacts, s *state.State) (StopDecision, bool) {
 	if f.orphaned(review, s.Task(), n) {
 		return StopDecision{}, false // the shell sets the orphan aside before the review runs
 	}
-	route := Continue(RouteFacts{State: s, ReviewExists: f.Reviews.Review, PostExists: f.Reviews.Post, Latest: f.Reviews.Latest, Orphan: f.orphaned}, f.Models)
+	route := Continue(RouteFacts{State: s, Reviews: f.Reviews, Orphans: f.Orphans}, f.Models)
 	if route.Repair == nil {
 		return StopDecision{}, false
 	}
