@@ -159,6 +159,7 @@ type run struct {
 	killed     bool
 	stdout     string
 	stderr     string
+	cpu        time.Duration // user and system time of the process
 }
 
 func (r run) String() string {
@@ -287,6 +288,7 @@ func (f *fleet) exec(ctx context.Context, as *agentState, dir string, extra []st
 		as.mu.Unlock()
 	}
 	r.code = c.ProcessState.ExitCode()
+	r.cpu = c.ProcessState.UserTime() + c.ProcessState.SystemTime()
 	if ws, ok := c.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL {
 		r.killed = true
 	}

@@ -41,8 +41,8 @@ func TestClaimRoundTrips(t *testing.T) {
 		t.Helper()
 		r := f.exec(context.Background(), nil, m.clone, f.taskie(m), taskieBin, args...)
 		n := w.take()
-		t.Logf("%s: exit %d in %v: %d connections, %d round trips to connect, %d of statements",
-			strings.Join(args, " "), r.code, r.end.Sub(r.start).Round(time.Millisecond), n.conns, n.startup, n.queries)
+		t.Logf("%s: exit %d in %v (cpu %v): %d connections, %d round trips to connect, %d of statements",
+			strings.Join(args, " "), r.code, r.end.Sub(r.start).Round(time.Millisecond), r.cpu.Round(time.Millisecond), n.conns, n.startup, n.queries)
 		if r.code != 0 {
 			t.Fatalf("%s: %s", strings.Join(args, " "), r)
 		}

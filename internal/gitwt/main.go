@@ -145,3 +145,41 @@ func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
 }
+
+// OriginURL reads remote.origin.url from the clone's own config file,
+// as `git config --get remote.origin.url` prints it, without starting
+// git (a claim on a shared store names its project by it on every
+// command). ok is false when the file does not say it plainly — no such
+// key, an include, a quoted or continued value, an unusual layout — and
+// git must be asked.
+func OriginURL(dir string) (url string, ok bool) {
+	l, err := Discover(dir)
+	if err != nil {
+		return "", false
+	}
+	b, err := fsafe.ReadPath(filepath.Join(l.CommonDir, "config"), configLimit)
+	if err != nil {
+		return "", false
+	}
+	section := ""
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			section = strings.TrimSpace(strings.Trim(line, "[] \t"))
+			if strings.HasPrefix(strings.ToLower(section), "include") {
+				return "", false // settings elsewhere: git knows
+			}
+			continue
+		}
+		k, v, _ := strings.Cut(line, "=")
+		if section != `remote "origin"` || !strings.EqualFold(strings.TrimSpace(k), "url") {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		if v == "" || strings.ContainsAny(v, "\"\\;#") {
+			return "", false
+		}
+		url = v // the last one wins, as git's --get does
+	}
+	return url, url != ""
+}

@@ -164,6 +164,9 @@ func ProjectID(repoRoot, configured string) (string, error) {
 
 // originURL runs `git config --get remote.origin.url` in dir.
 func originURL(dir string) (string, error) {
+	if u, ok := gitwt.OriginURL(dir); ok {
+		return u, nil
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	origin, err := gitwt.Run(ctx, dir, "config", "--get", "remote.origin.url")
