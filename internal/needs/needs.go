@@ -239,110 +239,185 @@ func or(t, def time.Time) time.Time {
 	return t
 }
 
-// plan returns one plan's items.
+// plan returns one plan's items, step by step.
 func plan(p Plan, stall time.Duration, now time.Time) []Item {
-	var out []Item
-	add := func(task domain.TaskID, k Kind, since time.Time, clear, format string, args ...any) {
-		out = append(out, Item{Plan: p.ID, Task: task, Reason: Reason{k, fmt.Sprintf(format, args...)}, Since: or(since, now), Clear: clear})
-	}
-	stalled := false // said by an item of its own: no "stalled" besides
+	b := &items{p: p, now: now}
+	b.notImported()
+	b.reviewLock()
+	b.hookStalls()
+	b.reviewerFailing()
+	b.escalated()
+	b.cycle()
+	b.budget()
+	b.timeouts()
+	b.expiredLeases()
+	b.stalledLoop(stall)
+	return b.out
+}
+
+// items collects one plan's items.
+type items struct {
+	p       Plan
+	now     time.Time
+	out     []Item
+	stalled bool // said by an item of its own: no "stalled" besides
+}
+
+func (b *items) add(task domain.TaskID, k Kind, since time.Time, clear, format string, args ...any) {
+	b.out = append(b.out, Item{Plan: b.p.ID, Task: task, Reason: Reason{k, fmt.Sprintf(format, args...)}, Since: or(since, b.now), Clear: clear})
+}
+
+// notImported: this clone's events the shared store lacks.
+func (b *items) notImported() {
+	p := b.p
 	if p.NotImported > 0 {
-		add(0, CloneNotImported, time.Time{}, "`taskie store import "+p.ID+"`",
+		b.add(0, CloneNotImported, time.Time{}, "`taskie store import "+p.ID+"`",
 			"%d of this clone's %d events of plan %s are not in the shared store: other clones do not see them, and the views of the plan show this clone's own log",
 			p.NotImported, max(p.Events, p.NotImported), p.ID)
 	}
-	if l := p.Lock; l != nil {
-		stalled = true
-		if now.Before(l.Deadline) {
-			add(0, ReviewLock, l.Started, fmt.Sprintf("wait for its deadline (the next stop then ends it and reviews), or end it now: `kill -- -%d`", l.PGID),
-				"the review lock of plan %s is held by a reviewer whose hook (pid %d) was killed: every stop says a review is already running, and none runs until its deadline, %s",
-				p.ID, l.HookPID, l.Deadline.UTC().Format(dateMinute))
-		} else {
-			add(0, ReviewLock, l.Started, "`taskie continue"+p.PlanFlag+"` ends it (or the next stop does)",
-				"the review lock of plan %s is held by a reviewer whose hook (pid %d) was killed: every stop says a review is already running; its deadline passed at %s",
-				p.ID, l.HookPID, l.Deadline.UTC().Format(dateMinute))
-		}
+}
+
+// reviewLock: a review lock held by a killed hook's reviewer.
+func (b *items) reviewLock() {
+	p, l := b.p, b.p.Lock
+	if l == nil {
+		return
 	}
-	if last, ok := lastStop(p.Hook); ok && !p.Paused {
-		switch {
-		case strings.HasPrefix(last.Why, "plan choice: "+string(planchoice.SeveralPending)+":"):
-			add(0, PlanUnnamed, last.Time, "in the session, name it: `taskie status --plan "+p.ID+"`, then end the turn again (or `taskie pause --plan "+p.ID+"`)",
-				"plan %s waits for the hook with other plans and the session named none of them, so none is driven", p.ID)
-		case (last.Why == string(workflow.RPostOwed) || last.Why == string(workflow.RNoProgress)) && p.BlockOpen && p.Cycle.Review != "":
-			stalled = true
-			post := domain.PostReview(p.Cycle.Review)
-			add(0, BlocksIgnored, last.Time, fmt.Sprintf("tell the session to do the %s and record it with `taskie done %s%s`, or `taskie pause%s`", post, post, p.PlanFlag, p.PlanFlag),
-				"the session ended its turn without addressing the %s's block (no post-review recorded), so no review runs", p.Cycle.Review)
-		case last.Why == string(workflow.RBlockCap) && p.Cycle.Review != "":
-			stalled = true
-			add(0, BlockCap, last.Time, `send the session a new prompt (its next stop reviews again), or raise "block_cap" in .taskie/config.json`,
-				"the session reached its cap of blocks in a row (block_cap), so its %s loop stopped until a new prompt", p.Cycle.Review)
-		}
+	b.stalled = true
+	if b.now.Before(l.Deadline) {
+		b.add(0, ReviewLock, l.Started, fmt.Sprintf("wait for its deadline (the next stop then ends it and reviews), or end it now: `kill -- -%d`", l.PGID),
+			"the review lock of plan %s is held by a reviewer whose hook (pid %d) was killed: every stop says a review is already running, and none runs until its deadline, %s",
+			p.ID, l.HookPID, l.Deadline.UTC().Format(dateMinute))
+		return
 	}
-	if f, ok := repeatedFailure(p.Hook); ok {
-		what := "the reviewer failed twice in a row (" + f.Failure + "): " + f.Detail
-		if f.Log != "" {
-			what += " (output in " + f.Log + ")"
-		}
-		add(0, ReviewerFailing, f.Time, "fix the reviewer (`taskie doctor`: login, missing CLI), then end a turn to retry", "%s", what)
+	b.add(0, ReviewLock, l.Started, "`taskie continue"+p.PlanFlag+"` ends it (or the next stop does)",
+		"the review lock of plan %s is held by a reviewer whose hook (pid %d) was killed: every stop says a review is already running; its deadline passed at %s",
+		p.ID, l.HookPID, l.Deadline.UTC().Format(dateMinute))
+}
+
+// hookStalls: the last Stop decision says the loop waits for someone.
+func (b *items) hookStalls() {
+	p := b.p
+	last, ok := lastStop(p.Hook)
+	if !ok || p.Paused {
+		return
 	}
+	switch {
+	case strings.HasPrefix(last.Why, "plan choice: "+string(planchoice.SeveralPending)+":"):
+		b.add(0, PlanUnnamed, last.Time, "in the session, name it: `taskie status --plan "+p.ID+"`, then end the turn again (or `taskie pause --plan "+p.ID+"`)",
+			"plan %s waits for the hook with other plans and the session named none of them, so none is driven", p.ID)
+	case (last.Why == string(workflow.RPostOwed) || last.Why == string(workflow.RNoProgress)) && p.BlockOpen && p.Cycle.Review != "":
+		b.stalled = true
+		post := domain.PostReview(p.Cycle.Review)
+		b.add(0, BlocksIgnored, last.Time, fmt.Sprintf("tell the session to do the %s and record it with `taskie done %s%s`, or `taskie pause%s`", post, post, p.PlanFlag, p.PlanFlag),
+			"the session ended its turn without addressing the %s's block (no post-review recorded), so no review runs", p.Cycle.Review)
+	case last.Why == string(workflow.RBlockCap) && p.Cycle.Review != "":
+		b.stalled = true
+		b.add(0, BlockCap, last.Time, `send the session a new prompt (its next stop reviews again), or raise "block_cap" in .taskie/config.json`,
+			"the session reached its cap of blocks in a row (block_cap), so its %s loop stopped until a new prompt", p.Cycle.Review)
+	}
+}
+
+// reviewerFailing: the reviewer failed twice in a row.
+func (b *items) reviewerFailing() {
+	f, ok := repeatedFailure(b.p.Hook)
+	if !ok {
+		return
+	}
+	what := "the reviewer failed twice in a row (" + f.Failure + "): " + f.Detail
+	if f.Log != "" {
+		what += " (output in " + f.Log + ")"
+	}
+	b.add(0, ReviewerFailing, f.Time, "fix the reviewer (`taskie doctor`: login, missing CLI), then end a turn to retry", "%s", what)
+}
+
+// escalated: the tasks escalated to a human.
+func (b *items) escalated() {
+	p := b.p
 	for _, t := range p.Tasks {
-		if t.State == lifecycle.HumanEscalation {
-			from := ""
-			if t.EscalatedFrom != "" {
-				from = " (from " + string(t.EscalatedFrom) + ")"
-			}
-			add(t.ID, HumanEscalation, t.Since, fmt.Sprintf("decide, then `taskie task resolve %s --actor human%s` (or `taskie task abandon %s --actor human%s`)", t.ID, p.PlanFlag, t.ID, p.PlanFlag),
-				"task %s is escalated to a human%s", t.ID, from)
+		if t.State != lifecycle.HumanEscalation {
+			continue
 		}
+		from := ""
+		if t.EscalatedFrom != "" {
+			from = " (from " + string(t.EscalatedFrom) + ")"
+		}
+		b.add(t.ID, HumanEscalation, t.Since, fmt.Sprintf("decide, then `taskie task resolve %s --actor human%s` (or `taskie task abandon %s --actor human%s`)", t.ID, p.PlanFlag, t.ID, p.PlanFlag),
+			"task %s is escalated to a human%s", t.ID, from)
 	}
-	c := p.Cycle
+}
+
+// cycle: a review cycle stopped for a human or at its cap.
+func (b *items) cycle() {
+	p, c := b.p, b.p.Cycle
 	switch {
 	case c.NeedsHuman:
 		why := cmp.Or(c.Why, "the review cycle does not converge")
-		add(0, NeedsHuman, c.Since, "read `taskie findings"+p.PlanFlag+"`, decide, then `taskie resume"+p.PlanFlag+"`",
+		b.add(0, NeedsHuman, c.Since, "read `taskie findings"+p.PlanFlag+"`, decide, then `taskie resume"+p.PlanFlag+"`",
 			"%s: %s needs a human", why, cmp.Or(string(c.Review), "the review cycle"))
 	case c.NextIsReview && c.MaxReviews > 0 && c.Iteration >= c.MaxReviews && !p.Paused:
-		add(0, ReviewCap, c.Since, fmt.Sprintf("`taskie set max_reviews %d%s` to review again, or `taskie set next_phase %s%s` to move on", c.MaxReviews+4, p.PlanFlag, c.MoveOn, p.PlanFlag),
+		b.add(0, ReviewCap, c.Since, fmt.Sprintf("`taskie set max_reviews %d%s` to review again, or `taskie set next_phase %s%s` to move on", c.MaxReviews+4, p.PlanFlag, c.MoveOn, p.PlanFlag),
 			"%s reached its review cap (%d of %d)", c.Review, c.Iteration, c.MaxReviews)
 	}
-	if b := p.Budget; b.Known {
-		spent := b.Spent
-		if spent.USD == 0 {
-			spent.USD = b.SpentUSD
-		}
-		if o := ledger.CheckBudgets(b.Settings, spent, b.Task, b.TaskSpent, b.LastTook); o != nil {
-			add(0, BudgetSpent, b.Since, "raise "+strings.Join(quoted(o.Keys()), " or ")+" in .taskie/config.json, or move on without reviews",
-				"the review budget is spent: %s", o.String())
-		}
+}
+
+// budget: a review budget is spent.
+func (b *items) budget() {
+	bu := b.p.Budget
+	if !bu.Known {
+		return
 	}
+	spent := bu.Spent
+	if spent.USD == 0 {
+		spent.USD = bu.SpentUSD
+	}
+	if o := ledger.CheckBudgets(bu.Settings, spent, bu.Task, bu.TaskSpent, bu.LastTook); o != nil {
+		b.add(0, BudgetSpent, bu.Since, "raise "+strings.Join(quoted(o.Keys()), " or ")+" in .taskie/config.json, or move on without reviews",
+			"the review budget is spent: %s", o.String())
+	}
+}
+
+// timeouts: the tasks past their escalation timeout.
+func (b *items) timeouts() {
+	p := b.p
 	for _, t := range p.Tasks {
 		// A pending task waits its turn; `taskie query --stuck` lists it.
 		if t.State == lifecycle.Pending || t.State.Terminal() || t.State == lifecycle.HumanEscalation {
 			continue
 		}
-		if st := lifecycle.Status(t, now, p.Timeouts); st.Level >= lifecycle.LevelEscalate {
-			add(t.ID, Timeout, t.Since.Add(st.Limit*3/2), fmt.Sprintf("`taskie task escalate %s%s`, or move it on (`taskie task move %s …`)", t.ID, p.PlanFlag, t.ID),
+		if st := lifecycle.Status(t, b.now, p.Timeouts); st.Level >= lifecycle.LevelEscalate {
+			b.add(t.ID, Timeout, t.Since.Add(st.Limit*3/2), fmt.Sprintf("`taskie task escalate %s%s`, or move it on (`taskie task move %s …`)", t.ID, p.PlanFlag, t.ID),
 				"task %s has been in %s for %s, %d %% of its timeout of %s", t.ID, t.State, domain.ShortDuration(st.Elapsed), int(st.Elapsed*100/st.Limit), domain.ShortDuration(st.Limit))
 		}
 	}
-	claimsNow := or(p.ClaimsNow, now)
+}
+
+// expiredLeases: claims whose agent stopped renewing them.
+func (b *items) expiredLeases() {
+	p := b.p
+	claimsNow := or(p.ClaimsNow, b.now)
 	for _, cl := range p.Claims {
 		if cl.Endless() || cl.Live(claimsNow) {
 			continue
 		}
-		add(cl.Task, ExpiredLease, cl.Expires, fmt.Sprintf("`taskie claim %s --as AGENT%s` takes it over, or `taskie release %s --force%s` frees it", cl.Task, p.PlanFlag, cl.Task, p.PlanFlag),
+		b.add(cl.Task, ExpiredLease, cl.Expires, fmt.Sprintf("`taskie claim %s --as AGENT%s` takes it over, or `taskie release %s --force%s` frees it", cl.Task, p.PlanFlag, cl.Task, p.PlanFlag),
 			"task %s's lease held by %s expired %s ago: its agent stopped renewing it", cl.Task, cl.Agent, domain.ShortDuration(claimsNow.Sub(cl.Expires)))
 	}
-	if !stalled && !p.Paused && !c.NeedsHuman && c.Review != "" && !p.LastProgress.IsZero() {
-		quiet := now.Sub(p.LastProgress)
-		gone := p.SessionSeen.IsZero() || now.Sub(p.SessionSeen) > stall
-		if quiet > stall && gone {
-			add(0, Stalled, p.LastProgress.Add(stall), "start a session on the plan (`taskie continue"+p.PlanFlag+"` says what is next), or `taskie pause"+p.PlanFlag+"`",
-				"the %s loop made no progress for %s and its session is gone", c.Review, domain.ShortDuration(quiet))
-		}
+}
+
+// stalledLoop: a review loop with no progress and no session, unless an
+// item above already says why.
+func (b *items) stalledLoop(stall time.Duration) {
+	p, c := b.p, b.p.Cycle
+	if b.stalled || p.Paused || c.NeedsHuman || c.Review == "" || p.LastProgress.IsZero() {
+		return
 	}
-	return out
+	quiet := b.now.Sub(p.LastProgress)
+	gone := p.SessionSeen.IsZero() || b.now.Sub(p.SessionSeen) > stall
+	if quiet > stall && gone {
+		b.add(0, Stalled, p.LastProgress.Add(stall), "start a session on the plan (`taskie continue"+p.PlanFlag+"` says what is next), or `taskie pause"+p.PlanFlag+"`",
+			"the %s loop made no progress for %s and its session is gone", c.Review, domain.ShortDuration(quiet))
+	}
 }
 
 // dateMinute is how an item writes a time of day with its date.
