@@ -237,91 +237,114 @@ func position(data []byte, off int) (int, int) {
 }
 
 func (s *State) setField(k string, v json.RawMessage) error {
-	var err error
-	switch k {
-	case "max_reviews":
-		var n *int
-		if n, err = looseInt(v); err == nil && n != nil {
-			if *n < 0 {
-				return fmt.Errorf("must be ≥ 0, got %d", *n)
-			}
-			s.MaxReviews = *n
-		}
-	case "current_task":
-		s.CurrentTask, err = looseTask(v)
-	case "phase":
-		var p *string
-		if p, err = looseString(v); err == nil && p != nil {
-			s.Phase = domain.Phase(*p)
-		}
-	case "phase_iteration":
-		s.PhaseIteration, err = looseInt(v)
-	case "next_phase":
-		var p *string
-		p, err = looseString(v)
-		s.NextPhase = (*domain.Phase)(p)
-	case "review_model":
-		var p *string
-		if p, err = looseString(v); err == nil && p != nil {
-			s.ReviewModel = domain.Model(*p)
-		}
-	case "consecutive_clean":
-		var n *int
-		if n, err = looseInt(v); err == nil && n != nil {
-			if *n < 0 {
-				return fmt.Errorf("must be ≥ 0, got %d", *n)
-			}
-			s.ConsecutiveClean = *n
-		}
-	case "tdd":
-		var b *bool
-		if b, err = looseBool(v); err == nil && b != nil {
-			s.TDD = *b
-		}
-	case "enabled":
-		s.Enabled, err = looseBool(v)
-	case "session_id":
-		s.SessionID, err = looseStr(v)
-	case "worktree":
-		s.Worktree, err = looseStr(v)
-	case "base_sha":
-		s.BaseSHA, err = looseStr(v)
-	case "last_commit":
-		s.LastCommit, err = looseStr(v)
-	case "needs_human":
-		var b *bool
-		if b, err = looseBool(v); err == nil && b != nil {
-			s.NeedsHuman = *b
-		}
-	case "lifecycle":
-		t := bytes.TrimSpace(v)
-		switch {
-		case string(t) == "null":
-			s.Lifecycle = nil
-		case len(t) > 0 && t[0] == '{':
-			s.Lifecycle = append(LifecycleJSON(nil), t...)
-		default:
-			err = fmt.Errorf("expected an object or null, got %s", kind(t))
-		}
-	case "failed_tasks":
-		var raw []json.RawMessage
-		if err = json.Unmarshal(v, &raw); err != nil {
-			return fmt.Errorf("expected a list of task ids, got %s", kind(bytes.TrimSpace(v)))
-		}
-		s.FailedTasks = nil
-		for _, r := range raw {
-			var id *domain.TaskID
-			if id, err = looseTask(r); err != nil {
-				return err
-			}
-			if id != nil {
-				s.FailedTasks = append(s.FailedTasks, *id)
-			}
-		}
-	default:
+	set, ok := fieldSetters[k]
+	if !ok {
 		s.Extra[k] = v
+		return nil
+	}
+	return set(s, v)
+}
+
+// fieldSetters decode each known field of state.json loosely (a number
+// written as a string, a null where a default applies).
+var fieldSetters = map[string]func(s *State, v json.RawMessage) error{
+	"max_reviews":       func(s *State, v json.RawMessage) error { return setCount(&s.MaxReviews, v) },
+	"consecutive_clean": func(s *State, v json.RawMessage) error { return setCount(&s.ConsecutiveClean, v) },
+	"current_task": func(s *State, v json.RawMessage) (err error) {
+		s.CurrentTask, err = looseTask(v)
+		return err
+	},
+	"phase": func(s *State, v json.RawMessage) error { return setString(&s.Phase, v) },
+	"phase_iteration": func(s *State, v json.RawMessage) (err error) {
+		s.PhaseIteration, err = looseInt(v)
+		return err
+	},
+	"next_phase": func(s *State, v json.RawMessage) error {
+		p, err := looseString(v)
+		s.NextPhase = (*domain.Phase)(p)
+		return err
+	},
+	"review_model": func(s *State, v json.RawMessage) error { return setString(&s.ReviewModel, v) },
+	"tdd":          func(s *State, v json.RawMessage) error { return setBool(&s.TDD, v) },
+	"needs_human":  func(s *State, v json.RawMessage) error { return setBool(&s.NeedsHuman, v) },
+	"enabled": func(s *State, v json.RawMessage) (err error) {
+		s.Enabled, err = looseBool(v)
+		return err
+	},
+	"session_id":   func(s *State, v json.RawMessage) error { return setStr(&s.SessionID, v) },
+	"worktree":     func(s *State, v json.RawMessage) error { return setStr(&s.Worktree, v) },
+	"base_sha":     func(s *State, v json.RawMessage) error { return setStr(&s.BaseSHA, v) },
+	"last_commit":  func(s *State, v json.RawMessage) error { return setStr(&s.LastCommit, v) },
+	"lifecycle":    (*State).setLifecycle,
+	"failed_tasks": (*State).setFailedTasks,
+}
+
+// setCount sets a count that must not be negative; null keeps it.
+func setCount(dst *int, v json.RawMessage) error {
+	n, err := looseInt(v)
+	if err != nil || n == nil {
+		return err
+	}
+	if *n < 0 {
+		return fmt.Errorf("must be ≥ 0, got %d", *n)
+	}
+	*dst = *n
+	return nil
+}
+
+// setString sets a string-like field; null keeps it.
+func setString[T ~string](dst *T, v json.RawMessage) error {
+	p, err := looseString(v)
+	if err == nil && p != nil {
+		*dst = T(*p)
 	}
 	return err
+}
+
+// setStr sets a string field; null empties it.
+func setStr(dst *string, v json.RawMessage) (err error) {
+	*dst, err = looseStr(v)
+	return err
+}
+
+// setBool sets a flag; null keeps it.
+func setBool(dst *bool, v json.RawMessage) error {
+	b, err := looseBool(v)
+	if err == nil && b != nil {
+		*dst = *b
+	}
+	return err
+}
+
+func (s *State) setLifecycle(v json.RawMessage) error {
+	t := bytes.TrimSpace(v)
+	switch {
+	case string(t) == "null":
+		s.Lifecycle = nil
+	case len(t) > 0 && t[0] == '{':
+		s.Lifecycle = append(LifecycleJSON(nil), t...)
+	default:
+		return fmt.Errorf("expected an object or null, got %s", kind(t))
+	}
+	return nil
+}
+
+func (s *State) setFailedTasks(v json.RawMessage) error {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(v, &raw); err != nil {
+		return fmt.Errorf("expected a list of task ids, got %s", kind(bytes.TrimSpace(v)))
+	}
+	s.FailedTasks = nil
+	for _, r := range raw {
+		id, err := looseTask(r)
+		if err != nil {
+			return err
+		}
+		if id != nil {
+			s.FailedTasks = append(s.FailedTasks, *id)
+		}
+	}
+	return nil
 }
 
 func deref(p *string) string {
