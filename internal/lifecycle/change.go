@@ -103,12 +103,7 @@ func (n HeadNeed) Unmoved(head string) bool {
 func FollowChange(f ChangeFacts, e Edit) (Edit, *HeadNeed) {
 	orig := e
 	if e.State == nil {
-		// A change of Status cells, or any commit while a cell edited by
-		// hand waits: a task with a record gets its rendering, a hand edit
-		// its requested move; a task waiting in committing, its commit
-		// when it is there (a note written after it completes the task).
-		// Otherwise only the timeout levels due.
-		if f.Old == nil || len(f.Old.Lifecycle) == 0 || (len(e.Statuses) == 0 && !handEdited(f.Old, f.Cells) && !AwaitsCommit(f.Old)) {
+		if !movesWithoutState(f, e) {
 			return dueWarnings(f, e)
 		}
 		e.State = f.Old
@@ -118,46 +113,81 @@ func FollowChange(f ChangeFacts, e Edit) (Edit, *HeadNeed) {
 	if len(cues) == 0 && !settle && len(e.State.Lifecycle) == 0 {
 		return e, nil
 	}
-	tasks, err := Decode(e.State.Lifecycle)
-	if err != nil {
+	before, tasks, ok := decodeRecords(f.Old, e.State)
+	if !ok {
 		return e, nil
 	}
-	var before map[domain.TaskID]Task
-	if f.Old != nil {
-		if before, err = Decode(f.Old.Lifecycle); err != nil {
-			return e, nil
-		}
-	}
-	now := f.Now
 	actor := ActorAgent
 	if e.Actor == "hook" {
 		actor = ActorHook
 	}
-	onDisk := f.Cells
-	effs, kept := handEdits(before, tasks, onDisk, e.Statuses, now)
-	more, _ := Feed(tasks, cues, actor, now)
-	effs = append(effs, more...)
-	entering := EntersCommitting(effs)
-	if settle || entering {
-		if need := headNeed(tasks, effs, entering); need != nil && f.Head == nil {
-			return orig, need
+	effs, kept := handEdits(before, tasks, f.Cells, e.Statuses, f.Now)
+	more, _ := Feed(tasks, cues, actor, f.Now)
+	effs, need := followCommits(f, tasks, append(effs, more...), settle, actor)
+	if need != nil {
+		return orig, need
+	}
+	effs = append(effs, levelsCrossed(tasks, readiness(f.Rows, tasks), f.Now, f.Timeouts)...)
+	return recordMoves(f, orig, e, before, tasks, effs, kept), nil
+}
+
+// movesWithoutState reports whether a change that leaves state.json alone
+// still moves tasks: a change of Status cells, or any commit while a cell
+// edited by hand waits (a task with a record gets its rendering, a hand
+// edit its requested move), or a task waiting in committing (its commit
+// when it is there: a note written after it completes the task).
+// Otherwise only the timeout levels due are added.
+func movesWithoutState(f ChangeFacts, e Edit) bool {
+	if f.Old == nil || len(f.Old.Lifecycle) == 0 {
+		return false
+	}
+	return len(e.Statuses) > 0 || handEdited(f.Old, f.Cells) || AwaitsCommit(f.Old)
+}
+
+// decodeRecords decodes the tasks' records before and after the change;
+// ok is false when either does not decode (left for `taskie validate`).
+func decodeRecords(old, next *state.State) (before, tasks map[domain.TaskID]Task, ok bool) {
+	tasks, err := Decode(next.Lifecycle)
+	if err != nil {
+		return nil, nil, false
+	}
+	if old != nil {
+		if before, err = Decode(old.Lifecycle); err != nil {
+			return nil, nil, false
 		}
+	}
+	return before, tasks, true
+}
+
+// followCommits follows the commits of the tasks entering or waiting in
+// committing (settle): a task entering remembers HEAD, a task waiting
+// completes on its commit. It asks for HEAD when f.Head is nil.
+func followCommits(f ChangeFacts, tasks map[domain.TaskID]Task, effs []Effect, settle bool, actor Actor) ([]Effect, *HeadNeed) {
+	entering := EntersCommitting(effs)
+	if !settle && !entering {
+		return effs, nil
+	}
+	if need := headNeed(tasks, effs, entering); need != nil && f.Head == nil {
+		return effs, need
 	}
 	if entering && f.Head.Git {
 		// Remember HEAD: the task's commit is one made after it.
 		StampHead(tasks, effs, f.Head.Commit)
 	}
-	if settle || entering {
-		more, _ := Feed(tasks, CommitsSeen(tasks, f.Head), actor, now)
-		effs = append(effs, more...)
-	}
-	effs = append(effs, levelsCrossed(tasks, readiness(f.Rows, tasks), now, f.Timeouts)...)
-	statuses, restated := render(before, tasks, onDisk, e.Statuses, kept)
+	more, _ := Feed(tasks, CommitsSeen(tasks, f.Head), actor, f.Now)
+	return append(effs, more...), nil
+}
+
+// recordMoves writes the moves into the change: the Status cells they
+// render, the records, one event per effect, and the change's kind when
+// the lifecycle alone makes it.
+func recordMoves(f ChangeFacts, orig, e Edit, before, tasks map[domain.TaskID]Task, effs []Effect, kept map[domain.TaskID]bool) Edit {
+	statuses, restated := render(before, tasks, f.Cells, e.Statuses, kept)
 	if restated {
 		e.Statuses = statuses
 	}
 	if len(effs) == 0 && (!restated || orig.State == nil && len(statuses) == 0) {
-		return orig, nil
+		return orig
 	}
 	if orig.State == nil && e.Kind == "" {
 		e.Kind = events.LifecycleCommit
@@ -166,13 +196,13 @@ func FollowChange(f ChangeFacts, e Edit) (Edit, *HeadNeed) {
 		}
 	}
 	if len(effs) == 0 {
-		return e, nil
+		return e
 	}
 	n := e.State.Clone()
 	n.Lifecycle = Encode(tasks)
 	e.State = n
 	e.Events = append(slices.Clone(e.Events), Events(effs)...)
-	return e, nil
+	return e
 }
 
 // headNeed says what of HEAD following needs: nil when no task enters or
