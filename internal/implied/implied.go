@@ -15,6 +15,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/config"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
@@ -95,12 +96,27 @@ func PlanRouteFacts(p *store.Plan, st *state.State) workflow.RouteFacts {
 	if err != nil {
 		return workflow.RouteFacts{State: st}
 	}
-	return RouteFacts(s, st)
+	// Each task as every view shows it: a task whose commit is there is
+	// done (in memory; the next change records it).
+	return routeFacts(s, st, View(p, s, taskrec.Input{State: st, Timeouts: lifecycle.DefaultTimeouts()}))
 }
 
 // RouteFacts gathers from a snapshot what `taskie continue` needs; st may
 // be nil. The shell gathers it: the store only reads.
 func RouteFacts(s *store.Snapshot, st *state.State) workflow.RouteFacts {
+	var rs []taskrec.Record
+	if s.Tasks != nil {
+		from := st
+		if from == nil {
+			from = s.State
+		}
+		rs = taskrec.OfFiles(s.Tasks, from)
+	}
+	return routeFacts(s, st, rs)
+}
+
+// routeFacts is RouteFacts with each task's one record, rs.
+func routeFacts(s *store.Snapshot, st *state.State, rs []taskrec.Record) workflow.RouteFacts {
 	f := workflow.RouteFacts{
 		State:    st,
 		HasPlan:  s.Exists("plan.md"),
@@ -110,12 +126,7 @@ func RouteFacts(s *store.Snapshot, st *state.State) workflow.RouteFacts {
 	if s.Tasks != nil {
 		// Each task's one status: its lifecycle state's rendering, the
 		// Status cell for a task without a record.
-		from := st
-		if from == nil {
-			from = s.State
-		}
-		recs, _ := taskrec.Records(from)
-		for _, r := range taskrec.Fold(taskrec.Input{Tasks: s.Tasks, Records: recs}) {
+		for _, r := range rs {
 			if r.Row {
 				f.Tasks = append(f.Tasks, workflow.TaskFact{ID: r.ID, Status: r.Display})
 			}
