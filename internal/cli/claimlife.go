@@ -9,7 +9,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/gitwt"
-	"github.com/taskie-dev/taskie/internal/history"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/taskrec"
@@ -125,7 +124,7 @@ func (cp *coordPlan) commitLife(s *Streams, m lifeMove) (lifecycle.Task, error) 
 	}
 	for _, e := range evs {
 		if e.Event != string(lifecycle.KindCreated) {
-			fmt.Fprintf(s.Err, "%s\n", history.Message(e))
+			fmt.Fprintf(s.Err, "%s\n", eventMessage(e))
 		}
 	}
 	return rec, nil

@@ -10,7 +10,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/gitwt"
-	"github.com/taskie-dev/taskie/internal/history"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/store"
 )
@@ -105,7 +104,7 @@ func sayLife(s *Streams, lines []string) {
 		if json.Unmarshal([]byte(l), &e) != nil || e.Event == string(lifecycle.KindCreated) {
 			continue
 		}
-		fmt.Fprintf(s.Err, "%s\n", history.Message(e))
+		fmt.Fprintf(s.Err, "%s\n", eventMessage(e))
 	}
 }
 

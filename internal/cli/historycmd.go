@@ -13,7 +13,6 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
-	"github.com/taskie-dev/taskie/internal/history"
 	"github.com/taskie-dev/taskie/internal/store"
 )
 
@@ -193,12 +192,12 @@ type tsvRows struct{}
 // historyTable is history's piped header: the keys of an event in
 // --json that it shows (the commit's own record, set, sha and the like, is
 // left to --json).
-var historyTable = table{cols: history.Columns}
+var historyTable = table{cols: historyColumns}
 
 func (tsvRows) header(palette) string { return historyTable.header() }
 
 func (tsvRows) line(buf []byte, l *events.Lean) []byte {
-	for i, c := range history.LeanRow(l).TSV() {
+	for i, c := range leanHistoryRow(l).TSV() {
 		if i > 0 {
 			buf = append(buf, '\t')
 		}
@@ -220,7 +219,7 @@ func (alignedRows) header(p palette) string {
 }
 
 func (alignedRows) line(buf []byte, l *events.Lean) []byte {
-	return append(alignedRows{}.cells(buf, history.LeanRow(l).Cells()), '\n')
+	return append(alignedRows{}.cells(buf, leanHistoryRow(l).Cells()), '\n')
 }
 
 func (alignedRows) cells(buf []byte, cells []string) []byte {

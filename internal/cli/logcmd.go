@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/taskie-dev/taskie/internal/events"
-	"github.com/taskie-dev/taskie/internal/history"
 )
 
 // logOpts are the options of `taskie log`.
@@ -56,11 +55,11 @@ type logLines struct{}
 
 func (logLines) line(buf []byte, l *events.Lean) []byte {
 	buf = append(buf, '[')
-	buf = append(buf, history.LeanTS(l.TS)...)
+	buf = append(buf, leanTS(l.TS)...)
 	buf = append(buf, "] "...)
 	buf = append(buf, l.Event...)
 	buf = append(buf, ": "...)
-	buf = append(buf, history.LeanMessage(l)...)
+	buf = append(buf, leanEventMessage(l)...)
 	return append(buf, '\n')
 }
 
@@ -69,7 +68,7 @@ type logJSON struct{}
 
 func (logJSON) line(buf []byte, l *events.Lean) []byte {
 	buf = append(buf, `{"ts":`...)
-	buf = appendJSONString(buf, history.LeanTS(l.TS))
+	buf = appendJSONString(buf, leanTS(l.TS))
 	buf = append(buf, `,"event":`...)
 	buf = appendJSONString(buf, l.Event)
 	if l.Task != "" {
@@ -77,7 +76,7 @@ func (logJSON) line(buf []byte, l *events.Lean) []byte {
 		buf = appendJSONString(buf, l.Task)
 	}
 	buf = append(buf, `,"message":`...)
-	buf = appendJSONString(buf, history.LeanMessage(l))
+	buf = appendJSONString(buf, leanEventMessage(l))
 	return append(buf, "}\n"...)
 }
 

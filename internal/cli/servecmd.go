@@ -23,7 +23,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/fsafe"
-	"github.com/taskie-dev/taskie/internal/history"
 	"github.com/taskie-dev/taskie/internal/history/ledgerlog"
 	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/ledger"
@@ -482,7 +481,7 @@ func (src *serveSource) Task(_ context.Context, planID, arg string) (*serve.Task
 	}
 	slices.SortStableFunc(evs, func(a, b events.Event) int { return a.TS.Compare(b.TS) })
 	for _, e := range evs {
-		hr := history.HistoryRow(e)
+		hr := eventHistoryRow(e)
 		out.Timeline = append(out.Timeline, serve.Event{TS: hr.TS, Event: hr.Event, Change: dashOff(hr.Change), Actor: e.Actor, Summary: dashOff(hr.Summary)})
 	}
 	out.Reviews = reviewFiles(p, id)

@@ -16,7 +16,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/continuity"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
-	"github.com/taskie-dev/taskie/internal/history"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -453,7 +452,7 @@ func runTaskStatus(o *taskStatusOpts) error {
 	}
 	guard.done()
 	for _, e := range evs {
-		fmt.Fprintf(o.s.Err, "%s\n", history.Message(e))
+		fmt.Fprintf(o.s.Err, "%s\n", eventMessage(e))
 	}
 	if rec != nil {
 		releaseLeft(o.s, guard, task, rec.State)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
-	"github.com/taskie-dev/taskie/internal/history"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/parallel"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -206,7 +205,7 @@ func runTaskMove(o *taskMoveOpts) error {
 		guard.done()
 	}
 	for _, e := range evs {
-		fmt.Fprintf(o.s.Err, "%s\n", history.Message(e))
+		fmt.Fprintf(o.s.Err, "%s\n", eventMessage(e))
 	}
 	if !dup {
 		releaseLeft(o.s, guard, task, rec.State)

@@ -1,8 +1,6 @@
 package history
 
 import (
-	"bufio"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -57,27 +55,6 @@ func benchScan(b *testing.B, f events.Filter, fn func(*events.Lean) error) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/100_000, "ns/line")
 	b.ReportMetric(float64(n), "events")
-}
-
-// BenchmarkLeanHistory is `taskie history` piped over 100,000 events.
-func BenchmarkLeanHistory(b *testing.B) {
-	w := bufio.NewWriter(io.Discard)
-	benchScan(b, events.Filter{}, func(l *events.Lean) error {
-		r := LeanRow(l)
-		for _, c := range r.Cells() {
-			w.WriteString(c)
-		}
-		return nil
-	})
-}
-
-// BenchmarkLeanLog is `taskie log` over 100,000 events.
-func BenchmarkLeanLog(b *testing.B) {
-	w := bufio.NewWriter(io.Discard)
-	benchScan(b, events.Filter{}, func(l *events.Lean) error {
-		w.WriteString(LeanMessage(l))
-		return nil
-	})
 }
 
 // BenchmarkLeanTask is `taskie history T` over 100,000 events.

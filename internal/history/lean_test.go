@@ -16,67 +16,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 )
 
-// parityEvents cover every kind of message and meta value.
-var parityEvents = []events.Event{
-	ev(events.ReviewFinished, "3", "", "", map[string]any{"review": "code-review", "iteration": 2.0, "model": "sonnet", "verdict": "PASS", "cost_usd": 0.123, "duration_ms": 45000.0}),
-	ev(events.ReviewFinished, "", "", "", map[string]any{"review": "plan-review", "iteration": 1.0, "model": "opus", "verdict": "FAIL", "recorded": false}),
-	ev(events.ReviewStarted, "3", "", "", map[string]any{"review": "code-review", "iteration": 1.0, "model": "opus"}),
-	ev(events.ReviewFailed, "0", "", "", map[string]any{"review": "all-code-review", "iteration": 1.0, "failure": "timeout", "log": "x.log"}),
-	ev(events.PhaseChange, "3", "next-task", "code-review", map[string]any{"next_phase": "post-code-review", "phase_iteration": 1.0}),
-	ev(events.PhaseChange, "", "new-plan", "new-plan", map[string]any{"next_phase": nil, "phase_iteration": nil}),
-	ev(events.FieldSet, "", "", "", map[string]any{"field": "max_reviews", "value": "12"}),
-	ev(events.FieldSet, "", "", "", map[string]any{"field": "f", "value": map[string]any{"a": 1.0, "b": []any{true, nil, "x<y"}}}),
-	ev(events.PlanCreated, "", "", "", map[string]any{"tdd": true, "auto": true}),
-	ev(events.TaskStatus, "2", "", "done", nil),
-	{Event: events.Progress, Task: "2", Reason: "session 1: wrote\nthe parser\twith  tabs", TS: time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("x", 3600))},
-	{Event: events.ReviewsArchived, Reason: "a new cycle", Meta: map[string]any{"files": []any{"a", "b"}, "dir": ".taskie/archive/p"}},
-	{Event: "CTO_INTERVENTION", Task: "4", From: "a", To: "b", Reason: "stuck", Meta: map[string]any{"n": 1e21, "s": "é ✓", "f": 0.5}},
-	ev(string(lifecycle.KindFailure), "3", "quality_review", "quality_review", map[string]any{"failures": 2.0}),
-	ev(string(lifecycle.KindRecovery), "3", "cto_intervention", "testing", map[string]any{"action": "guided_retry", "note": "use X", "cto_attempts": 1.0}),
-	{Event: "MYSTERY"},
-}
-
-// TestLeanParity: an event read lean formats exactly as the decoded event.
-func TestLeanParity(t *testing.T) {
-	for _, e := range parityEvents {
-		line, err := json.Marshal(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var l events.Lean
-		if err := events.ParseLean(line, &l); err != nil {
-			t.Fatalf("%s: %v", line, err)
-		}
-		if diff := cmp.Diff(HistoryRow(e), LeanRow(&l)); diff != "" {
-			t.Errorf("%s: row (-decoded +lean):\n%s", line, diff)
-		}
-		if got, want := LeanMessage(&l), Message(e); got != want {
-			t.Errorf("%s: message %q, want %q", line, got, want)
-		}
-	}
-}
-
-func TestLifecycleMessages(t *testing.T) {
-	for _, tc := range []struct {
-		e    events.Event
-		want string
-	}{
-		{events.Event{Event: "TASK_CREATED", Task: "3", To: "pending", Actor: "hook", Reason: "task created"}, "task 3: created in pending by hook: task created"},
-		{events.Event{Event: "STATE_TRANSITION", Task: "3", From: "in_progress", To: "testing", Actor: "hook", Reason: "code review started"},
-			"task 3: in_progress → testing by hook: code review started"},
-		{events.Event{Event: "FAILURE", Task: "3", From: "quality_review", To: "quality_review", Actor: "hook", Meta: map[string]any{"failures": 2.0}},
-			"task 3: failure 2 in quality_review by hook"},
-		{events.Event{Event: "RECOVERY", Task: "3", From: "cto_intervention", To: "testing", Actor: "cto", Reason: "r",
-			Meta: map[string]any{"action": "guided_retry", "note": "use X", "cto_attempts": 1.0}},
-			"task 3: guided_retry cto_intervention → testing by cto (CTO attempt 1) [note: use X]: r"},
-		{events.Event{Event: events.LifecycleCommit, Task: "3", Reason: "task fail 3 by agent"}, "task 3: task fail 3 by agent"},
-	} {
-		if got := Message(tc.e); got != tc.want {
-			t.Errorf("Message(%s) = %q, want %q", tc.e.Event, got, tc.want)
-		}
-	}
-}
-
 // TestLifecycleFoldAndQuery folds lean lifecycle events (other kinds are
 // ignored) and selects tasks.
 func TestLifecycleFoldAndQuery(t *testing.T) {
@@ -188,17 +127,5 @@ func TestApplyLeanParity(t *testing.T) {
 	}
 	if a.Used["PHASE_CHANGE"] == 0 || a.Skipped["STATE_TRANSITION"] == 0 {
 		t.Errorf("the log replayed nothing: %+v", a)
-	}
-}
-
-// TestLeanSummaryByHand: meta written by hand (keys out of order, one
-// repeated) reads as encoding/json would decode it.
-func TestLeanSummaryByHand(t *testing.T) {
-	var l events.Lean
-	if err := events.ParseLean([]byte(`{"event":"X","meta":{"b":1,"a":"x  y","b":2.50,"c":{"z": 1}}}`), &l); err != nil {
-		t.Fatal(err)
-	}
-	if got, want := LeanRow(&l).Summary, `a=x y b=2.5 c={"z":1}`; got != want {
-		t.Errorf("summary %q, want %q", got, want)
 	}
 }

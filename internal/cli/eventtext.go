@@ -1,4 +1,10 @@
-package history
+package cli
+
+// The display form of the log's events: the rows of `taskie history` and
+// `taskie serve`, the one-line messages of `taskie log` and of the commands
+// that echo what they logged. Each formats an event decoded
+// (events.Event) or read lean (events.Lean, nothing decoded until asked
+// for) alike; the folds of the log stay in internal/history.
 
 import (
 	"bytes"
@@ -12,10 +18,11 @@ import (
 	"time"
 
 	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
 )
 
-// Row is one event as `taskie history` shows it.
-type Row struct {
+// eventRow is one event as `taskie history` shows it.
+type eventRow struct {
 	TS      string // RFC 3339
 	Plan    string
 	Event   string
@@ -29,15 +36,17 @@ type Row struct {
 	Summary string // reason and meta, "-" when neither
 }
 
-// Columns are the keys of an event in `taskie history --json` that the
+// historyColumns are the keys of an event in `taskie history --json` that the
 // piped table shows, in the log's order (TSV gives their cells).
-var Columns = []string{"ts", "plan", "task", "event", "from", "to", "actor", "reason", "meta"}
+var historyColumns = []string{"ts", "plan", "task", "event", "from", "to", "actor", "reason", "meta"}
 
 // Cells returns the row's columns on a terminal.
-func (r Row) Cells() []string { return []string{r.TS, r.Event, r.Task, r.Actor, r.Change, r.Summary} }
+func (r eventRow) Cells() []string {
+	return []string{r.TS, r.Event, r.Task, r.Actor, r.Change, r.Summary}
+}
 
-// TSV returns the row's cells under Columns.
-func (r Row) TSV() []string {
+// TSV returns the row's cells under historyColumns.
+func (r eventRow) TSV() []string {
 	return []string{r.TS, orDash(r.Plan), r.Task, r.Event, r.From, r.To, r.Actor, r.Reason, r.Meta}
 }
 
@@ -59,7 +68,7 @@ type metaView interface {
 	boolean(k string) (v, ok bool)
 	// has reports whether k is present, null included.
 	has(k string) bool
-	// text renders k's value as MetaSummary does.
+	// text renders k's value as summary does.
 	text(k string) string
 	// length is the length of an array value, false when not an array.
 	length(k string) (int, bool)
@@ -69,33 +78,33 @@ type metaView interface {
 	compact() string
 }
 
-// HistoryRow formats one event for `taskie history`.
-func HistoryRow(e events.Event) Row {
-	return historyRow(eventFields(e), mapMeta(e.Meta))
+// eventHistoryRow formats one event for `taskie history`.
+func eventHistoryRow(e events.Event) eventRow {
+	return buildHistoryRow(eventFields(e), mapMeta(e.Meta))
 }
 
-// LeanRow formats one lean event for `taskie history`.
-func LeanRow(l *events.Lean) Row {
+// leanHistoryRow formats one lean event for `taskie history`.
+func leanHistoryRow(l *events.Lean) eventRow {
 	m := newRawMeta(l.Meta)
 	defer m.free()
-	return historyRow(leanFields(l), m)
+	return buildHistoryRow(leanFields(l), m)
 }
 
 func eventFields(e events.Event) eventText {
-	return eventText{TS(e), e.Plan, e.Task, e.Event, e.From, e.To, e.Actor, e.Reason, func(k string) ([]byte, bool) {
+	return eventText{eventTS(e), e.Plan, e.Task, e.Event, e.From, e.To, e.Actor, e.Reason, func(k string) ([]byte, bool) {
 		v, ok := e.Set[k]
 		return v, ok
 	}}
 }
 
 func leanFields(l *events.Lean) eventText {
-	return eventText{LeanTS(l.TS), l.Plan, l.Task, l.Event, l.From, l.To, l.Actor, l.Reason, func(k string) ([]byte, bool) {
-		return rawSet(l.Raw, k)
+	return eventText{leanTS(l.TS), l.Plan, l.Task, l.Event, l.From, l.To, l.Actor, l.Reason, func(k string) ([]byte, bool) {
+		return rawSetValue(l.Raw, k)
 	}}
 }
 
-// rawSet finds set[k] in an event line, as the log holds it.
-func rawSet(line []byte, k string) (v []byte, ok bool) {
+// rawSetValue finds set[k] in an event line, as the log holds it.
+func rawSetValue(line []byte, k string) (v []byte, ok bool) {
 	_ = events.MetaEachRaw(line, func(key, val []byte) bool {
 		if !events.KeyIs(key, "set") {
 			return true
@@ -115,9 +124,9 @@ func rawSet(line []byte, k string) (v []byte, ok bool) {
 // or equal (a commit whose phase stayed), say none.
 func (e eventText) moved() bool { return e.from != e.to }
 
-func historyRow(e eventText, m metaView) Row {
-	r := Row{TS: e.ts, Plan: e.plan, Event: orDash(e.event), Task: orDash(e.task), Actor: orDash(e.actor), Change: "-",
-		From: "-", To: "-", Reason: orDash(oneLine(e.reason, 1000)), Meta: orDash(m.compact())}
+func buildHistoryRow(e eventText, m metaView) eventRow {
+	r := eventRow{TS: e.ts, Plan: e.plan, Event: orDash(e.event), Task: orDash(e.task), Actor: orDash(e.actor), Change: "-",
+		From: "-", To: "-", Reason: orDash(clipLine(e.reason, 1000)), Meta: orDash(m.compact())}
 	if e.moved() {
 		r.From, r.To = orDash(e.from), orDash(e.to)
 	}
@@ -132,7 +141,7 @@ func historyRow(e eventText, m metaView) Row {
 	}
 	var parts []string
 	if e.reason != "" {
-		parts = append(parts, oneLine(e.reason, 120))
+		parts = append(parts, clipLine(e.reason, 120))
 	}
 	if s := m.summary(); s != "" {
 		parts = append(parts, s)
@@ -141,12 +150,12 @@ func historyRow(e eventText, m metaView) Row {
 	return r
 }
 
-// TS renders an event's time in RFC 3339 (UTC when the log says so).
-func TS(e events.Event) string { return e.TS.Format(time.RFC3339) }
+// eventTS renders an event's time in RFC 3339 (UTC when the log says so).
+func eventTS(e events.Event) string { return e.TS.Format(time.RFC3339) }
 
-// LeanTS renders a logged time as TS does: the log's own text when it is
+// leanTS renders a logged time as eventTS does: the log's own text when it is
 // already RFC 3339 to the second in UTC, as taskie writes it.
-func LeanTS(s string) string {
+func leanTS(s string) string {
 	if len(s) == 20 && s[19] == 'Z' && s[10] == 'T' {
 		return s
 	}
@@ -165,7 +174,7 @@ func joinSorted(keys []string, val func(k string) string) string {
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
-		parts[i] = k + "=" + oneLine(val(k), 60)
+		parts[i] = k + "=" + clipLine(val(k), 60)
 	}
 	return strings.Join(parts, " ")
 }
@@ -175,7 +184,7 @@ type mapMeta map[string]any
 
 func (m mapMeta) str(k string) string { s, _ := m[k].(string); return s }
 func (m mapMeta) num(k string) (float64, bool) {
-	n, ok := asInt(m[k])
+	n, ok := metaInt(m[k])
 	if f, isF := m[k].(float64); isF {
 		return f, true
 	}
@@ -183,7 +192,7 @@ func (m mapMeta) num(k string) (float64, bool) {
 }
 func (m mapMeta) boolean(k string) (bool, bool) { b, ok := m[k].(bool); return b, ok }
 func (m mapMeta) has(k string) bool             { _, ok := m[k]; return ok }
-func (m mapMeta) text(k string) string          { return value(m[k]) }
+func (m mapMeta) text(k string) string          { return metaValueText(m[k]) }
 func (m mapMeta) length(k string) (int, bool) {
 	a, ok := m[k].([]any)
 	return len(a), ok
@@ -204,7 +213,7 @@ func (m mapMeta) compact() string {
 	return string(b)
 }
 
-func value(v any) string {
+func metaValueText(v any) string {
 	switch v := v.(type) {
 	case nil:
 		return "none" // human output: a cleared field, never JSON's null
@@ -278,7 +287,7 @@ func (m *rawMeta) num(k string) (float64, bool) {
 	}
 	if len(v) > 0 && v[0] == '"' {
 		s, _ := events.Text(v)
-		n, isInt := asInt(s)
+		n, isInt := metaInt(s)
 		return float64(n), isInt
 	}
 	f, err := strconv.ParseFloat(string(v), 64)
@@ -299,7 +308,7 @@ func (m *rawMeta) boolean(k string) (bool, bool) {
 func (m *rawMeta) has(k string) bool { _, ok := m.get(k); return ok }
 func (m *rawMeta) text(k string) string {
 	v, _ := m.get(k)
-	return rawText(v)
+	return rawJSONText(v)
 }
 func (m *rawMeta) length(k string) (int, bool) {
 	v, ok := m.get(k)
@@ -322,7 +331,7 @@ func (m *rawMeta) summary() string {
 	list := m.kv
 	for i := 1; i < len(list); i++ {
 		if string(list[i-1].k) >= string(list[i].k) || bytes.IndexByte(list[i].k, '\\') >= 0 {
-			list = sortKeys(list)
+			list = sortRawKeys(list)
 			break
 		}
 	}
@@ -338,10 +347,10 @@ func (m *rawMeta) summary() string {
 			b.WriteString(k)
 		}
 		b.WriteByte('=')
-		if plainString(e.v, 60) {
+		if plainJSONString(e.v, 60) {
 			b.Write(e.v[1 : len(e.v)-1])
 		} else {
-			b.WriteString(oneLine(rawText(e.v), 60))
+			b.WriteString(clipLine(rawJSONText(e.v), 60))
 		}
 	}
 	return b.String()
@@ -370,9 +379,9 @@ func (m *rawMeta) compact() string {
 	return b.String()
 }
 
-// sortKeys sorts meta's entries by decoded key, keeping the last of a
+// sortRawKeys sorts meta's entries by decoded key, keeping the last of a
 // repeated key.
-func sortKeys(list []rawKV) []rawKV {
+func sortRawKeys(list []rawKV) []rawKV {
 	type entry struct {
 		key string
 		kv  rawKV
@@ -393,9 +402,9 @@ func sortKeys(list []rawKV) []rawKV {
 	return out
 }
 
-// plainString reports whether v is a JSON string that oneLine would leave
+// plainJSONString reports whether v is a JSON string that clipLine would leave
 // as it is, so that its bytes can be written as they are.
-func plainString(v []byte, n int) bool {
+func plainJSONString(v []byte, n int) bool {
 	if len(v) < 2 || v[0] != '"' || len(v)-2 > n {
 		return false
 	}
@@ -408,8 +417,8 @@ func plainString(v []byte, n int) bool {
 	return true
 }
 
-// rawText renders a raw JSON value as value renders its decoded form.
-func rawText(v []byte) string {
+// rawJSONText renders a raw JSON value as metaValueText renders its decoded form.
+func rawJSONText(v []byte) string {
 	if len(v) == 0 || string(v) == "null" {
 		return "none"
 	}
@@ -430,10 +439,10 @@ func rawText(v []byte) string {
 	return string(v)
 }
 
-// oneLine puts s on one line (tabs and newlines become spaces, so the
+// clipLine puts s on one line (tabs and newlines become spaces, so the
 // tab-separated output keeps its columns) and clips it to n runes.
-func oneLine(s string, n int) string {
-	if len(s) <= n && plain(s) {
+func clipLine(s string, n int) string {
+	if len(s) <= n && plainLine(s) {
 		return s
 	}
 	s = strings.Join(strings.Fields(s), " ")
@@ -443,9 +452,9 @@ func oneLine(s string, n int) string {
 	return s
 }
 
-// plain reports whether s is ASCII with single inner spaces and no other
-// white space, which oneLine leaves as it is.
-func plain(s string) bool {
+// plainLine reports whether s is ASCII with single inner spaces and no other
+// white space, which clipLine leaves as it is.
+func plainLine(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c < ' ' || c >= 0x7f {
@@ -465,17 +474,17 @@ func orDash(s string) string {
 	return s
 }
 
-// Message is a short human sentence for one event.
-func Message(e events.Event) string { return message(eventFields(e), mapMeta(e.Meta)) }
+// eventMessage is a short human sentence for one event.
+func eventMessage(e events.Event) string { return buildEventMessage(eventFields(e), mapMeta(e.Meta)) }
 
-// LeanMessage is Message for a lean event.
-func LeanMessage(l *events.Lean) string {
+// leanEventMessage is eventMessage for a lean event.
+func leanEventMessage(l *events.Lean) string {
 	m := newRawMeta(l.Meta)
 	defer m.free()
-	return message(leanFields(l), m)
+	return buildEventMessage(leanFields(l), m)
 }
 
-func message(e eventText, m metaView) string {
+func buildEventMessage(e eventText, m metaView) string {
 	task := ""
 	if e.task != "" {
 		task = "task " + e.task
@@ -494,36 +503,36 @@ func message(e eventText, m metaView) string {
 		msg += ")"
 	case events.PhaseChange:
 		msg = phaseMessage(e, m)
-		msg = prefix(task, msg)
+		msg = taskPrefix(task, msg)
 	case events.FieldSet:
-		msg = prefix(task, fieldMessage(e, m))
+		msg = taskPrefix(task, fieldMessage(e, m))
 	case events.ReviewStarted, events.ReviewFinished, events.ReviewFailed:
 		msg = reviewMessage(e, m)
 	case events.Progress:
-		msg = prefix(task, oneLine(e.reason, 200))
+		msg = taskPrefix(task, clipLine(e.reason, 200))
 	case events.TaskStatus:
-		msg = prefix(task, "status "+orDash(e.to))
+		msg = taskPrefix(task, "status "+orDash(e.to))
 	case events.ReviewsArchived:
-		msg = oneLine(e.reason, 120)
+		msg = clipLine(e.reason, 120)
 		if n, ok := m.length("files"); ok {
 			msg += fmt.Sprintf(": %d file(s) moved to %s", n, m.str("dir"))
 		}
 	case events.LifecycleCommit:
-		msg = prefix(task, oneLine(e.reason, 120))
+		msg = taskPrefix(task, clipLine(e.reason, 120))
 	case lcCreated, lcTransition, lcFailure, lcCTO, lcEscalated, lcRecovery, lcTimeout:
-		msg = prefix(task, lifecycleMessage(e, m))
+		msg = taskPrefix(task, lifecycleMessage(e, m))
 	default:
 		var parts []string
 		if e.moved() {
 			parts = append(parts, strings.TrimSpace(e.from+" → "+e.to))
 		}
 		if e.reason != "" {
-			parts = append(parts, oneLine(e.reason, 120))
+			parts = append(parts, clipLine(e.reason, 120))
 		}
 		if s := m.summary(); s != "" {
 			parts = append(parts, s)
 		}
-		msg = prefix(task, strings.Join(parts, ": "))
+		msg = taskPrefix(task, strings.Join(parts, ": "))
 	}
 	if msg == "" {
 		msg = "-"
@@ -554,7 +563,7 @@ func fieldMessage(e eventText, m metaView) string {
 		val = m.text("value")
 	case e.set != nil:
 		if v, ok := e.set(field); ok {
-			val = oneLine(rawText(v), 120)
+			val = clipLine(rawJSONText(v), 120)
 		}
 	}
 	msg := field + " = " + val
@@ -604,7 +613,7 @@ func reviewMessage(e eventText, m metaView) string {
 			extra = append(extra, "$"+strconv.FormatFloat(c, 'f', 2, 64))
 		}
 		if ms, ok := m.num("duration_ms"); ok && ms > 0 && ms == float64(int(ms)) {
-			extra = append(extra, Duration(int(ms)))
+			extra = append(extra, msDuration(int(ms)))
 		}
 		if len(extra) > 0 {
 			msg += " (" + strings.Join(extra, ", ") + ")"
@@ -642,7 +651,7 @@ func reviewName(e eventText, m metaView) string {
 	return s
 }
 
-func prefix(task, msg string) string {
+func taskPrefix(task, msg string) string {
 	switch {
 	case task == "":
 		return msg
@@ -652,11 +661,78 @@ func prefix(task, msg string) string {
 	return task + ": " + msg
 }
 
-// Duration renders milliseconds briefly: "850ms", "45s", "2m5s".
-func Duration(ms int) string {
+// msDuration renders milliseconds briefly: "850ms", "45s", "2m5s".
+func msDuration(ms int) string {
 	d := time.Duration(ms) * time.Millisecond
 	if d < time.Second {
 		return d.String()
 	}
 	return d.Round(time.Second).String()
+}
+
+// The lifecycle's event kinds (lifecycle.Kind), as the log writes them.
+const (
+	lcCreated    = string(lifecycle.KindCreated)
+	lcTransition = string(lifecycle.KindTransition)
+	lcFailure    = string(lifecycle.KindFailure)
+	lcCTO        = string(lifecycle.KindCTO)
+	lcEscalated  = string(lifecycle.KindEscalated)
+	lcRecovery   = string(lifecycle.KindRecovery)
+	lcTimeout    = string(lifecycle.KindTimeout)
+)
+
+// lifecycleMessage renders a lifecycle effect: "in_progress → testing by
+// hook: code review started", "failure 2 in quality_review by hook: …",
+// "retry cto_intervention → testing by cto (CTO attempt 1): …".
+func lifecycleMessage(e eventText, m metaView) string {
+	var msg string
+	switch e.event {
+	case lcCreated:
+		msg = "created in " + orDash(e.to)
+	case lcTimeout:
+		msg = "timeout " + orDash(m.str("level")) + " in " + orDash(e.from)
+	case lcFailure:
+		msg = "failure in " + orDash(e.from)
+		if n, ok := m.num("failures"); ok && n > 0 {
+			msg = "failure " + strconv.Itoa(int(n)) + " in " + orDash(e.from)
+		}
+	default:
+		msg = orDash(e.from) + " → " + orDash(e.to)
+		if a := m.str("action"); a != "" {
+			msg = a + " " + msg
+		}
+	}
+	if e.actor != "" {
+		msg += " by " + e.actor
+	}
+	if n, ok := m.num("cto_attempts"); ok && n > 0 {
+		msg += " (CTO attempt " + strconv.Itoa(int(n)) + ")"
+	}
+	if note := m.str("note"); note != "" && note != e.reason {
+		msg += " [note: " + clipLine(note, 120) + "]"
+	}
+	if e.reason != "" {
+		msg += ": " + clipLine(e.reason, 120)
+	}
+	return msg
+}
+
+// metaInt reads a meta number (float64 after decoding), an int or a
+// numeric string.
+func metaInt(v any) (int, bool) {
+	switch v := v.(type) {
+	case float64:
+		if v == float64(int(v)) {
+			return int(v), true
+		}
+	case int:
+		return v, true
+	case json.Number:
+		n, err := strconv.Atoi(v.String())
+		return n, err == nil
+	case string:
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		return n, err == nil
+	}
+	return 0, false
 }
