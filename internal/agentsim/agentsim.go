@@ -29,7 +29,28 @@ type Agent struct {
 	// Transcript, when set, is sent as transcript_path.
 	Transcript string
 	Stops      []Stop
+	// Tasks is the plan create-tasks writes; nil: DemoTasks.
+	Tasks []Task
+	// ClaimAs, when set, names the agent each task is claimed for
+	// (`taskie claim T --as NAME`) before the agent starts it, as an
+	// orchestrator that hands tasks out does: it makes a plan "run with
+	// claims", whose status shows the current wave.
+	ClaimAs func(task string) string
+	// BeforeStart, when set, runs before the agent claims and starts a
+	// task: what other agents did to it first (a failed attempt, say).
+	BeforeStart func(task string) error
+	// AfterStop, when set, runs after each stop of Play; an error ends the play.
+	AfterStop func(Stop) error
 }
+
+// Task is one row of the tasks.md createTasks writes.
+type Task struct {
+	Deps  string // "-" or ids, comma-separated
+	Files string // the Files cell ("-": none)
+}
+
+// DemoTasks is the demo's plan: two steps, the second after the first.
+var DemoTasks = []Task{{Deps: "-", Files: "step1.txt"}, {Deps: "1", Files: "step2.txt"}}
 
 // Stop is the answer of one `taskie hook stop`.
 type Stop struct {
@@ -177,6 +198,18 @@ func (a *Agent) Act(r Route) error {
 	case r.Action == "create-tasks":
 		return a.createTasks()
 	case r.Action == "complete-task" || r.Action == "complete-task-tdd":
+		if a.BeforeStart != nil {
+			if err := a.BeforeStart(r.Task); err != nil {
+				return err
+			}
+		}
+		if a.ClaimAs != nil {
+			who := a.ClaimAs(r.Task)
+			a.say("agent: taskie claim %s --as %s (hands the task to %s)", r.Task, who, who)
+			if _, err := a.Run("claim", r.Task, "--as", who, "--plan", a.Plan); err != nil {
+				return err
+			}
+		}
 		if _, err := a.Run("start", r.Task, "--auto", "--plan", a.Plan); err != nil {
 			return err
 		}
@@ -235,16 +268,18 @@ func num(v any) float64 {
 	return 0
 }
 
-// Tasks is how many tasks createTasks writes.
-const Tasks = 2
-
 func (a *Agent) createTasks() error {
+	tasks := a.Tasks
+	if tasks == nil {
+		tasks = DemoTasks
+	}
 	var b strings.Builder
-	b.WriteString("| Id | Status | Title | Depends on |\n|----|--------|-------|------------|\n")
-	for i := 1; i <= Tasks; i++ {
-		fmt.Fprintf(&b, "| %d | pending | Step %d of the demo | %s |\n", i, i, map[bool]string{true: "-", false: strconv.Itoa(i - 1)}[i == 1])
-		task := fmt.Sprintf("# Task %d: step %d\n\n### Subtask %d.1: write it\n- **Status**: pending\n", i, i, i)
-		if err := a.write(fmt.Sprintf("task-%d.md", i), task); err != nil {
+	b.WriteString("| Id | Status | Title | Depends on | Files |\n|----|--------|-------|------------|-------|\n")
+	for i, t := range tasks {
+		id := i + 1
+		fmt.Fprintf(&b, "| %d | pending | Step %d of the demo | %s | %s |\n", id, id, t.Deps, t.Files)
+		task := fmt.Sprintf("# Task %d: step %d\n\n### Subtask %d.1: write it\n- **Status**: pending\n", id, id, id)
+		if err := a.write(fmt.Sprintf("task-%d.md", id), task); err != nil {
 			return err
 		}
 	}
@@ -278,6 +313,11 @@ func (a *Agent) Play(maxStops int) error {
 		s, err := a.StopHook(active)
 		if err != nil {
 			return err
+		}
+		if a.AfterStop != nil {
+			if err := a.AfterStop(s); err != nil {
+				return err
+			}
 		}
 		r, err := a.Continue()
 		if err != nil {
