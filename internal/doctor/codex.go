@@ -85,92 +85,116 @@ func codexTrust(e Env, root string) (Check, bool) {
 	if err != nil {
 		return Check{Name: "codex hook trust", Detail: err.Error(), Fix: "fix " + config + " (Codex cannot read it either)"}, true
 	}
-	var own install.OwnCodexHooks
+	t := trustCheck{config: config, cfg: cfg}
 	if e.Assets != nil {
-		if own, err = install.CodexOwnHooks(e.Assets); err != nil {
+		if t.own, err = install.CodexOwnHooks(e.Assets); err != nil {
 			return Check{Name: "codex hook trust", Detail: "taskie's own codex/hooks.json: " + err.Error(), Fix: "reinstall taskie"}, true
 		}
 	}
-	var problems, fixes, fine []string
-	found := false
 	for _, f := range codexHooksFiles(e, root) {
-		all, err := install.CodexHooksIn(f.project, f.path, f.key, true)
-		if err != nil {
-			found = true
-			problems = append(problems, err.Error())
-			fixes = append(fixes, "fix "+f.path)
-			continue
-		}
-		var hooks []install.CodexHook
-		for _, h := range all {
-			if own.Kind(h) != install.HookOther {
-				hooks = append(hooks, h)
-			}
-		}
-		if len(hooks) == 0 {
-			continue
-		}
-		found = true
-		events := map[string]bool{}
-		bad := false
-		for _, h := range hooks {
-			events[h.Event] = true
-			st := cfg.States[h.Key]
-			lookalike := own != nil && own.Kind(h) == install.HookLookalike
-			switch {
-			case lookalike && !install.RunsOnlyTaskie(h.Command):
-				state, entry := "not trusted", ""
-				if st.TrustedHash != "" {
-					entry = fmt.Sprintf(" (and [hooks.state.%q] from %s)", h.Key, config)
-				}
-				if st.TrustedHash == h.Hash && !st.Disabled {
-					state = "TRUSTED: Codex runs it"
-				}
-				problems = append(problems, fmt.Sprintf("%s hook %q in %s runs more than a taskie hook and is not what taskie installs (%s)", h.Event, h.Command, f.path, state))
-				fixes = append(fixes, fmt.Sprintf("read it; unless you wrote it, delete it from %s%s, then run %s", f.path, entry, f.install))
-			case st.Disabled:
-				problems = append(problems, fmt.Sprintf("%s hook %q is disabled in %s", h.Event, h.Command, config))
-				fixes = append(fixes, fmt.Sprintf("remove enabled = false from [hooks.state.%q]", h.Key))
-			case lookalike && st.TrustedHash != h.Hash:
-				problems = append(problems, fmt.Sprintf("%s hook %q in %s differs from what taskie installs and is not trusted as it is: Codex skips it (taskie trusts only the hooks exactly as it writes them)", h.Event, h.Command, f.path))
-				fixes = append(fixes, fmt.Sprintf("if you want it as it is, trust it in Codex with /hooks; else delete it from %s and run %s", f.path, f.install))
-			case st.TrustedHash == "":
-				bad = true
-				problems = append(problems, fmt.Sprintf("%s hook %q in %s is not trusted: Codex skips it without a warning", h.Event, h.Command, f.path))
-			case st.TrustedHash != h.Hash:
-				bad = true
-				problems = append(problems, fmt.Sprintf("%s hook %q in %s changed since it was trusted (stale hash): Codex skips it", h.Event, h.Command, f.path))
-			case lookalike:
-				fine = append(fine, h.Event+" (yours: differs from what taskie installs)")
-			default:
-				fine = append(fine, h.Event)
-			}
-		}
-		if !events["SessionStart"] {
-			bad = true
-			problems = append(problems, fmt.Sprintf("no SessionStart hook in %s: a new Codex session is not told where the plan stands", f.path))
-		}
-		if bad {
-			fixes = append(fixes, f.install+"   (writes the hooks and their trust; or trust them in Codex with /hooks)")
-		}
-		if f.project != "" {
-			if ok, _ := install.CodexProjectTrusted(config, f.project); !ok {
-				problems = append(problems, fmt.Sprintf("Codex reads %s only in a trusted project, and %s is not trusted", filepath.Dir(f.path), f.project))
-				fixes = append(fixes, "start codex in "+f.project+" and trust the project")
-			}
-		}
+		t.file(f)
 	}
-	if !found {
+	if !t.found {
 		return Check{}, false
 	}
 	if cfg.HooksOff != "" {
-		problems = append(problems, cfg.HooksOff+" in "+config+": Codex runs no hook at all")
-		fixes = append(fixes, "remove that line from "+config)
+		t.problem(cfg.HooksOff+" in "+config+": Codex runs no hook at all", "remove that line from "+config)
 	}
-	if len(problems) > 0 {
-		return Check{Name: "codex hook trust", Detail: strings.Join(problems, "; "), Fix: strings.Join(dedupe(fixes), "; ")}, true
+	if len(t.problems) > 0 {
+		return Check{Name: "codex hook trust", Detail: strings.Join(t.problems, "; "), Fix: strings.Join(dedupe(t.fixes), "; ")}, true
 	}
-	return Check{Name: "codex hook trust", OK: true, Detail: "trusted: " + strings.Join(dedupe(fine), ", ")}, true
+	return Check{Name: "codex hook trust", OK: true, Detail: "trusted: " + strings.Join(dedupe(t.fine), ", ")}, true
+}
+
+// trustCheck gathers what codexTrust finds, file by file.
+type trustCheck struct {
+	config                string // Codex's config.toml
+	cfg                   install.CodexConfig
+	own                   install.OwnCodexHooks
+	problems, fixes, fine []string
+	found                 bool // a hooks file with a taskie hook (or unreadable)
+}
+
+// problem adds a problem and, when fix is not "", its fix.
+func (t *trustCheck) problem(p, fix string) {
+	t.problems = append(t.problems, p)
+	if fix != "" {
+		t.fixes = append(t.fixes, fix)
+	}
+}
+
+// file checks the taskie hooks of one hooks file.
+func (t *trustCheck) file(f codexHooksFile) {
+	all, err := install.CodexHooksIn(f.project, f.path, f.key, true)
+	if err != nil {
+		t.found = true
+		t.problem(err.Error(), "fix "+f.path)
+		return
+	}
+	var hooks []install.CodexHook
+	for _, h := range all {
+		if t.own.Kind(h) != install.HookOther {
+			hooks = append(hooks, h)
+		}
+	}
+	if len(hooks) == 0 {
+		return
+	}
+	t.found = true
+	events := map[string]bool{}
+	bad := false
+	for _, h := range hooks {
+		events[h.Event] = true
+		bad = t.hook(f, h) || bad
+	}
+	if !events["SessionStart"] {
+		bad = true
+		t.problem(fmt.Sprintf("no SessionStart hook in %s: a new Codex session is not told where the plan stands", f.path), "")
+	}
+	if bad {
+		t.fixes = append(t.fixes, f.install+"   (writes the hooks and their trust; or trust them in Codex with /hooks)")
+	}
+	if f.project != "" {
+		if ok, _ := install.CodexProjectTrusted(t.config, f.project); !ok {
+			t.problem(fmt.Sprintf("Codex reads %s only in a trusted project, and %s is not trusted", filepath.Dir(f.path), f.project),
+				"start codex in "+f.project+" and trust the project")
+		}
+	}
+}
+
+// hook checks one taskie hook; bad means installing fixes it.
+func (t *trustCheck) hook(f codexHooksFile, h install.CodexHook) (bad bool) {
+	st := t.cfg.States[h.Key]
+	lookalike := t.own != nil && t.own.Kind(h) == install.HookLookalike
+	switch {
+	case lookalike && !install.RunsOnlyTaskie(h.Command):
+		state, entry := "not trusted", ""
+		if st.TrustedHash != "" {
+			entry = fmt.Sprintf(" (and [hooks.state.%q] from %s)", h.Key, t.config)
+		}
+		if st.TrustedHash == h.Hash && !st.Disabled {
+			state = "TRUSTED: Codex runs it"
+		}
+		t.problem(fmt.Sprintf("%s hook %q in %s runs more than a taskie hook and is not what taskie installs (%s)", h.Event, h.Command, f.path, state),
+			fmt.Sprintf("read it; unless you wrote it, delete it from %s%s, then run %s", f.path, entry, f.install))
+	case st.Disabled:
+		t.problem(fmt.Sprintf("%s hook %q is disabled in %s", h.Event, h.Command, t.config),
+			fmt.Sprintf("remove enabled = false from [hooks.state.%q]", h.Key))
+	case lookalike && st.TrustedHash != h.Hash:
+		t.problem(fmt.Sprintf("%s hook %q in %s differs from what taskie installs and is not trusted as it is: Codex skips it (taskie trusts only the hooks exactly as it writes them)", h.Event, h.Command, f.path),
+			fmt.Sprintf("if you want it as it is, trust it in Codex with /hooks; else delete it from %s and run %s", f.path, f.install))
+	case st.TrustedHash == "":
+		t.problem(fmt.Sprintf("%s hook %q in %s is not trusted: Codex skips it without a warning", h.Event, h.Command, f.path), "")
+		return true
+	case st.TrustedHash != h.Hash:
+		t.problem(fmt.Sprintf("%s hook %q in %s changed since it was trusted (stale hash): Codex skips it", h.Event, h.Command, f.path), "")
+		return true
+	case lookalike:
+		t.fine = append(t.fine, h.Event+" (yours: differs from what taskie installs)")
+	default:
+		t.fine = append(t.fine, h.Event)
+	}
+	return false
 }
 
 func dedupe(xs []string) []string {
