@@ -258,24 +258,8 @@ func (src *serveSource) Plan(_ context.Context, id string) (*serve.Plan, error) 
 	if err != nil {
 		return nil, err
 	}
-	out := &serve.Plan{ID: p.ID, Phase: v.Phase, Mode: v.Mode, Stage: v.Stage, Paused: v.Paused, Done: v.Tasks.Done, Total: v.Tasks.Total,
-		SpentUSD: v.SpentUSD, BudgetUSD: v.BudgetUSD, Reviews: v.Reviews, TaskTitle: v.TaskTitle, Review: reviewText(v.Review), At: src.clk.Now()}
-	if v.NextPhase != nil {
-		out.Next = string(*v.NextPhase)
-	}
-	if v.CurrentTask != nil {
-		out.CurrentTask = *v.CurrentTask
-	}
-	if r := v.Running; r != nil {
-		out.Running = fmt.Sprintf("%s iteration %d, model %s, reviewer %s, for %s", r.Review, r.Iteration, r.Model, r.Reviewer, r.Elapsed)
-	}
-	if items, err := needsOf(src.r, p, src.clk); err == nil {
-		for _, n := range toNeeds(needsViews(items)) {
-			if n.Plan == p.ID {
-				out.Needs = append(out.Needs, n)
-			}
-		}
-	}
+	out := planHeader(p.ID, v, src.clk.Now())
+	out.Needs = src.needs(p, "")
 	costs := readCosts(p, "")
 	out.Costs = costs.points
 	if n := len(costs.points); n > 0 {
@@ -283,52 +267,11 @@ func (src *serveSource) Plan(_ context.Context, id string) (*serve.Plan, error) 
 	}
 	// As `taskie task list` and `task show`: every clone's records with a
 	// shared store, and the tasks never moved counted as pending.
-	claims := map[string]claimStatusView{}
-	for _, c := range planClaims(p) {
-		claims[c.Task] = c
-	}
 	records := planRecords(p, taskrec.Input{})
-	ts, _, err := p.Tasks()
-	if err == nil && ts != nil {
-		for _, r := range records {
-			if !r.Row {
-				continue
-			}
-			id := r.ID
-			row := serve.TaskRow{ID: id.String(), Title: oneLineCell(r.Title), Status: r.Display, CostUSD: costs.cost[id.String()],
-				Tokens: costs.tokens[id.String()], Round: costs.round[id.String()]}
-			if r.Recorded || r.State == lifecycle.Pending {
-				row.State, row.InState = string(r.State), domain.ShortDuration(r.InState)
-			}
-			if c, ok := claims[id.String()]; ok {
-				row.Holder, row.Lease, row.LeaseLive = c.Agent, c.ExpiresIn, c.Live
-				if c.Live {
-					row.Lease = "expires in " + c.ExpiresIn
-				}
-			}
-			open := map[domain.Severity]int{}
-			for _, f := range costs.ledger.Ledger(ledgerlog.SeriesOf(domain.Phase("code-review"), id)).Findings() {
-				if f.Status == ledger.Open {
-					open[f.Severity]++
-				}
-			}
-			for _, sv := range severities() {
-				if open[sv] > 0 {
-					row.Open = append(row.Open, serve.SeverityCount{Severity: string(sv), N: open[sv]})
-				}
-			}
-			out.Tasks = append(out.Tasks, row)
-		}
+	if ts, _, err := p.Tasks(); err == nil && ts != nil {
+		out.Tasks = taskRows(p, records, costs)
 	}
-	count := map[lifecycle.State]int{}
-	for _, r := range records {
-		if r.Recorded || r.State == lifecycle.Pending {
-			count[r.State]++
-		}
-	}
-	for _, st := range lifecycle.States() {
-		out.States = append(out.States, serve.StateCount{State: string(st), N: count[st]})
-	}
+	out.States = stateCounts(records)
 	if waves, err := planWaves(p); err != nil {
 		out.Warnings = append(out.Warnings, "the parallel waves cannot be shown: "+err.Error())
 	} else {
@@ -339,6 +282,98 @@ func (src *serveSource) Plan(_ context.Context, id string) (*serve.Plan, error) 
 		out.Warnings = append(out.Warnings, w)
 	}
 	return out, nil
+}
+
+// planHeader is the plan page's summary, from `taskie status`.
+func planHeader(id string, v *statusView, at time.Time) *serve.Plan {
+	out := &serve.Plan{ID: id, Phase: v.Phase, Mode: v.Mode, Stage: v.Stage, Paused: v.Paused, Done: v.Tasks.Done, Total: v.Tasks.Total,
+		SpentUSD: v.SpentUSD, BudgetUSD: v.BudgetUSD, Reviews: v.Reviews, TaskTitle: v.TaskTitle, Review: reviewText(v.Review), At: at}
+	if v.NextPhase != nil {
+		out.Next = string(*v.NextPhase)
+	}
+	if v.CurrentTask != nil {
+		out.CurrentTask = *v.CurrentTask
+	}
+	if r := v.Running; r != nil {
+		out.Running = fmt.Sprintf("%s iteration %d, model %s, reviewer %s, for %s", r.Review, r.Iteration, r.Model, r.Reviewer, r.Elapsed)
+	}
+	return out
+}
+
+// needs are what needs a human on plan p (on its task when task is not "").
+func (src *serveSource) needs(p *store.Plan, task string) []serve.Need {
+	items, err := needsOf(src.r, p, src.clk)
+	if err != nil {
+		return nil
+	}
+	var out []serve.Need
+	for _, n := range toNeeds(needsViews(items)) {
+		if n.Plan == p.ID && (task == "" || n.Task == task) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// taskRows are the rows of the plan page's task table.
+func taskRows(p *store.Plan, records []taskrec.Record, costs planCosts) []serve.TaskRow {
+	claims := map[string]claimStatusView{}
+	for _, c := range planClaims(p) {
+		claims[c.Task] = c
+	}
+	var out []serve.TaskRow
+	for _, r := range records {
+		if !r.Row {
+			continue
+		}
+		id := r.ID
+		row := serve.TaskRow{ID: id.String(), Title: oneLineCell(r.Title), Status: r.Display, CostUSD: costs.cost[id.String()],
+			Tokens: costs.tokens[id.String()], Round: costs.round[id.String()]}
+		if r.Recorded || r.State == lifecycle.Pending {
+			row.State, row.InState = string(r.State), domain.ShortDuration(r.InState)
+		}
+		if c, ok := claims[id.String()]; ok {
+			row.Holder, row.Lease, row.LeaseLive = c.Agent, c.ExpiresIn, c.Live
+			if c.Live {
+				row.Lease = "expires in " + c.ExpiresIn
+			}
+		}
+		row.Open = openCounts(costs.ledger, id)
+		out = append(out, row)
+	}
+	return out
+}
+
+// openCounts counts a task's open code-review findings by severity.
+func openCounts(l *ledgerlog.Reader, id domain.TaskID) []serve.SeverityCount {
+	open := map[domain.Severity]int{}
+	for _, f := range l.Ledger(ledgerlog.SeriesOf(domain.Phase("code-review"), id)).Findings() {
+		if f.Status == ledger.Open {
+			open[f.Severity]++
+		}
+	}
+	var out []serve.SeverityCount
+	for _, sv := range severities() {
+		if open[sv] > 0 {
+			out = append(out, serve.SeverityCount{Severity: string(sv), N: open[sv]})
+		}
+	}
+	return out
+}
+
+// stateCounts counts the tasks in each lifecycle state.
+func stateCounts(records []taskrec.Record) []serve.StateCount {
+	count := map[lifecycle.State]int{}
+	for _, r := range records {
+		if r.Recorded || r.State == lifecycle.Pending {
+			count[r.State]++
+		}
+	}
+	var out []serve.StateCount
+	for _, st := range lifecycle.States() {
+		out = append(out, serve.StateCount{State: string(st), N: count[st]})
+	}
+	return out
 }
 
 // planWaves are the plan's parallel waves as `taskie groups` prints them.
@@ -436,17 +471,8 @@ func (src *serveSource) Task(_ context.Context, planID, arg string) (*serve.Task
 	for _, h := range ts.Header {
 		out.Row = append(out.Row, [2]string{h, row.Cells[h]})
 	}
-	now := p.Store.Now()
 	if rec.Recorded || rec.State == lifecycle.Pending {
-		timeouts, err := lifecycleTimeouts(p)
-		if err != nil {
-			timeouts = lifecycle.DefaultTimeouts()
-		}
-		q := newQueryView(rec.Life, now, timeouts, taskrec.ReadyAt(recs))
-		out.State, out.Since, out.InState, out.Failures = string(q.State), q.Since, domain.ShortDuration(time.Duration(q.InState)*time.Second), failures(q)
-		if q.Timeout > 0 {
-			out.Timeout, out.Level = domain.ShortDuration(time.Duration(q.Timeout)*time.Second), q.Level
-		}
+		taskLife(p, out, rec, recs)
 	}
 	for _, c := range planClaims(p) {
 		if c.Task == id.String() {
@@ -455,52 +481,73 @@ func (src *serveSource) Task(_ context.Context, planID, arg string) (*serve.Task
 	}
 	costs := readCosts(p, id.String())
 	out.CostUSD, out.Tokens = costs.cost[id.String()], costs.tokens[id.String()]
-	evs := costs.events[id.String()]
-	if cp, err := coordOf(p); err == nil {
-		var tv taskShowView
-		if showResultAndCommits(cp, id, &tv) == nil {
-			if r := tv.Result; r != nil {
-				out.Result = parallel.ResultRef(r.Task, r.Commit, r.Status)
-				if r.Agent != "" {
-					out.Result += " by " + r.Agent
-				}
-				if r.Note != "" {
-					out.Result += ": " + r.Note
-				}
-			}
-			out.Commits = tv.Commits
-		}
-		// The coordination log (claims, heartbeats, releases): the task's
-		// leases over time.
-		_ = cp.c.ScanEvents(cp.ctx, cp.key, func(e events.Event) {
-			if e.Task == id.String() && e.Event != store.EventTaskResult {
-				evs = append(evs, e)
-			}
-		})
-		cp.close()
-	}
+	evs := taskCoordination(p, out, id, costs.events[id.String()])
 	slices.SortStableFunc(evs, func(a, b events.Event) int { return a.TS.Compare(b.TS) })
 	for _, e := range evs {
 		hr := eventHistoryRow(e)
 		out.Timeline = append(out.Timeline, serve.Event{TS: hr.TS, Event: hr.Event, Change: dashOff(hr.Change), Actor: e.Actor, Summary: dashOff(hr.Summary)})
 	}
 	out.Reviews = reviewFiles(p, id)
-	for _, f := range costs.ledger.Ledger(ledgerlog.SeriesOf(domain.Phase("code-review"), id)).Findings() {
+	out.Findings = taskFindings(costs.ledger, id)
+	out.Needs = src.needs(p, id.String())
+	return out, nil
+}
+
+// taskLife fills in the task's lifecycle state, as `taskie query` shows it.
+func taskLife(p *store.Plan, out *serve.Task, rec taskrec.Record, recs []taskrec.Record) {
+	timeouts, err := lifecycleTimeouts(p)
+	if err != nil {
+		timeouts = lifecycle.DefaultTimeouts()
+	}
+	q := newQueryView(rec.Life, p.Store.Now(), timeouts, taskrec.ReadyAt(recs))
+	out.State, out.Since, out.InState, out.Failures = string(q.State), q.Since, domain.ShortDuration(time.Duration(q.InState)*time.Second), failures(q)
+	if q.Timeout > 0 {
+		out.Timeout, out.Level = domain.ShortDuration(time.Duration(q.Timeout)*time.Second), q.Level
+	}
+}
+
+// taskCoordination fills in the task's result and commits from the
+// coordination store and returns evs with its coordination events (claims,
+// heartbeats, releases: the task's leases over time).
+func taskCoordination(p *store.Plan, out *serve.Task, id domain.TaskID, evs []events.Event) []events.Event {
+	cp, err := coordOf(p)
+	if err != nil {
+		return evs
+	}
+	defer cp.close()
+	var tv taskShowView
+	if showResultAndCommits(cp, id, &tv) == nil {
+		if r := tv.Result; r != nil {
+			out.Result = parallel.ResultRef(r.Task, r.Commit, r.Status)
+			if r.Agent != "" {
+				out.Result += " by " + r.Agent
+			}
+			if r.Note != "" {
+				out.Result += ": " + r.Note
+			}
+		}
+		out.Commits = tv.Commits
+	}
+	_ = cp.c.ScanEvents(cp.ctx, cp.key, func(e events.Event) {
+		if e.Task == id.String() && e.Event != store.EventTaskResult {
+			evs = append(evs, e)
+		}
+	})
+	return evs
+}
+
+// taskFindings are the findings of a task's code reviews.
+func taskFindings(l *ledgerlog.Reader, id domain.TaskID) []serve.Finding {
+	var out []serve.Finding
+	for _, f := range l.Ledger(ledgerlog.SeriesOf(domain.Phase("code-review"), id)).Findings() {
 		where := f.File
 		if where != "" && f.Line > 0 {
 			where += fmt.Sprintf(":%d", f.Line)
 		}
-		out.Findings = append(out.Findings, serve.Finding{Review: "code-review", ID: f.ID, Severity: string(f.Severity), Title: f.Title,
+		out = append(out, serve.Finding{Review: "code-review", ID: f.ID, Severity: string(f.Severity), Title: f.Title,
 			Status: string(f.Status), Where: where, Note: f.Note, Opened: f.Opened})
 	}
-	if items, err := needsOf(src.r, p, src.clk); err == nil {
-		for _, n := range toNeeds(needsViews(items)) {
-			if n.Plan == p.ID && n.Task == id.String() {
-				out.Needs = append(out.Needs, n)
-			}
-		}
-	}
-	return out, nil
+	return out
 }
 
 func dashOff(s string) string {
