@@ -7,12 +7,19 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
 
 var taskieBin, reviewerBin string
+
+// inputs are the source and embedded files of the binaries TestMain builds.
+var (
+	inputs     []string
+	inputsOnce sync.Once
+)
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "agentsim-test-*")
@@ -25,13 +32,36 @@ func TestMain(m *testing.M) {
 			panic(string(b))
 		}
 	}
+	out, err := exec.Command("go", "list", "-deps", "-f", `{{$d := .Dir}}{{if not .Standard}}{{range .GoFiles}}{{$d}}/{{.}}
+{{end}}{{range .EmbedFiles}}{{$d}}/{{.}}
+{{end}}{{end}}`, "../../cmd/taskie", "../testtools/fakereviewer").Output()
+	if err != nil {
+		panic(err)
+	}
+	inputs = strings.Fields(string(out))
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
 
+// trackInputs opens every file the binaries are built from, so that go
+// test's cache, which sees only what the test process opens, reruns these
+// tests when the hook or any command changes instead of answering "(cached)".
+func trackInputs(t *testing.T) {
+	inputsOnce.Do(func() {
+		for _, name := range inputs {
+			f, err := os.Open(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+		}
+	})
+}
+
 func sandbox(t *testing.T, verdicts string, config string) (*Sandbox, *Agent) {
 	t.Helper()
+	trackInputs(t)
 	sb, err := NewSandbox(taskieBin, reviewerBin, verdicts)
 	if err != nil {
 		t.Fatal(err)
