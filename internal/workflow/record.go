@@ -60,83 +60,131 @@ var Settable = []string{"phase", "next_phase", "current_task", "max_reviews", "p
 // Set returns the state with one field changed, after checking the value.
 // "null" (or "") clears nullable fields. Phase changes must be legal moves.
 func Set(s *state.State, field, value string) (*state.State, error) {
-	n := s.Clone()
-	null := value == "" || value == "null"
-	switch field {
-	case "phase":
-		if err := CheckMove(s.Phase, domain.Phase(value)); err != nil {
-			return nil, err
-		}
-		n.Phase = domain.Phase(value)
-	case "next_phase":
-		if !null && !domain.IsNextPhase(domain.Phase(value)) {
-			next := append(slices.Clone(domain.Phases), domain.CompleteTask, domain.CompleteTaskTDD)
-			if s := Nearest(value, phaseNames(next)); s != "" {
-				return nil, fmt.Errorf("unknown next_phase %q; did you mean %q?", value, s)
-			}
-			return nil, fmt.Errorf("unknown next_phase %q; use null or one of %s", value, quoteList(append(slices.Clone(domain.Phases), domain.CompleteTask, domain.CompleteTaskTDD)))
-		}
-		n.NextPhase = nil
-		if !null {
-			n.NextPhase = state.Opt(domain.Phase(strings.TrimSpace(value)))
-		}
-	case "current_task":
-		n.CurrentTask = nil
-		if !null {
-			id, err := domain.ParseTaskID(value)
-			if err != nil {
-				return nil, fmt.Errorf("%s must be a positive integer, got %q", field, value)
-			}
-			n.CurrentTask = &id
-		}
-		if n.Task() != s.Task() && n.PhaseIteration != nil {
-			// phase_iteration resets when current_task changes.
-			n.PhaseIteration, n.ConsecutiveClean = state.Int(0), 0
-		}
-	case "max_reviews", "consecutive_clean", "phase_iteration":
-		if field == "phase_iteration" && null {
-			n.PhaseIteration = nil
-			break
-		}
-		v, err := nonNegative(field, value)
-		if err != nil {
-			return nil, err
-		}
-		switch field {
-		case "max_reviews":
-			n.MaxReviews = v
-		case "consecutive_clean":
-			n.ConsecutiveClean = v
-		default:
-			n.PhaseIteration = state.Int(v)
-		}
-	case "review_model":
-		if null {
-			return nil, fmt.Errorf("review_model cannot be empty")
-		}
-		n.ReviewModel = domain.Model(value)
-	case "tdd", "enabled":
-		b, err := strconv.ParseBool(value)
-		if err != nil {
-			return nil, fmt.Errorf("%s must be true or false, got %q", field, value)
-		}
-		if field == "tdd" {
-			n.TDD = b
-		} else {
-			n.Enabled = &b
-		}
-	case "session_id":
-		if n.SessionID = value; null {
-			n.SessionID = ""
-		}
-	default:
+	set, ok := setters[field]
+	if !ok {
 		if s := Nearest(field, Settable); s != "" {
 			return nil, fmt.Errorf("cannot set %q; did you mean %q?", field, s)
 		}
 		return nil, fmt.Errorf("cannot set %q; settable fields: %s", field, strings.Join(Settable, ", "))
 	}
+	n := s.Clone()
+	if err := set(s, n, setValue{field: field, value: value, null: value == "" || value == "null"}); err != nil {
+		return nil, err
+	}
 	settleNeedsHuman(s, n)
 	return n, nil
+}
+
+// setValue is the value `taskie set` gives a field; null: "null" or "".
+type setValue struct {
+	field, value string
+	null         bool
+}
+
+// setters check a value and set it on n, a clone of s: one per Settable field.
+var setters = map[string]func(s, n *state.State, v setValue) error{
+	"phase":        setPhase,
+	"next_phase":   setNextPhase,
+	"current_task": setCurrentTask,
+	"max_reviews": func(_, n *state.State, v setValue) error {
+		return setCount(&n.MaxReviews, v)
+	},
+	"consecutive_clean": func(_, n *state.State, v setValue) error {
+		return setCount(&n.ConsecutiveClean, v)
+	},
+	"phase_iteration": func(_, n *state.State, v setValue) error {
+		if v.null {
+			n.PhaseIteration = nil
+			return nil
+		}
+		var it int
+		if err := setCount(&it, v); err != nil {
+			return err
+		}
+		n.PhaseIteration = state.Int(it)
+		return nil
+	},
+	"review_model": func(_, n *state.State, v setValue) error {
+		if v.null {
+			return fmt.Errorf("review_model cannot be empty")
+		}
+		n.ReviewModel = domain.Model(v.value)
+		return nil
+	},
+	"tdd": func(_, n *state.State, v setValue) error {
+		b, err := parseFlag(v)
+		n.TDD = b
+		return err
+	},
+	"enabled": func(_, n *state.State, v setValue) error {
+		b, err := parseFlag(v)
+		n.Enabled = &b
+		return err
+	},
+	"session_id": func(_, n *state.State, v setValue) error {
+		if n.SessionID = v.value; v.null {
+			n.SessionID = ""
+		}
+		return nil
+	},
+}
+
+func setPhase(s, n *state.State, v setValue) error {
+	if err := CheckMove(s.Phase, domain.Phase(v.value)); err != nil {
+		return err
+	}
+	n.Phase = domain.Phase(v.value)
+	return nil
+}
+
+func setNextPhase(_, n *state.State, v setValue) error {
+	if !v.null && !domain.IsNextPhase(domain.Phase(v.value)) {
+		next := append(slices.Clone(domain.Phases), domain.CompleteTask, domain.CompleteTaskTDD)
+		if s := Nearest(v.value, phaseNames(next)); s != "" {
+			return fmt.Errorf("unknown next_phase %q; did you mean %q?", v.value, s)
+		}
+		return fmt.Errorf("unknown next_phase %q; use null or one of %s", v.value, quoteList(next))
+	}
+	n.NextPhase = nil
+	if !v.null {
+		n.NextPhase = state.Opt(domain.Phase(strings.TrimSpace(v.value)))
+	}
+	return nil
+}
+
+func setCurrentTask(s, n *state.State, v setValue) error {
+	n.CurrentTask = nil
+	if !v.null {
+		id, err := domain.ParseTaskID(v.value)
+		if err != nil {
+			return fmt.Errorf("%s must be a positive integer, got %q", v.field, v.value)
+		}
+		n.CurrentTask = &id
+	}
+	if n.Task() != s.Task() && n.PhaseIteration != nil {
+		// phase_iteration resets when current_task changes.
+		n.PhaseIteration, n.ConsecutiveClean = state.Int(0), 0
+	}
+	return nil
+}
+
+// setCount sets a count that must not be negative.
+func setCount(dst *int, v setValue) error {
+	c, err := nonNegative(v.field, v.value)
+	if err != nil {
+		return err
+	}
+	*dst = c
+	return nil
+}
+
+// parseFlag reads true or false.
+func parseFlag(v setValue) (bool, error) {
+	b, err := strconv.ParseBool(v.value)
+	if err != nil {
+		return false, fmt.Errorf("%s must be true or false, got %q", v.field, v.value)
+	}
+	return b, nil
 }
 
 // CycleOf names the review cycle a plan's automation is in: the review
