@@ -105,38 +105,9 @@ func runQuery(o *queryOpts) error {
 	if err != nil {
 		return err
 	}
-	fold := history.NewLifecycle()
-	if q.LiveOnly() {
-		fold.ForgetFinished()
-	}
-	filter := events.Filter{Kinds: history.LifecycleKinds()}
-	if q.Task != 0 {
-		filter.Task = q.Task.String()
-	}
-	_, err = scanLog(p, filter, 0, func(l *events.Lean) error {
-		fold.Add(l)
-		return nil
-	}, func(msg string) { fmt.Fprintf(s.Err, "taskie: warning: %s\n", msg) })
+	fold, records, err := foldLifecycle(s, p, q)
 	if err != nil {
 		return err
-	}
-	// A task waiting in committing whose commit is there completes, in
-	// memory only: a read never writes, the next change records it.
-	var records map[domain.TaskID]lifecycle.Task // state.json's, the finished ones included
-	if st, err := p.State(); err == nil {
-		if tasks, err := taskrec.Records(st); err == nil && len(tasks) > 0 {
-			records = tasks
-			for _, e := range implied.SettledView(p, tasks) {
-				var l events.Lean
-				if line, err := json.Marshal(e); err == nil && (filter.Task == "" || e.Task == filter.Task) && events.ParseLean(line, &l) == nil {
-					fold.Add(&l)
-				}
-			}
-		}
-	}
-	if vs, more := fold.Violations(); len(vs)+more > 0 {
-		fmt.Fprintf(s.Err, "taskie: warning: %s: %d lifecycle event(s) break an invariant (first: line %d: %s); `taskie validate` lists them\n",
-			events.FileName, len(vs)+more, vs[0].Pos, vs[0].Msg)
 	}
 	now := s.Clock.Now()
 	all := fold.Tasks()
@@ -152,14 +123,68 @@ func runQuery(o *queryOpts) error {
 	}
 	// A queued task's pending time counts from when it became ready.
 	q.Ready = taskrec.ReadyAt(rs)
-	tasks := q.Select(all, now, timeouts)
+	return o.write(q.Select(all, now, timeouts), now, timeouts, q.Ready)
+}
+
+// foldLifecycle folds the lifecycle events of the log (of q's task, when
+// it names one), with the completions state.json's records imply, and
+// returns those records too (the finished ones included).
+func foldLifecycle(s *Streams, p *store.Plan, q history.Query) (*history.Lifecycle, map[domain.TaskID]lifecycle.Task, error) {
+	fold := history.NewLifecycle()
+	if q.LiveOnly() {
+		fold.ForgetFinished()
+	}
+	filter := events.Filter{Kinds: history.LifecycleKinds()}
+	if q.Task != 0 {
+		filter.Task = q.Task.String()
+	}
+	_, err := scanLog(p, filter, 0, func(l *events.Lean) error {
+		fold.Add(l)
+		return nil
+	}, func(msg string) { fmt.Fprintf(s.Err, "taskie: warning: %s\n", msg) })
+	if err != nil {
+		return nil, nil, err
+	}
+	records := settleInMemory(p, fold, filter.Task)
+	if vs, more := fold.Violations(); len(vs)+more > 0 {
+		fmt.Fprintf(s.Err, "taskie: warning: %s: %d lifecycle event(s) break an invariant (first: line %d: %s); `taskie validate` lists them\n",
+			events.FileName, len(vs)+more, vs[0].Pos, vs[0].Msg)
+	}
+	return fold, records, nil
+}
+
+// settleInMemory completes a task waiting in committing whose commit is
+// there, in memory only: a read never writes, the next change records it.
+// It returns state.json's records.
+func settleInMemory(p *store.Plan, fold *history.Lifecycle, task string) map[domain.TaskID]lifecycle.Task {
+	st, err := p.State()
+	if err != nil {
+		return nil
+	}
+	tasks, err := taskrec.Records(st)
+	if err != nil || len(tasks) == 0 {
+		return nil
+	}
+	for _, e := range implied.SettledView(p, tasks) {
+		var l events.Lean
+		if line, err := json.Marshal(e); err == nil && (task == "" || e.Task == task) && events.ParseLean(line, &l) == nil {
+			fold.Add(&l)
+		}
+	}
+	return tasks
+}
+
+// write prints the tasks selected, as JSON or a table.
+func (o *queryOpts) write(tasks []lifecycle.Task, now time.Time, timeouts lifecycle.Timeouts, ready lifecycle.ReadyAt) error {
+	s := o.s
 	w := bufio.NewWriterSize(s.Out, 64<<10)
+	var err error
 	if o.asJSON {
-		err = writeQueryJSON(w, tasks, now, timeouts, q.Ready)
+		err = writeQueryJSON(w, tasks, now, timeouts, ready)
 	} else {
 		ws := *s
 		ws.Out = w
-		printQuery(&ws, tasks, now, timeouts, q.Ready, o.metrics)
+		printQuery(&ws, tasks, now, timeouts, ready, o.metrics)
 		if len(tasks) == 0 {
 			fmt.Fprintln(s.Err, "no task matches")
 		}
