@@ -76,7 +76,7 @@ func needsOf(r *plan.Repo, only *store.Plan, clk clock.Clock, open ...*store.Pla
 // view of taskie's hooks, the shared store.
 func repoNeeds(r *plan.Repo, cfg config.Config, plans []*store.Plan) needs.Repo {
 	var out needs.Repo
-	if m := untrustedMessage(cfg); m != "" {
+	if m := cfg.AwaitingTrust(); m != "" {
 		out.Untrusted = m
 		if len(plans) > 0 {
 			if fi, err := plans[0].Store.Root().Stat(".taskie/" + config.FileName); err == nil {
@@ -97,23 +97,6 @@ func repoNeeds(r *plan.Repo, cfg config.Config, plans []*store.Plan) needs.Repo 
 		}
 	}
 	return out
-}
-
-// untrustedMessage says what of the repository's config waits for
-// `taskie trust`: programs not run, settings (store, project,
-// allowed_tools) not honoured; "" when nothing does.
-func untrustedMessage(cfg config.Config) string {
-	var ms []string
-	if m := cfg.TrustMessage(); m != "" {
-		ms = append(ms, m)
-	}
-	if m := cfg.IgnoredMessage(); m != "" {
-		if slices.Contains(cfg.Ignored, "store") {
-			m += ": this clone keeps its claims and events in its own files, out of the shared store"
-		}
-		ms = append(ms, m)
-	}
-	return strings.Join(ms, "; ")
 }
 
 // codexHookCheck is doctor's check of the Codex hooks Codex would skip;

@@ -334,6 +334,33 @@ func TestTrustMessage(t *testing.T) {
 	}
 }
 
+// TestAwaitingTrust: what waits for `taskie trust`, programs then
+// settings, in the one sentence every needs-you surface shows.
+func TestAwaitingTrust(t *testing.T) {
+	tests := []struct {
+		name string
+		c    Config
+		want string
+	}{
+		{"nothing", Config{}, ""},
+		{"a program", Config{Untrusted: []string{"reviewer_command"}},
+			".taskie/config.json sets reviewer_command, which runs a program; it is ignored until you review the file and run `taskie trust`"},
+		{"settings", Config{Ignored: []string{"allowed_tools", "project"}},
+			".taskie/config.json sets allowed_tools and project, which are ignored until you review the file and run `taskie trust`"},
+		{"the store", Config{Ignored: []string{"store"}},
+			".taskie/config.json sets store, which is ignored until you review the file and run `taskie trust`: this clone keeps its claims and events in its own files, out of the shared store"},
+		{"both", Config{Untrusted: []string{"reviewer_command"}, Ignored: []string{"project"}},
+			".taskie/config.json sets reviewer_command, which runs a program; it is ignored until you review the file and run `taskie trust`; .taskie/config.json sets project, which is ignored until you review the file and run `taskie trust`"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if diff := cmp.Diff(tc.want, tc.c.AwaitingTrust()); diff != "" {
+				t.Errorf("AwaitingTrust (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestCommandEntries(t *testing.T) {
 	tests := []struct {
 		entry string

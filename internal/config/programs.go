@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/taskie-dev/taskie/internal/state"
@@ -146,6 +147,24 @@ func (c Config) IgnoredMessage() string {
 		verb = "are"
 	}
 	return fmt.Sprintf(".taskie/config.json sets %s, which %s ignored until you review the file and run `taskie trust`", andList(c.Ignored), verb)
+}
+
+// AwaitingTrust says what of the repository's config waits for `taskie
+// trust` — programs not run, settings (store, project, allowed_tools) not
+// honoured — as the needs-you list names it; "" when nothing does. Load
+// already knows it: no file is read.
+func (c Config) AwaitingTrust() string {
+	var ms []string
+	if m := c.TrustMessage(); m != "" {
+		ms = append(ms, m)
+	}
+	if m := c.IgnoredMessage(); m != "" {
+		if slices.Contains(c.Ignored, "store") {
+			m += ": this clone keeps its claims and events in its own files, out of the shared store"
+		}
+		ms = append(ms, m)
+	}
+	return strings.Join(ms, "; ")
 }
 
 // andList writes "a", "a and b", "a, b and c".

@@ -22,7 +22,7 @@ type view struct {
 	plan, planFlag, root, dir string
 	s                         *state.State // the state the decision was made on
 	violations                []string
-	untrusted                 string
+	untrusted                 string // what waits for `taskie trust`: programs, then settings
 	blocksInRow, blockCap     int
 	pendingOther              bool
 	autopilot                 bool // advance boundaries block with the continue instruction
@@ -194,7 +194,7 @@ const maxNeedsLines = 3
 // short line each, without the kinds in skip (the message says them), then
 // its tasks over their timeout (alertLines).
 func needsLines(id, planFlag string, st *state.State, pendingOther bool, cfg config.Config, now time.Time, skip ...needs.Kind) string {
-	in := needs.Input{Repo: needs.Repo{Untrusted: cfg.TrustMessage()}}
+	in := needs.Input{Repo: needs.Repo{Untrusted: cfg.AwaitingTrust()}}
 	if st != nil {
 		// No LastProgress: the hook claims no stall (its session is here).
 		p := needs.Plan{ID: id, PlanFlag: planFlag, Paused: !st.IsEnabled()}

@@ -199,7 +199,7 @@ func OrphanedReviews(evs []events.Event) []workflow.ReviewAt {
 
 func (h *stopper) view(snap *store.Snapshot, f workflow.StopFacts) view {
 	v := view{plan: h.p.ID, planFlag: h.planFlag, root: h.p.Repo.Root, dir: h.p.Dir, s: snap.State, autopilot: h.cfg.Autopilot,
-		violations: f.Violations, untrusted: f.Untrusted, blocksInRow: f.BlocksInRow, blockCap: f.BlockCap, pendingOther: f.PendingOther,
+		violations: f.Violations, untrusted: h.cfg.AwaitingTrust(), blocksInRow: f.BlocksInRow, blockCap: f.BlockCap, pendingOther: f.PendingOther,
 		agent: h.in.Agent}
 	v.ledger = h.currentLedger
 	return v
