@@ -138,8 +138,7 @@ func (cp *coordPlan) schedTasksOf(files, results bool) ([]parallel.Task, []paral
 		return nil, nil, err
 	}
 	tasks, problems := parallel.FromTable(ts, nil)
-	// No timeouts are shown: the defaults spare reading the configuration.
-	in := taskrec.Input{Timeouts: lifecycle.DefaultTimeouts()}
+	in := taskrec.Input{Untimed: true} // scheduling shows no time
 	// Watch plans from the plan's files alone; a claim in one statement
 	// reads the results in the store.
 	if cp.c != nil && results {

@@ -204,7 +204,7 @@ func lifecycleRecords(p *store.Plan) []lifecycle.Task {
 		return nil
 	}
 	var out []lifecycle.Task
-	for _, r := range planRecords(p, taskrec.Input{Timeouts: lifecycle.DefaultTimeouts()}) {
+	for _, r := range planRecords(p, taskrec.Input{Untimed: true}) {
 		if r.Recorded {
 			out = append(out, r.Life)
 		}

@@ -15,7 +15,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/config"
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
-	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
@@ -98,7 +97,7 @@ func PlanRouteFacts(p *store.Plan, st *state.State) workflow.RouteFacts {
 	}
 	// Each task as every view shows it: a task whose commit is there is
 	// done (in memory; the next change records it).
-	return routeFacts(s, st, View(p, s, taskrec.Input{State: st, Timeouts: lifecycle.DefaultTimeouts()}))
+	return routeFacts(s, st, View(p, s, taskrec.Input{State: st, Untimed: true}))
 }
 
 // RouteFacts gathers from a snapshot what `taskie continue` needs; st may

@@ -127,7 +127,7 @@ func Wave(p *store.Plan) (current, total int, ok bool) {
 	}
 	// Each task's one record: a task whose commit is there is done, as
 	// status counts it.
-	recs := taskrec.ByID(View(p, s, taskrec.Input{Timeouts: lifecycle.DefaultTimeouts()}))
+	recs := taskrec.ByID(View(p, s, taskrec.Input{Untimed: true}))
 	for i := range tasks {
 		if r, ok := recs[tasks[i].ID]; ok {
 			tasks[i].Status = r.Display

@@ -60,13 +60,13 @@ func View(p *store.Plan, s *store.Snapshot, in taskrec.Input) []taskrec.Record {
 			}
 		}
 	}
-	if in.Timeouts == nil {
+	if in.Timeouts == nil && !in.Untimed {
 		in.Timeouts = timeouts(p)
 	}
 	if in.Now.IsZero() {
 		in.Now = p.Store.Now()
 	}
-	if in.Created.IsZero() && unrecorded(in) {
+	if in.Created.IsZero() && !in.Untimed && unrecorded(in) {
 		in.Created = PlanCreated(p)
 	}
 	return taskrec.Fold(in)

@@ -46,6 +46,10 @@ type Input struct {
 	Timeouts lifecycle.Timeouts
 	// Now is the time the records are shown at.
 	Now time.Time
+	// Untimed: the caller shows no time (scheduling, routing), so when
+	// each task became ready and where it stands against its timeout are
+	// not worked out (InState, Timeout and ReadySince stay zero).
+	Untimed bool
 }
 
 // Result is a task's latest stored result (`taskie task result`).
@@ -157,7 +161,7 @@ func Fold(in Input) []Record {
 		out = append(out, Record{ID: id})
 	}
 	var ready lifecycle.ReadyAt
-	if in.Tasks != nil {
+	if in.Tasks != nil && !in.Untimed {
 		ready = lifecycle.Readiness(rows, in.Records)
 	}
 	claims := latestClaims(in.Claims)
@@ -268,7 +272,10 @@ func fill(r *Record, in Input, ready lifecycle.ReadyAt, claims map[domain.TaskID
 		r.Standing = parallel.StandingOf(r.Display, life.State)
 		r.Agent = life.Agent
 	} else {
-		r.Life = lifecycle.Unrecorded(r.ID, in.Created)
+		// Shown, never stored: no maps (a plan of fresh tasks costs
+		// none per task).
+		at := in.Created.UTC()
+		r.Life = lifecycle.Task{ID: r.ID, Since: at, Created: at}
 		switch r.Cell {
 		case plan.StatusDone:
 			r.State = lifecycle.Completed
@@ -299,8 +306,8 @@ func fill(r *Record, in Input, ready lifecycle.ReadyAt, claims map[domain.TaskID
 	if in.OpenFindings != nil {
 		r.OpenFindings = in.OpenFindings[r.ID]
 	}
-	if r.Recorded || r.Open() && r.State == lifecycle.Pending {
-		r.InState = lifecycle.Metrics(r.Life, in.Now).InState
+	if !in.Untimed && (r.Recorded || r.Open() && r.State == lifecycle.Pending) {
+		r.InState = max(in.Now.Round(0).Sub(r.Life.Since), 0)
 		r.Timeout = ready.Status(r.Life, in.Now, timeouts)
 		r.ReadySince, _ = ready.From(r.Life)
 	}
@@ -349,12 +356,12 @@ func Records(st *state.State) (map[domain.TaskID]lifecycle.Task, error) {
 
 // OfFiles folds what a plan's two files say alone — tasks.md's rows and
 // state.json's records — as a command deciding on a snapshot reads them:
-// no claims, no results, no commit seen. Records that do not decode are
+// no claims, no results, no commit seen, no time. Records that do not decode are
 // left out (`taskie validate` reports them).
 func OfFiles(ts *plan.Tasks, st *state.State) []Record {
 	recs, err := Records(st)
 	if err != nil {
 		recs = nil
 	}
-	return Fold(Input{Tasks: ts, Records: recs, State: st})
+	return Fold(Input{Tasks: ts, Records: recs, State: st, Untimed: true})
 }

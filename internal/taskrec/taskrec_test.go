@@ -267,6 +267,19 @@ func TestFoldTime(t *testing.T) {
 	}
 }
 
+// TestFoldUntimed: scheduling and routing ask for no time.
+func TestFoldUntimed(t *testing.T) {
+	in := Input{Tasks: table(t, "1|One|pending|-"), Created: created, Now: now, Untimed: true,
+		Timeouts: lifecycle.Timeouts{lifecycle.Pending: time.Minute}}
+	r := Fold(in)[0]
+	if r.InState != 0 || r.Timeout != (lifecycle.TimeoutStatus{}) || !r.ReadySince.IsZero() {
+		t.Errorf("untimed record timed: in state %v, timeout %+v, ready since %v", r.InState, r.Timeout, r.ReadySince)
+	}
+	if r.State != lifecycle.Pending || r.Display != "pending" {
+		t.Errorf("untimed record: %s, %q; want pending", r.State, r.Display)
+	}
+}
+
 // TestFoldLeavesInputsAlone: the fold never changes what it is handed.
 func TestFoldLeavesInputsAlone(t *testing.T) {
 	recs := map[domain.TaskID]lifecycle.Task{1: rec(1, lifecycle.InProgress, created)}
