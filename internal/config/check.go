@@ -48,55 +48,56 @@ var (
 
 // check returns what is wrong with setting k of c.
 func check(k string, c *Config) []string {
-	switch k {
-	case "reviewer":
+	if f, ok := checks[k]; ok {
+		return f(k, c)
+	}
+	return nil
+}
+
+// checks say what is wrong with each setting that can be wrong.
+var checks = map[string]func(k string, c *Config) []string{
+	"reviewer": func(k string, c *Config) []string {
 		return oneOf(k, c.Reviewer, reviewers, "use reviewer_command for another executable")
-	case "reviewer_command":
+	},
+	"reviewer_command": func(_ string, c *Config) []string {
 		if len(c.ReviewerCommand) > 0 && strings.TrimSpace(c.ReviewerCommand[0]) == "" {
 			return []string{"reviewer_command: the first element must name the program to run"}
 		}
-	case "models":
-		return checkModels(c.Models)
-	case "reviewer_timeout":
+		return nil
+	},
+	"models": func(_ string, c *Config) []string { return checkModels(c.Models) },
+	"reviewer_timeout": func(_ string, c *Config) []string {
 		if c.ReviewerTimeout.D() >= MaxReviewerTimeout {
 			return []string{fmt.Sprintf("reviewer_timeout must be below %dm (got %s): the hook itself times out at 30 minutes and Claude Code would kill it first", int(MaxReviewerTimeout.Minutes()), c.ReviewerTimeout.D())}
 		}
-	case "max_reviews":
-		return atLeast(k, c.MaxReviews, 0)
-	case "block_cap":
-		return atLeast(k, c.BlockCap, 0)
-	case "group_size":
-		return atLeast(k, c.GroupSize, 1)
-	case "ratchet_after":
-		return atLeast(k, c.RatchetAfter, 1)
-	case "output_format":
-		return oneOf(k, c.OutputFormat, outputFormats, "")
-	case "block_severity":
-		return oneOf(k, string(c.BlockSeverity), severities, "")
-	case "budget_usd":
-		if c.BudgetUSD < 0 {
-			return []string{fmt.Sprintf("budget_usd must be ≥ 0 (got %g); 0 means no budget", c.BudgetUSD)}
-		}
-	case "task_budget_usd":
-		if c.TaskBudgetUSD < 0 {
-			return []string{fmt.Sprintf("task_budget_usd must be ≥ 0 (got %g); 0 means no budget", c.TaskBudgetUSD)}
-		}
-	case "budget_tokens":
-		return atLeast64(k, c.BudgetTokens)
-	case "task_budget_tokens":
-		return atLeast64(k, c.TaskBudgetTokens)
-	case "review_budget":
+		return nil
+	},
+	"max_reviews":        func(k string, c *Config) []string { return atLeast(k, c.MaxReviews, 0) },
+	"block_cap":          func(k string, c *Config) []string { return atLeast(k, c.BlockCap, 0) },
+	"group_size":         func(k string, c *Config) []string { return atLeast(k, c.GroupSize, 1) },
+	"ratchet_after":      func(k string, c *Config) []string { return atLeast(k, c.RatchetAfter, 1) },
+	"output_format":      func(k string, c *Config) []string { return oneOf(k, c.OutputFormat, outputFormats, "") },
+	"block_severity":     func(k string, c *Config) []string { return oneOf(k, string(c.BlockSeverity), severities, "") },
+	"budget_usd":         func(k string, c *Config) []string { return notNegativeUSD(k, c.BudgetUSD) },
+	"task_budget_usd":    func(k string, c *Config) []string { return notNegativeUSD(k, c.TaskBudgetUSD) },
+	"budget_tokens":      func(k string, c *Config) []string { return atLeast64(k, c.BudgetTokens) },
+	"task_budget_tokens": func(k string, c *Config) []string { return atLeast64(k, c.TaskBudgetTokens) },
+	"review_budget": func(_ string, c *Config) []string {
 		if c.ReviewBudget.D() >= MaxReviewerTimeout {
 			return []string{fmt.Sprintf("review_budget must be below %dm (got %s): a review cannot outlast the hook's own 30-minute timeout", int(MaxReviewerTimeout.Minutes()), c.ReviewBudget.D())}
 		}
-	case "lifecycle_timeouts":
-		return checkLifecycle(c.LifecycleTimeouts)
-	case "on_exhausted":
-		return oneOf(k, c.OnExhausted, []string{"skip", "escalate"}, "")
-	case "store":
-		return checkStore(c.Store)
-	case "project":
-		return checkProject(c.Project)
+		return nil
+	},
+	"lifecycle_timeouts": func(_ string, c *Config) []string { return checkLifecycle(c.LifecycleTimeouts) },
+	"on_exhausted":       func(k string, c *Config) []string { return oneOf(k, c.OnExhausted, []string{"skip", "escalate"}, "") },
+	"store":              func(_ string, c *Config) []string { return checkStore(c.Store) },
+	"project":            func(_ string, c *Config) []string { return checkProject(c.Project) },
+}
+
+// notNegativeUSD checks a budget in dollars.
+func notNegativeUSD(k string, v float64) []string {
+	if v < 0 {
+		return []string{fmt.Sprintf("%s must be ≥ 0 (got %g); 0 means no budget", k, v)}
 	}
 	return nil
 }
