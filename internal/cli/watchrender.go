@@ -22,6 +22,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/needs"
 	"github.com/taskie-dev/taskie/internal/parallel"
 	"github.com/taskie-dev/taskie/internal/plan"
+	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/taskrec"
 )
@@ -107,18 +108,15 @@ func watchPlanOf(p *store.Plan) watchPlan {
 		}
 		wp.Task, wp.Paused = st.Task(), !st.IsEnabled()
 	}
-	recs := planRecords(p, taskrec.Input{})
-	claims, now := claimsOf(p)
-	waves := taskWaves(p)
-	costs := reviewCosts{}
-	reader, _ := ledgerlog.Read(func(fn func(events.Event), warn func(string)) error {
-		return p.Store.Scan(p.ID, func(e events.Event) { costs.add(e); fn(e) }, warn)
-	}, nil)
-	if reader != nil {
-		wp.Reviews, wp.SpentUSD = reader.Reviews, reader.SpentUSD
+	f := watchFacts{st: st, recs: planRecords(p, taskrec.Input{})}
+	f.claims, f.now = claimsOf(p)
+	f.waves = taskWaves(p)
+	f.reader, f.costs = readReviews(p)
+	if f.reader != nil {
+		wp.Reviews, wp.SpentUSD = f.reader.Reviews, f.reader.SpentUSD
 	}
-	wp.Tokens = costs.tokens[0]
-	for id, n := range costs.tokens {
+	wp.Tokens = f.costs.tokens[0]
+	for id, n := range f.costs.tokens {
 		if id != 0 {
 			wp.Tokens += n
 		}
@@ -126,37 +124,11 @@ func watchPlanOf(p *store.Plan) watchPlan {
 	if ts == nil {
 		return wp
 	}
-	for _, r := range recs {
+	for _, r := range f.recs {
 		if !r.Row {
 			continue // a record whose row was removed
 		}
-		id := r.ID
-		wt := watchTask{ID: id, Title: r.Title, Status: r.Display, Wave: waves[id],
-			Round: costs.round[id], CostUSD: costs.usd[id], Tokens: costs.tokens[id]}
-		if r.Recorded || r.State == lifecycle.Pending {
-			wt.State = string(r.State)
-		}
-		if wt.Status != plan.StatusPending && wt.Status != plan.StatusInProgress {
-			wt.Wave = 0
-		}
-		for _, c := range claims {
-			if c.Task == id {
-				wt.Agent, wt.Lease = c.Agent, leaseAge(c, now)
-			}
-		}
-		if st != nil && st.Task() == id && cycleReview(st) == domain.CodeReview {
-			wt.Round, wt.MaxRound = st.Iteration(), st.MaxReviews
-		}
-		if reader != nil {
-			for _, f := range reader.Ledger(ledgerlog.SeriesOf(domain.CodeReview, id)).Findings() {
-				if f.Status == ledger.Open {
-					if wt.Open == nil {
-						wt.Open = map[domain.Severity]int{}
-					}
-					wt.Open[f.Severity]++
-				}
-			}
-		}
+		wt := f.task(r)
 		if wt.Status != plan.StatusCancelled {
 			wp.Total++
 			if wt.Status == plan.StatusDone {
@@ -166,6 +138,59 @@ func watchPlanOf(p *store.Plan) watchPlan {
 		wp.Tasks = append(wp.Tasks, wt)
 	}
 	return wp
+}
+
+// watchFacts is what watch read of one plan.
+type watchFacts struct {
+	st     *state.State // nil without state.json
+	recs   []taskrec.Record
+	claims []parallel.Claim
+	now    time.Time
+	waves  map[domain.TaskID]int
+	reader *ledgerlog.Reader // nil when the log cannot be read
+	costs  reviewCosts
+}
+
+// readReviews reads the plan's log once: the ledger, and each task's
+// review rounds and costs.
+func readReviews(p *store.Plan) (*ledgerlog.Reader, reviewCosts) {
+	costs := reviewCosts{}
+	reader, _ := ledgerlog.Read(func(fn func(events.Event), warn func(string)) error {
+		return p.Store.Scan(p.ID, func(e events.Event) { costs.add(e); fn(e) }, warn)
+	}, nil)
+	return reader, costs
+}
+
+// task is one task's row.
+func (f watchFacts) task(r taskrec.Record) watchTask {
+	id := r.ID
+	wt := watchTask{ID: id, Title: r.Title, Status: r.Display, Wave: f.waves[id],
+		Round: f.costs.round[id], CostUSD: f.costs.usd[id], Tokens: f.costs.tokens[id]}
+	if r.Recorded || r.State == lifecycle.Pending {
+		wt.State = string(r.State)
+	}
+	if wt.Status != plan.StatusPending && wt.Status != plan.StatusInProgress {
+		wt.Wave = 0
+	}
+	for _, c := range f.claims {
+		if c.Task == id {
+			wt.Agent, wt.Lease = c.Agent, leaseAge(c, f.now)
+		}
+	}
+	if f.st != nil && f.st.Task() == id && cycleReview(f.st) == domain.CodeReview {
+		wt.Round, wt.MaxRound = f.st.Iteration(), f.st.MaxReviews
+	}
+	if f.reader != nil {
+		for _, fi := range f.reader.Ledger(ledgerlog.SeriesOf(domain.CodeReview, id)).Findings() {
+			if fi.Status == ledger.Open {
+				if wt.Open == nil {
+					wt.Open = map[domain.Severity]int{}
+				}
+				wt.Open[fi.Severity]++
+			}
+		}
+	}
+	return wt
 }
 
 // taskWaves is each task's wave as `taskie groups` would plan every task
