@@ -182,30 +182,11 @@ func (r *Replayer) phaseChange(e events.Event) bool {
 		task = &id
 	}
 	m, _ := events.MetaOf[events.PhaseChangeMeta](e)
-	next, hasNext := r.st.NextPhase, false
-	if m.NextPhase.Set {
-		v := m.NextPhase.V
-		s, isStr := v.(string)
-		switch {
-		case v == nil || (isStr && s == ""):
-			next, hasNext = nil, true
-		case isStr && domain.IsNextPhase(domain.Phase(s)):
-			next, hasNext = state.Opt(domain.Phase(s)), true
-		default:
-			r.note(e, "unknown next_phase %v: event ignored", v)
-			return false
-		}
+	next, hasNext, ok := r.nextPhaseOf(e, m)
+	if !ok {
+		return false
 	}
-	it, hasIt := r.st.PhaseIteration, false
-	if m.PhaseIteration.Set {
-		if v := m.PhaseIteration.V; v == nil {
-			it, hasIt = nil, true
-		} else if n, isInt := asInt(v); isInt && n >= 0 {
-			it, hasIt = state.Int(n), true
-		} else {
-			r.note(e, "phase_iteration %v is not an integer ≥ 0: kept %s", v, intOrNull(r.st.PhaseIteration))
-		}
-	}
+	it, hasIt := r.iterationOf(e, m)
 	if e.From != "" && domain.Phase(e.From) != r.st.Phase {
 		r.note(e, "moves from %q but the replayed phase is %q (events missing?): applied anyway", e.From, r.st.Phase)
 	}
@@ -215,19 +196,59 @@ func (r *Replayer) phaseChange(e events.Event) bool {
 		r.st.NextPhase = next
 	}
 	if hasIt {
-		r.st.PhaseIteration = it
-		if it != nil && *it == 0 && (old == nil || *old != 0) {
-			// A fresh cycle (workflow.ResetCycle). `taskie set
-			// current_task` also zeroes the iteration and the clean
-			// count, but keeps the review model.
-			r.st.ConsecutiveClean = 0
-			if e.Reason != "set current_task" {
-				r.st.ReviewModel = workflow.FirstModel(r.models)
-			}
-			r.resetSinceReview = true
-		}
+		r.setIteration(e, old, it)
 	}
 	return true
+}
+
+// nextPhaseOf is the next_phase a phase change sets (has: it sets one);
+// ok is false for an unknown one, which makes the event ignored.
+func (r *Replayer) nextPhaseOf(e events.Event, m events.PhaseChangeMeta) (next *domain.Phase, has, ok bool) {
+	if !m.NextPhase.Set {
+		return r.st.NextPhase, false, true
+	}
+	v := m.NextPhase.V
+	s, isStr := v.(string)
+	switch {
+	case v == nil || (isStr && s == ""):
+		return nil, true, true
+	case isStr && domain.IsNextPhase(domain.Phase(s)):
+		return state.Opt(domain.Phase(s)), true, true
+	}
+	r.note(e, "unknown next_phase %v: event ignored", v)
+	return nil, false, false
+}
+
+// iterationOf is the phase_iteration a phase change sets (has: it sets
+// one); one that is not an integer ≥ 0 is noted and kept.
+func (r *Replayer) iterationOf(e events.Event, m events.PhaseChangeMeta) (it *int, has bool) {
+	if !m.PhaseIteration.Set {
+		return r.st.PhaseIteration, false
+	}
+	v := m.PhaseIteration.V
+	if v == nil {
+		return nil, true
+	}
+	if n, isInt := asInt(v); isInt && n >= 0 {
+		return state.Int(n), true
+	}
+	r.note(e, "phase_iteration %v is not an integer ≥ 0: kept %s", v, intOrNull(r.st.PhaseIteration))
+	return r.st.PhaseIteration, false
+}
+
+// setIteration sets phase_iteration; a move to 0 from elsewhere starts a
+// fresh cycle (workflow.ResetCycle). `taskie set current_task` also zeroes
+// the iteration and the clean count, but keeps the review model.
+func (r *Replayer) setIteration(e events.Event, old, it *int) {
+	r.st.PhaseIteration = it
+	if it == nil || *it != 0 || (old != nil && *old == 0) {
+		return
+	}
+	r.st.ConsecutiveClean = 0
+	if e.Reason != "set current_task" {
+		r.st.ReviewModel = workflow.FirstModel(r.models)
+	}
+	r.resetSinceReview = true
 }
 
 func (r *Replayer) fieldSet(e events.Event) bool {
