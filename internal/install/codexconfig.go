@@ -74,32 +74,8 @@ func setTrust(src, key, hash, what string) (string, error) {
 		return src, err
 	}
 	target := append(append([]string{}, hooksState...), key)
-	for _, e := range doc.entries {
-		if samePath(e.path(), append(target, "trusted_hash")) {
-			if e.isStr && e.str == hash {
-				return src, nil
-			}
-			return src[:e.valStart] + domain.QuoteTOML(hash) + src[e.valEnd:], nil
-		}
-	}
-	for _, e := range doc.entries {
-		p := e.path()
-		if e.isTable && hasPrefix(target, p) || e.inline && hasPrefix(p, target[:2]) {
-			return src, fmt.Errorf("%s is written as an inline table, which taskie does not edit", tomlKey(p[:min(len(p), 3)]))
-		}
-	}
-	for _, h := range doc.headers {
-		if samePath(h.path, target) && !h.array {
-			return src[:h.end] + "trusted_hash = " + domain.QuoteTOML(hash) + "\n" + src[h.end:], nil
-		}
-	}
-	// The table may exist through dotted keys ([hooks.state] "k".enabled = false):
-	// add trusted_hash next to them, in the same table.
-	for _, e := range doc.entries {
-		if !e.inline && hasPrefix(e.path(), target) && hasPrefix(target, e.table) {
-			line := tomlKey(append(append([]string{}, target[len(e.table):]...), "trusted_hash")) + " = " + domain.QuoteTOML(hash) + "\n"
-			return src[:e.end] + line + src[e.end:], nil
-		}
+	if out, done, err := trustInPlace(doc, src, target, hash); done || err != nil {
+		return out, err
 	}
 	out := src
 	if out != "" && !strings.HasSuffix(out, "\n") {
@@ -113,6 +89,40 @@ func setTrust(src, key, hash, what string) (string, error) {
 		comment = strings.Replace(comment, "taskie's hook", what, 1)
 	}
 	return out + comment + "\n[" + tomlKey(target) + "]\ntrusted_hash = " + domain.QuoteTOML(hash) + "\n", nil
+}
+
+// trustInPlace sets trusted_hash of table target where the document
+// already has it, its table or dotted keys in it (done); an inline table
+// is refused.
+func trustInPlace(doc *tomlDoc, src string, target []string, hash string) (out string, done bool, err error) {
+	for _, e := range doc.entries {
+		if samePath(e.path(), append(target, "trusted_hash")) {
+			if e.isStr && e.str == hash {
+				return src, true, nil
+			}
+			return src[:e.valStart] + domain.QuoteTOML(hash) + src[e.valEnd:], true, nil
+		}
+	}
+	for _, e := range doc.entries {
+		p := e.path()
+		if e.isTable && hasPrefix(target, p) || e.inline && hasPrefix(p, target[:2]) {
+			return src, false, fmt.Errorf("%s is written as an inline table, which taskie does not edit", tomlKey(p[:min(len(p), 3)]))
+		}
+	}
+	for _, h := range doc.headers {
+		if samePath(h.path, target) && !h.array {
+			return src[:h.end] + "trusted_hash = " + domain.QuoteTOML(hash) + "\n" + src[h.end:], true, nil
+		}
+	}
+	// The table may exist through dotted keys ([hooks.state] "k".enabled = false):
+	// add trusted_hash next to them, in the same table.
+	for _, e := range doc.entries {
+		if !e.inline && hasPrefix(e.path(), target) && hasPrefix(target, e.table) {
+			line := tomlKey(append(append([]string{}, target[len(e.table):]...), "trusted_hash")) + " = " + domain.QuoteTOML(hash) + "\n"
+			return src[:e.end] + line + src[e.end:], true, nil
+		}
+	}
+	return src, false, nil
 }
 
 // dropTrust removes hooks.state."<key>".trusted_hash, then its table when
