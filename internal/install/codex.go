@@ -360,7 +360,33 @@ func UninstallCodex(t Target, assets fs.FS) ([]Change, error) {
 		}
 		before[k] = hs
 	}
-	removed := map[string]map[int]bool{} // event → group index
+	c, removed, err := removeOwnHooks(base, hooks, own)
+	if err != nil {
+		return nil, err
+	}
+	changes := []Change{dropEmptyJSON(base, c)}
+	cc, err := untrustRemoved(t.CodexConfig(), base, hooks, keyFiles, before, removed)
+	if err != nil {
+		return changes, err
+	}
+	changes = append(changes, cc)
+	if t.Scope == ScopeProject {
+		removeIfEmpty(base, filepath.Dir(hooks))
+	}
+	more, err := removeSkills(t)
+	changes = append(changes, more...)
+	if err != nil {
+		return changes, err
+	}
+	changes = append(changes, removeLegacyPrompts(t)...)
+	removeIfEmpty("", t.codexHome())
+	return changes, nil
+}
+
+// removeOwnHooks removes from hooks.json the entries exactly as taskie
+// writes them, and says which it removed: event → group index.
+func removeOwnHooks(base, hooks string, own OwnCodexHooks) (Change, map[string]map[int]bool, error) {
+	removed := map[string]map[int]bool{}
 	c, err := editJSON(base, hooks, func(o *object) error {
 		hooksObj, err := o.child("hooks")
 		if err != nil {
@@ -386,12 +412,14 @@ func UninstallCodex(t Target, assets fs.FS) ([]Change, error) {
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	changes := []Change{dropEmptyJSON(base, c)}
+	return c, removed, err
+}
+
+// untrustRemoved drops the trust of the removed hooks from config.toml and
+// moves the trust of the hooks that stay to their new keys.
+func untrustRemoved(config, base, hooks string, keyFiles []string, before map[string][]CodexHook, removed map[string]map[int]bool) (Change, error) {
 	gone := func(h CodexHook) bool { return removed[h.Event][h.Group] }
-	cc, err := editCodexConfig(t.CodexConfig(), func(src string) (string, error) {
+	return editCodexConfig(config, func(src string) (string, error) {
 		for _, k := range keyFiles {
 			after, err := CodexHooksIn(base, hooks, k, true)
 			if err != nil {
@@ -408,21 +436,6 @@ func UninstallCodex(t Target, assets fs.FS) ([]Change, error) {
 		}
 		return src, nil
 	})
-	if err != nil {
-		return changes, err
-	}
-	changes = append(changes, cc)
-	if t.Scope == ScopeProject {
-		removeIfEmpty(base, filepath.Dir(hooks))
-	}
-	more, err := removeSkills(t)
-	changes = append(changes, more...)
-	if err != nil {
-		return changes, err
-	}
-	changes = append(changes, removeLegacyPrompts(t)...)
-	removeIfEmpty("", t.codexHome())
-	return changes, nil
 }
 
 // rekeyHooks moves the trust of the hooks that stay (the user's, and
