@@ -121,12 +121,7 @@ func runGroups(o *groupsOpts) error {
 		return err
 	}
 	if ps := parallel.Check(tasks); len(ps) > 0 {
-		msgs := make([]string, len(ps))
-		for i, pr := range ps {
-			msgs[i] = pr.Msg
-		}
-		return &exitError{code: ExitProblems, err: fmt.Errorf("plan %s: tasks.md cannot be scheduled:\n  %s", p.ID, strings.Join(msgs, "\n  ")),
-			hint: "fix the Depends on column of tasks.md (`taskie validate` reports the same)"}
+		return unschedulable(p.ID, ps)
 	}
 	aside, err := cp.asideTasks()
 	if err != nil {
@@ -152,11 +147,27 @@ func runGroups(o *groupsOpts) error {
 	if o.asJSON {
 		return writeJSON(s.Out, v)
 	}
+	return printGroupsView(s, v, o.verbose)
+}
+
+// unschedulable is the error for tasks.md whose tasks cannot be planned.
+func unschedulable(plan string, ps []parallel.Problem) error {
+	msgs := make([]string, len(ps))
+	for i, pr := range ps {
+		msgs[i] = pr.Msg
+	}
+	return &exitError{code: ExitProblems, err: fmt.Errorf("plan %s: tasks.md cannot be scheduled:\n  %s", plan, strings.Join(msgs, "\n  ")),
+		hint: "fix the Depends on column of tasks.md (`taskie validate` reports the same)"}
+}
+
+// printGroupsView prints the waves: a table on a terminal, else TSV, and
+// on stderr the warnings and the tasks left out.
+func printGroupsView(s *Streams, v groupsView, verbose bool) error {
 	for _, w := range v.Warnings {
 		fmt.Fprintf(s.Err, "taskie: warning: %s\n", w)
 	}
 	if s.TTY {
-		printGroups(s.Out, v, o.verbose)
+		printGroups(s.Out, v, verbose)
 	} else {
 		if len(v.Waves) == 0 {
 			printGroups(s.Err, groupsView{Plan: v.Plan, Ready: v.Ready}, false) // says why there is no row
@@ -165,7 +176,7 @@ func runGroups(o *groupsOpts) error {
 			return err
 		}
 	}
-	if !o.verbose && len(v.LeftOut) > 0 {
+	if !verbose && len(v.LeftOut) > 0 {
 		ids := make([]string, len(v.LeftOut))
 		for i, l := range v.LeftOut {
 			ids[i] = l.Task

@@ -130,6 +130,14 @@ func (ls ledgerStatus) print(w io.Writer) {
 	if ls.NeedsHuman {
 		fmt.Fprintln(w, "human:   the review cycle does not converge; decide, then `taskie resume`")
 	}
+	ls.printBudgets(w)
+	if t := ls.Task; t != nil {
+		fmt.Fprintf(w, "task:    %s\n", t.line())
+	}
+}
+
+// printBudgets writes what the plan's reviews spent against its budgets.
+func (ls ledgerStatus) printBudgets(w io.Writer) {
 	if ls.Reviews > 0 || ls.BudgetUSD > 0 {
 		spent := fmt.Sprintf("$%.2f on %d review(s)", ls.SpentUSD, ls.Reviews)
 		if ls.BudgetUSD > 0 {
@@ -157,25 +165,27 @@ func (ls ledgerStatus) print(w io.Writer) {
 		}
 		fmt.Fprintf(w, "time:    %s\n", line)
 	}
-	if t := ls.Task; t != nil {
-		var parts []string
-		spent := false
-		if t.BudgetUSD > 0 {
-			parts = append(parts, fmt.Sprintf("$%.2f of $%.2f", t.SpentUSD, t.BudgetUSD))
-			spent = spent || t.SpentUSD >= t.BudgetUSD
-		}
-		if t.BudgetTokens > 0 {
-			parts = append(parts, fmt.Sprintf("%d of %d tokens", t.SpentTokens, t.BudgetTokens))
-			spent = spent || t.SpentTokens >= t.BudgetTokens
-		}
-		if t.BudgetTimeMS > 0 {
-			parts = append(parts, fmt.Sprintf("%s of %s of review", msText(t.SpentTimeMS), msText(t.BudgetTimeMS)))
-			spent = spent || t.SpentTimeMS >= t.BudgetTimeMS
-		}
-		line := fmt.Sprintf("task %s's reviews used %s", t.Task, strings.Join(parts, ", "))
-		if spent {
-			line += " (spent: no further review of this task)"
-		}
-		fmt.Fprintf(w, "task:    %s\n", line)
+}
+
+// line is what the current task's reviews spent against its budgets.
+func (t *taskBudgetStatus) line() string {
+	var parts []string
+	spent := false
+	if t.BudgetUSD > 0 {
+		parts = append(parts, fmt.Sprintf("$%.2f of $%.2f", t.SpentUSD, t.BudgetUSD))
+		spent = spent || t.SpentUSD >= t.BudgetUSD
 	}
+	if t.BudgetTokens > 0 {
+		parts = append(parts, fmt.Sprintf("%d of %d tokens", t.SpentTokens, t.BudgetTokens))
+		spent = spent || t.SpentTokens >= t.BudgetTokens
+	}
+	if t.BudgetTimeMS > 0 {
+		parts = append(parts, fmt.Sprintf("%s of %s of review", msText(t.SpentTimeMS), msText(t.BudgetTimeMS)))
+		spent = spent || t.SpentTimeMS >= t.BudgetTimeMS
+	}
+	line := fmt.Sprintf("task %s's reviews used %s", t.Task, strings.Join(parts, ", "))
+	if spent {
+		line += " (spent: no further review of this task)"
+	}
+	return line
 }
