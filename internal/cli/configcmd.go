@@ -89,25 +89,9 @@ func runConfig(o *configOpts) error {
 		}
 		keys = []string{o.key}
 	}
-	out := map[string]configEntry{}
-	for _, k := range keys {
-		v := vals[k]
-		if v == nil {
-			v = json.RawMessage("null")
-		}
-		out[k] = configEntry{Value: v, Source: cfg.Source[k]}
-	}
+	out := configEntries(cfg, keys, vals)
 	if len(cfg.Untrusted)+len(cfg.Ignored) > 0 {
-		// Show what the repository sets and why it is not in effect,
-		// rather than a bare "(not set)".
-		repoFile := config.Path(r.TaskieDir())
-		raw, _ := config.FileValues(repoFile)
-		for _, k := range append(slices.Clone(cfg.Untrusted), cfg.Ignored...) {
-			if e, ok := out[k]; ok && raw[k] != nil {
-				e.Ignored = &ignoredEntry{Value: raw[k], Source: repoFile, Until: "taskie trust"}
-				out[k] = e
-			}
-		}
+		markIgnored(cfg, config.Path(r.TaskieDir()), out)
 	}
 	if e, ok := out["store"]; ok {
 		out["store"] = storeEntry(e, cfg.Store)
@@ -123,18 +107,48 @@ func runConfig(o *configOpts) error {
 		}
 		return writeJSON(o.s.Out, out)
 	}
-	c := o.s.out()
+	printConfig(o.s, keys, out)
+	return nil
+}
+
+// configEntries are the settings' values in effect and where each comes from.
+func configEntries(cfg config.Config, keys []string, vals map[string]json.RawMessage) map[string]configEntry {
+	out := map[string]configEntry{}
+	for _, k := range keys {
+		v := vals[k]
+		if v == nil {
+			v = json.RawMessage("null")
+		}
+		out[k] = configEntry{Value: v, Source: cfg.Source[k]}
+	}
+	return out
+}
+
+// markIgnored shows what the repository's file sets and why it is not in
+// effect, rather than a bare "(not set)".
+func markIgnored(cfg config.Config, repoFile string, out map[string]configEntry) {
+	raw, _ := config.FileValues(repoFile)
+	for _, k := range append(slices.Clone(cfg.Untrusted), cfg.Ignored...) {
+		if e, ok := out[k]; ok && raw[k] != nil {
+			e.Ignored = &ignoredEntry{Value: raw[k], Source: repoFile, Until: "taskie trust"}
+			out[k] = e
+		}
+	}
+}
+
+// printConfig prints one line a setting, and one for what is ignored.
+func printConfig(s *Streams, keys []string, out map[string]configEntry) {
+	c := s.out()
 	for _, k := range keys {
 		v := string(out[k].Value)
 		if v == "null" {
 			v = "(not set)"
 		}
-		fmt.Fprintf(o.s.Out, "%-20s %-40s %s\n", k, v, c.Dim(out[k].Source))
+		fmt.Fprintf(s.Out, "%-20s %-40s %s\n", k, v, c.Dim(out[k].Source))
 		if ig := out[k].Ignored; ig != nil {
-			fmt.Fprintf(o.s.Out, "%-20s %-40s %s\n", "", compactRaw(ig.Value), c.Dim(ig.Source+" (ignored until `taskie trust`)"))
+			fmt.Fprintf(s.Out, "%-20s %-40s %s\n", "", compactRaw(ig.Value), c.Dim(ig.Source+" (ignored until `taskie trust`)"))
 		}
 	}
-	return nil
 }
 
 func contains(xs []string, x string) bool {
