@@ -74,23 +74,7 @@ func runPlanNew(o *planNewOpts) error {
 	if err := plan.ValidID(id); err != nil {
 		return usageErr(err, "")
 	}
-	cwd, err := o.g.cwd()
-	if err != nil {
-		return err
-	}
-	r, err := o.g.repo()
-	if errors.Is(err, plan.ErrNoTaskie) {
-		// In a worktree the project is made in the main checkout, where
-		// every worktree finds it.
-		home := cwd
-		if co, _ := gitwt.MainCheckout(cwd); co.Linked && co.Main != "" {
-			home = co.Main
-		}
-		if _, err := initProject(home); err != nil {
-			return err
-		}
-		r, err = o.g.repo()
-	}
+	r, err := repoOrInit(o.g)
 	if err != nil {
 		return err
 	}
@@ -124,14 +108,7 @@ func runPlanNew(o *planNewOpts) error {
 		return err
 	}
 	_, st, err := changeWith(p, "plan created", true, func(*store.Snapshot, *state.State) (store.Change, error) {
-		n := state.New()
-		n.TDD, n.MaxReviews, n.ReviewModel = o.tdd, cfg.MaxReviews, workflow.FirstModel(cfg.Models)
-		if o.auto {
-			n.NextPhase = state.Opt(domain.PlanReview)
-			n.PhaseIteration = state.Int(0)
-		}
-		return store.Change{State: n, Files: map[string][]byte{"plan.md": []byte("# Plan: " + id + "\n\n")},
-			Events: []events.Event{{Event: events.PlanCreated, Actor: "cli", Meta: events.Meta(events.PlanCreatedMeta{TDD: o.tdd, Auto: o.auto})}}}, nil
+		return newPlanChange(id, o.tdd, o.auto, cfg), nil
 	})
 	if err != nil {
 		return err
@@ -146,6 +123,40 @@ func runPlanNew(o *planNewOpts) error {
 	fmt.Fprintf(o.s.Out, "%s\n", dir)
 	fmt.Fprintf(o.s.Err, "created plan %s: %s; write the plan in %s\n", id, describeState(st), filepath.Join(dir, "plan.md"))
 	return nil
+}
+
+// repoOrInit opens the repository, making its project first when it has
+// none: in a worktree, in the main checkout, where every worktree finds it.
+func repoOrInit(g *globals) (*plan.Repo, error) {
+	cwd, err := g.cwd()
+	if err != nil {
+		return nil, err
+	}
+	r, err := g.repo()
+	if !errors.Is(err, plan.ErrNoTaskie) {
+		return r, err
+	}
+	home := cwd
+	if co, _ := gitwt.MainCheckout(cwd); co.Linked && co.Main != "" {
+		home = co.Main
+	}
+	if _, err := initProject(home); err != nil {
+		return nil, err
+	}
+	return g.repo()
+}
+
+// newPlanChange is the change that creates plan id: its state.json, an
+// empty plan.md and the PLAN_CREATED event.
+func newPlanChange(id string, tdd, auto bool, cfg config.Config) store.Change {
+	n := state.New()
+	n.TDD, n.MaxReviews, n.ReviewModel = tdd, cfg.MaxReviews, workflow.FirstModel(cfg.Models)
+	if auto {
+		n.NextPhase = state.Opt(domain.PlanReview)
+		n.PhaseIteration = state.Int(0)
+	}
+	return store.Change{State: n, Files: map[string][]byte{"plan.md": []byte("# Plan: " + id + "\n\n")},
+		Events: []events.Event{{Event: events.PlanCreated, Actor: "cli", Meta: events.Meta(events.PlanCreatedMeta{TDD: tdd, Auto: auto})}}}
 }
 
 // makePlanDir creates the directory of plan id, through the repository
