@@ -46,6 +46,9 @@ func TestNothingCitesOutsideDocs(t *testing.T) {
 			return nil // binary
 		}
 		files++
+		if !bytes.Contains(data, []byte("S"+"PEC")) && !bytes.Contains(data, []byte("\u00a7")) {
+			return nil // most files: no line to look at (a regexp per line was most of make test's time for this test)
+		}
 		rel, _ := filepath.Rel(root, path)
 		for n, line := range strings.Split(string(data), "\n") {
 			if outsideRef.MatchString(line) {
