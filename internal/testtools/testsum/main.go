@@ -5,16 +5,23 @@
 // never silent.
 //
 //	go test -json ./... | go run ./internal/testtools/testsum
+//	go run ./internal/testtools/testsum FIFO...
+//
+// With files (the named pipes that the parts of `make test` running at
+// once write to), it reads them all at once, each line whole: several
+// `go test -json` writing to one pipe could cut into each other's lines.
 package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // event is one line of `go test -json` (cmd/test2json).
@@ -39,25 +46,76 @@ type summary struct {
 
 func main() {
 	s := &summary{out: os.Stdout, output: map[key][]string{}}
-	if !s.read(os.Stdin) {
+	ok := false
+	if len(os.Args) > 1 {
+		ok = s.readFiles(os.Args[1:])
+	} else {
+		ok = s.read(os.Stdin)
+	}
+	if !ok {
 		os.Exit(1)
 	}
 }
 
-// read consumes the stream and reports; it returns false when anything failed.
-func (s *summary) read(r io.Reader) bool {
+// readFiles reads every stream at once and reports; it returns false when
+// anything failed or a stream could not be read.
+func (s *summary) readFiles(paths []string) bool {
+	lines := make(chan []byte)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	broken := false
+	for _, p := range paths {
+		wg.Go(func() {
+			f, err := os.Open(p)
+			if err == nil {
+				defer f.Close()
+				sc := newScanner(f)
+				for sc.Scan() {
+					lines <- bytes.Clone(sc.Bytes())
+				}
+				err = sc.Err()
+			}
+			if err != nil {
+				mu.Lock()
+				broken = true
+				mu.Unlock()
+				lines <- []byte("testsum: " + err.Error())
+			}
+		})
+	}
+	go func() { wg.Wait(); close(lines) }()
+	for l := range lines {
+		s.line(l)
+	}
+	ok := s.report()
+	mu.Lock()
+	defer mu.Unlock()
+	return ok && !broken
+}
+
+func newScanner(r io.Reader) *bufio.Scanner {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	return sc
+}
+
+// read consumes the stream and reports; it returns false when anything failed.
+func (s *summary) read(r io.Reader) bool {
+	sc := newScanner(r)
 	for sc.Scan() {
-		line := sc.Bytes()
-		var e event
-		if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &e) != nil {
-			fmt.Fprintln(s.out, string(line)) // not test2json: a build error, say
-			continue
-		}
-		s.add(e)
+		s.line(sc.Bytes())
 	}
 	return s.report()
+}
+
+// line takes one line of `go test -json`.
+func (s *summary) line(line []byte) {
+	var e event
+	if len(line) == 0 || line[0] != '{' || json.Unmarshal(line, &e) != nil {
+		fmt.Fprintln(s.out, string(line)) // not test2json: a build error, say
+		return
+	}
+	s.add(e)
 }
 
 func (s *summary) add(e event) {

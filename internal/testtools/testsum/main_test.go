@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -37,5 +39,32 @@ func TestSummary(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// TestSummaryOfSeveralStreams: the parts of make test write to pipes of
+// their own; every stream is counted, and one that cannot be read fails
+// the summary.
+func TestSummaryOfSeveralStreams(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
+	if err := os.WriteFile(a, []byte(`{"Action":"pass","Package":"p/a","Test":"TestA"}`+"\n"+`{"Action":"pass","Package":"p/a","Elapsed":1}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b, []byte(`{"Action":"pass","Package":"p/b","Test":"TestB"}`+"\n"+`{"Action":"pass","Package":"p/b","Elapsed":2}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	s := &summary{out: &out, output: map[key][]string{}}
+	if !s.readFiles([]string{a, b}) {
+		t.Errorf("readFiles = false, want true:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "2 passed, 0 failed, 0 skipped") {
+		t.Errorf("output lacks both streams' tests:\n%s", out.String())
+	}
+	out.Reset()
+	s = &summary{out: &out, output: map[key][]string{}}
+	if s.readFiles([]string{a, filepath.Join(dir, "missing")}) {
+		t.Errorf("readFiles with a missing stream = true, want false:\n%s", out.String())
 	}
 }
