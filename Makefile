@@ -56,8 +56,9 @@ test:
 	{ $(MAKE) -k -s lint cross fuzz > $$d/other.out 2>&1; echo $$? > $$d/other.rc; } & \
 	$$d/testsum $$d/long $$d/units; s=$$?; wait; \
 	cat $$d/other.out; \
-	for part in long race proc other; do \
-	  test "$$(cat $$d/$$part.rc)" = 0 || { echo "make test: $$part failed (lint, cross-builds and fuzzing: other; output above)"; s=1; }; \
+	for part in "long:the fleet, crash and real-client tests" "race:the unit tests (race detector)" \
+	    "proc:the testscripts and the source and docs checks" "other:the lint, cross-builds or fuzzing"; do \
+	  test "$$(cat $$d/$${part%%:*}.rc)" = 0 || { echo "make test: $${part#*:} failed (output above)"; s=1; }; \
 	done; \
 	exit $$s
 
