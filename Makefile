@@ -29,7 +29,9 @@ demo: build $(BIN)/fakereviewer
 #   - the race-detector run of the unit tests, then the testscripts and
 #     the repository-wide checks of the source and docs;
 #   - the lint, the cross-builds and the fuzzing (-k: one failing does not
-#     stop the others).
+#     stop the others), at a lower priority (nice): they only compute, and
+#     take the cores the tests leave, while the tests that measure time
+#     (timeouts, the real clients) get the CPU they wait for.
 # The packages that drive the taskie binary (testscripts, real clients,
 # crash, fleet) and the checks of the source and docs run without the race
 # detector: their concurrency is between processes, or there is none, and
@@ -53,7 +55,7 @@ test:
 	{ $(GOTEST) -p 3 ./internal/fleettest ./internal/crashtest ./e2e > $$d/long; echo $$? > $$d/long.rc; } & \
 	{ { $(GOTEST) -race $$units; echo $$? > $$d/race.rc; \
 	    $(GOTEST) ./internal/cli . ./internal/docstest; echo $$? > $$d/proc.rc; } > $$d/units; } & \
-	{ $(MAKE) -k -s lint cross fuzz > $$d/other.out 2>&1; echo $$? > $$d/other.rc; } & \
+	{ nice -n 10 $(MAKE) -k -s lint cross fuzz > $$d/other.out 2>&1; echo $$? > $$d/other.rc; } & \
 	$$d/testsum $$d/long $$d/units; s=$$?; wait; \
 	cat $$d/other.out; \
 	for part in "long:the fleet, crash and real-client tests" "race:the unit tests (race detector)" \
