@@ -90,7 +90,17 @@ func shellQuote(s string) string {
 // openPlan returns the plan named by id, by --plan, or else the default
 // plan: the one `taskie plan use` set, else the most recently changed. A
 // plan picked by default is named on stderr when the project has others.
+// What its writes do beyond the plan (claims released) is said on stderr.
 func (g *globals) openPlan(id string) (*store.Plan, error) {
+	p, err := g.findPlan(id)
+	if err == nil && g.s != nil {
+		p.Notes = g.s.Err
+	}
+	return p, err
+}
+
+// findPlan is openPlan without its notes.
+func (g *globals) findPlan(id string) (*store.Plan, error) {
 	r, err := g.repo()
 	if err != nil {
 		return nil, err

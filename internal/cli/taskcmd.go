@@ -109,12 +109,15 @@ func runTaskNote(o *taskNoteOpts) error {
 	}
 	defer guard.close()
 	var res continuity.NoteResult
-	err = guard.fenced(func() error {
-		var err error
-		if res, err = continuity.Note(p, task, continuity.Entry{Did: o.did, Issues: o.issues, Next: o.next}); err != nil {
-			return usageErr(err, "")
-		}
-		return nil
+	// Claims the write releases wait for the store's lock to go (Hold).
+	err = p.Hold(func() error {
+		return guard.fenced(func() error {
+			var err error
+			if res, err = continuity.Note(p, task, continuity.Entry{Did: o.did, Issues: o.issues, Next: o.next}); err != nil {
+				return usageErr(err, "")
+			}
+			return nil
+		})
 	})
 	if err != nil {
 		return err
@@ -433,18 +436,21 @@ func runTaskStatus(o *taskStatusOpts) error {
 	defer guard.close()
 	var evs []events.Event
 	var rec *lifecycle.Task
-	err = guard.fenced(func() error {
-		return updateTask(o.s, p, task, func(snap *store.Snapshot) (store.Change, error) {
-			c := store.Change{Actor: "cli", Reason: "task status", Kind: events.TaskStatus, Task: task,
-				Statuses: map[domain.TaskID]string{task: status}, Meta: events.Meta(guard.forced())}
-			n, effs, t, err := requestStatus(snap, task, status, actor, o.reason, o.s.Clock.Now())
-			if err != nil || n == nil {
-				return c, err
-			}
-			c.State, c.Events = n, lifecycle.Events(effs)
-			c.Reason = fmt.Sprintf("task status %s %s by %s", task, status, actor)
-			evs, rec = c.Events, &t
-			return c, nil
+	// Claims the write releases wait for the store's lock to go (Hold).
+	err = p.Hold(func() error {
+		return guard.fenced(func() error {
+			return updateTask(o.s, p, task, func(snap *store.Snapshot) (store.Change, error) {
+				c := store.Change{Actor: "cli", Reason: "task status", Kind: events.TaskStatus, Task: task,
+					Statuses: map[domain.TaskID]string{task: status}, Meta: events.Meta(guard.forced())}
+				n, effs, t, err := requestStatus(snap, task, status, actor, o.reason, o.s.Clock.Now())
+				if err != nil || n == nil {
+					return c, err
+				}
+				c.State, c.Events = n, lifecycle.Events(effs)
+				c.Reason = fmt.Sprintf("task status %s %s by %s", task, status, actor)
+				evs, rec = c.Events, &t
+				return c, nil
+			})
 		})
 	})
 	if err != nil {
@@ -453,9 +459,6 @@ func runTaskStatus(o *taskStatusOpts) error {
 	guard.done()
 	for _, e := range evs {
 		fmt.Fprintf(o.s.Err, "%s\n", eventMessage(e))
-	}
-	if rec != nil {
-		releaseLeft(o.s, guard, task, rec.State)
 	}
 	if o.asJSON {
 		v := map[string]any{"plan": p.ID, "task": task.String(), "status": status}

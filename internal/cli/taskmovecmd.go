@@ -13,7 +13,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
-	"github.com/taskie-dev/taskie/internal/parallel"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/taskrec"
@@ -182,18 +181,21 @@ func runTaskMove(o *taskMoveOpts) error {
 	var evs []events.Event
 	var rec lifecycle.Task
 	dup := false
-	err = guard.fenced(func() error {
-		return updateTask(o.s, p, task, func(snap *store.Snapshot) (store.Change, error) {
-			if o.action == lifecycle.ActMove && seen.ok {
-				if t, ok := duplicateMove(snap, task, to, seen); ok {
-					dup, rec, evs = true, t, nil
-					return store.Change{}, nil
+	// Claims the write releases wait for the store's lock to go (Hold).
+	err = p.Hold(func() error {
+		return guard.fenced(func() error {
+			return updateTask(o.s, p, task, func(snap *store.Snapshot) (store.Change, error) {
+				if o.action == lifecycle.ActMove && seen.ok {
+					if t, ok := duplicateMove(snap, task, to, seen); ok {
+						dup, rec, evs = true, t, nil
+						return store.Change{}, nil
+					}
 				}
-			}
-			c, t, err := lifecycleChange(snap, o, task, to, actor)
-			evs, rec = c.Events, t
-			c.Meta = events.MergeMeta(c.Meta, guard.forced())
-			return c, err
+				c, t, err := lifecycleChange(snap, o, task, to, actor)
+				evs, rec = c.Events, t
+				c.Meta = events.MergeMeta(c.Meta, guard.forced())
+				return c, err
+			})
 		})
 	})
 	if err != nil {
@@ -207,49 +209,10 @@ func runTaskMove(o *taskMoveOpts) error {
 	for _, e := range evs {
 		fmt.Fprintf(o.s.Err, "%s\n", eventMessage(e))
 	}
-	if !dup {
-		releaseLeft(o.s, guard, task, rec.State)
-	}
 	if o.asJSON {
 		return writeJSON(o.s.Out, taskMoveView{Plan: p.ID, Task: task.String(), Lifecycle: newQueryView(rec, o.s.Clock.Now(), timeouts, nil)})
 	}
 	return nil
-}
-
-// releaseLeft releases the claim on a task the move took out of the
-// schedule — completed, abandoned or with a human (parallel.StandingOf) —
-// whoever holds it: no agent works on it any more, and the claim must not
-// keep it listed (docs/parallel.md). guard holds the coordination store
-// the move's claim check opened; nil when it could not be reached.
-func releaseLeft(s *Streams, guard *claimGuard, task domain.TaskID, st lifecycle.State) {
-	if guard == nil {
-		return
-	}
-	switch parallel.StandingOf("", st) {
-	case parallel.Finished, parallel.Dropped, parallel.WithHuman:
-	default:
-		return
-	}
-	claims, err := guard.c.Claims(guard.ctx, guard.key)
-	if err != nil {
-		fmt.Fprintf(s.Err, "taskie: warning: task %d is %s, but its claim was not released: %v\n", task, st, err)
-		return
-	}
-	held := parallel.ClaimOf(claims, task)
-	if held == nil {
-		return
-	}
-	d, err := guard.c.Release(guard.ctx, guard.key, task, held.Agent)
-	switch {
-	case err != nil:
-		fmt.Fprintf(s.Err, "taskie: warning: task %d is %s, but the claim of %s was not released: %v\n", task, st, held.Agent, err)
-	case d.Outcome == parallel.Released:
-		where := string(st)
-		if st == lifecycle.HumanEscalation {
-			where = "in " + where
-		}
-		fmt.Fprintf(s.Err, "task %d: claim of %s released (the task is %s)\n", task, held.Agent, where)
-	}
 }
 
 // seenTask is a task's lifecycle record as read before the plan lock.

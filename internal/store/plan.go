@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"sync"
 
@@ -22,10 +23,15 @@ type Plan struct {
 	ID    string
 	Dir   string
 	Store *Files
+	// Notes, when set, hears what a commit did beyond the plan (the
+	// claims it released, Committer); nil says nothing.
+	Notes io.Writer
 
 	implier Implier
 	snap    *Snapshot
-	mu      sync.Mutex // guards snap: commands are single-threaded, tests are not
+	holding int        // Hold calls under way
+	held    []Change   // written changes whose Committed waits for Hold's end
+	mu      sync.Mutex // guards snap, holding and held: commands are single-threaded, tests are not
 }
 
 // Implier works out what a change implies beyond what its command wrote
@@ -48,6 +54,54 @@ type Implier interface {
 	// ImplyFollowed returns change c, already followed, with what it
 	// implies on found, the plan as the lock found it.
 	ImplyFollowed(p *Plan, found *Snapshot, c Change) Change
+}
+
+// Committer is an Implier that also acts, once a change is written, on
+// what lives outside the plan's files: the claims of the tasks the change
+// took out of the schedule (completed, abandoned, skipped, with a human)
+// are released there, whichever path moved them. Every Update and Commit
+// calls it, so no path can finish a task and leave its claim live.
+type Committer interface {
+	Committed(p *Plan, c Change)
+}
+
+// committed hands the written change c to the implier's Committer, or
+// keeps it for the end of Hold.
+func (p *Plan) committed(c Change) {
+	cm, ok := p.implier.(Committer)
+	if !ok {
+		return
+	}
+	p.mu.Lock()
+	if p.holding > 0 {
+		p.held = append(p.held, c)
+		p.mu.Unlock()
+		return
+	}
+	p.mu.Unlock()
+	cm.Committed(p, c)
+}
+
+// Hold runs fn, which writes the plan while holding the coordination
+// store's lock (a fenced write), and hands its changes to the Committer
+// only once fn returns: releasing a claim inside fn would wait on that
+// same lock.
+func (p *Plan) Hold(fn func() error) error {
+	p.mu.Lock()
+	p.holding++
+	p.mu.Unlock()
+	err := fn()
+	p.mu.Lock()
+	p.holding--
+	var held []Change
+	if p.holding == 0 {
+		held, p.held = p.held, nil
+	}
+	p.mu.Unlock()
+	for _, c := range held {
+		p.committed(c)
+	}
+	return err
 }
 
 // ErrNoPlans is returned when the project has no plan yet.
@@ -185,18 +239,21 @@ func (p *Plan) Exists(name string) bool {
 // lock, with what it implies (the Implier); afterwards the plan's
 // snapshot is the written one.
 func (p *Plan) Update(fn func(*Snapshot) (Change, error)) error {
+	var made Change
 	s, err := p.Store.Update(p.ID, func(found *Snapshot) (Change, error) {
 		seen := p.see(found)
 		c, err := fn(seen)
 		if err != nil || p.implier == nil {
 			return c, err
 		}
-		return p.implier.Imply(p, found, seen, c), nil
+		made = p.implier.Imply(p, found, seen, c)
+		return made, nil
 	})
 	if err != nil {
 		return err
 	}
 	p.setSnap(s)
+	p.committed(made)
 	return nil
 }
 
@@ -216,12 +273,14 @@ func (p *Plan) Commit(s *Snapshot, c Change) error {
 		}
 		// What the change implies is worked out on the plan as the lock
 		// finds it: review files may have come since s was read.
-		return p.implier.ImplyFollowed(p, cur, c), nil
+		c = p.implier.ImplyFollowed(p, cur, c)
+		return c, nil
 	})
 	if err != nil {
 		return err
 	}
 	p.setSnap(n)
+	p.committed(c)
 	return nil
 }
 
