@@ -12,6 +12,7 @@ import (
 
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/implied"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/needs"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
@@ -23,20 +24,25 @@ import (
 type statusView struct {
 	// NeedsYou is what needs a human (docs/needs-you.md): every plan's
 	// when status names no plan.
-	NeedsYou    []needsView    `json:"needs_you,omitempty"`
-	Plan        string         `json:"plan"`
-	HasState    bool           `json:"has_state"`
-	Stage       string         `json:"stage"`
-	Phase       string         `json:"phase"` // a phase, or "(no state.json)"
-	NextPhase   *domain.Phase  `json:"next_phase"`
-	Mode        string         `json:"mode"`
-	Paused      bool           `json:"paused"`
-	TDD         bool           `json:"tdd"`
-	CurrentTask *string        `json:"current_task"` // as state.json writes it
-	TaskTitle   string         `json:"task_title,omitempty"`
-	Review      *reviewView    `json:"review,omitempty"`
-	Tasks       taskCounts     `json:"tasks"`
-	ByStatus    map[string]int `json:"tasks_by_status"`
+	NeedsYou    []needsView   `json:"needs_you,omitempty"`
+	Plan        string        `json:"plan"`
+	HasState    bool          `json:"has_state"`
+	Stage       string        `json:"stage"`
+	Phase       string        `json:"phase"` // a phase, or "(no state.json)"
+	NextPhase   *domain.Phase `json:"next_phase"`
+	Mode        string        `json:"mode"`
+	Paused      bool          `json:"paused"`
+	TDD         bool          `json:"tdd"`
+	CurrentTask *string       `json:"current_task"` // as state.json writes it
+	// TaskState is the current task's lifecycle state when it waits on
+	// someone other than its agent (cto_intervention, human_escalation),
+	// and TaskNext what happens next; "" otherwise.
+	TaskState string         `json:"task_state,omitempty"`
+	TaskNext  string         `json:"task_next,omitempty"`
+	TaskTitle string         `json:"task_title,omitempty"`
+	Review    *reviewView    `json:"review,omitempty"`
+	Tasks     taskCounts     `json:"tasks"`
+	ByStatus  map[string]int `json:"tasks_by_status"`
 	// Running is the review in progress, if any.
 	Running *runningView `json:"running_review,omitempty"`
 	// LastHook is the hook's last decision when it failed or refused.
@@ -249,12 +255,31 @@ func buildStatus(p *store.Plan) (*statusView, error) {
 	}
 	if r, ok := taskrec.Find(recs, st.Task()); ok && st.Task() != 0 {
 		v.TaskTitle = r.Title
+		v.TaskState, v.TaskNext = escalationNext(st, r)
 	}
 	if r := cycleReview(st); r != "" {
 		v.Review = &reviewView{Review: r, Iteration: st.Iteration(), MaxReviews: st.MaxReviews,
 			NextModel: st.ReviewModel, Clean: st.ConsecutiveClean, Needed: domain.CleanToPass}
 	}
 	return v, nil
+}
+
+// escalationNext names the escalation the current task r is in and what
+// happens next (docs/lifecycle.md, "The CTO"); "" when it is in none.
+func escalationNext(st *state.State, r taskrec.Record) (string, string) {
+	if !r.Recorded {
+		return "", ""
+	}
+	switch r.State {
+	case lifecycle.CTOIntervention:
+		if st.Phase == domain.PostCodeReview || st.Next() == domain.PostCodeReview {
+			return string(r.State), "the CTO review runs at the next stop, once the post-review is recorded (`taskie done post-code-review`)"
+		}
+		return string(r.State), "the CTO review runs at the next stop"
+	case lifecycle.HumanEscalation:
+		return string(r.State), fmt.Sprintf("a human decides: `taskie task resolve %d --actor human` resumes it", r.ID)
+	}
+	return "", ""
 }
 
 // cycleReview names the review cycle a state is in, "" when none.
@@ -300,7 +325,11 @@ func printStatus(w io.Writer, v *statusView, tty bool) {
 		if v.TaskTitle != "" {
 			title = " — " + v.TaskTitle
 		}
-		fmt.Fprintf(w, "task:    %s%s\n", *v.CurrentTask, title)
+		esc := ""
+		if v.TaskState != "" {
+			esc = fmt.Sprintf(" [%s: %s]", v.TaskState, v.TaskNext)
+		}
+		fmt.Fprintf(w, "task:    %s%s%s\n", *v.CurrentTask, title, esc)
 	}
 	if r := v.Review; r != nil {
 		fmt.Fprintf(w, "review:  %s iteration %d/%d, next model %s, clean %d/%d\n",

@@ -37,6 +37,9 @@ type BlockData struct {
 	Findings string
 	// Budget says the plan's review budget is spent: no review follows.
 	Budget string
+	// CTO says this review's failure put the task in cto_intervention:
+	// the next stop runs the CTO review, not another code review.
+	CTO bool
 }
 
 // Outcome says how the review went, in words.

@@ -14,6 +14,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/history/ledgerlog"
 	"github.com/taskie-dev/taskie/internal/ledger"
+	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/review"
 	"github.com/taskie-dev/taskie/internal/reviewrun"
@@ -299,6 +300,11 @@ func (h *stopper) reviewed(v view, d workflow.StopDecision, verdict domain.Verdi
 		bd.Judged, bd.Findings = judged(verdict, a, rr.Save.ConsecutiveClean), openList(l)
 		if a.BudgetExceeded != nil {
 			bd.Budget = a.BudgetExceeded.String()
+		}
+		// The lifecycle moved with the review's commit: the plan as written.
+		if st, err := h.p.State(); err == nil && d.Review == domain.CodeReview {
+			life, _ := workflow.TaskLife(st)
+			bd.CTO = life == lifecycle.CTOIntervention
 		}
 		return Result{Block: true, Reason: BlockMessage(bd)}
 	}

@@ -243,14 +243,22 @@ func route(f RouteFacts, models []domain.Model) Route {
 // postReviewDue: the hook blocked and the agent owes a post-review.
 func postReviewDue(f RouteFacts, s *state.State) Route {
 	post, review, n := s.Next(), domain.ReviewOf(s.Next()), s.Iteration()
+	// After a third failure the task is in cto_intervention: the next
+	// stop runs the CTO review, not another code review (as the hook says).
+	next := fmt.Sprintf("%s iteration %d", review, n+1)
+	cto := ""
+	if st, _ := TaskLife(s); review == domain.CodeReview && st == lifecycle.CTOIntervention {
+		next = "the CTO review"
+		cto = fmt.Sprintf("; task %s is in cto_intervention (its reviews failed 3 times), so after the command end your turn and the Stop hook runs the CTO review, not %s iteration %d", s.Task(), review, n+1)
+	}
 	if f.Reviews.Post(review, s.Task(), n) {
 		r := s.Clone()
 		r.Phase, r.NextPhase = post, state.Opt(review)
 		return Route{Action: EndTurn, Task: s.Task(), Repair: r,
-			Why: fmt.Sprintf("the %s for iteration %d is written but was not recorded (taskie continue records it); end your turn and the Stop hook runs %s iteration %d", post, n, review, n+1)}
+			Why: fmt.Sprintf("the %s for iteration %d is written but was not recorded (taskie continue records it); end your turn and the Stop hook runs %s", post, n, next)}
 	}
 	return Route{Action: string(post), Task: s.Task(), Command: "taskie done " + string(post),
-		Why: fmt.Sprintf("%s iteration %d found problems or needs one more clean review; address it, write the post-review file, then run the command", review, n)}
+		Why: fmt.Sprintf("%s iteration %d found problems or needs one more clean review; address it, write the post-review file, then run the command%s", review, n, cto)}
 }
 
 // IterationInRange reports whether phase_iteration is within
