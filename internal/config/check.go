@@ -48,50 +48,53 @@ var (
 
 // check returns what is wrong with setting k of c.
 func check(k string, c *Config) []string {
-	if f, ok := checks[k]; ok {
+	if f, ok := checkOf(k); ok {
 		return f(k, c)
 	}
 	return nil
 }
 
 // checks say what is wrong with each setting that can be wrong.
-var checks = map[string]func(k string, c *Config) []string{
-	"reviewer": func(k string, c *Config) []string {
+var checks = []struct {
+	key string
+	fn  func(k string, c *Config) []string
+}{
+	{"reviewer", func(k string, c *Config) []string {
 		return oneOf(k, c.Reviewer, reviewers, "use reviewer_command for another executable")
-	},
-	"reviewer_command": func(_ string, c *Config) []string {
+	}},
+	{"reviewer_command", func(_ string, c *Config) []string {
 		if len(c.ReviewerCommand) > 0 && strings.TrimSpace(c.ReviewerCommand[0]) == "" {
 			return []string{"reviewer_command: the first element must name the program to run"}
 		}
 		return nil
-	},
-	"models": func(_ string, c *Config) []string { return checkModels(c.Models) },
-	"reviewer_timeout": func(_ string, c *Config) []string {
+	}},
+	{"models", func(_ string, c *Config) []string { return checkModels(c.Models) }},
+	{"reviewer_timeout", func(_ string, c *Config) []string {
 		if c.ReviewerTimeout.D() >= MaxReviewerTimeout {
 			return []string{fmt.Sprintf("reviewer_timeout must be below %dm (got %s): the hook itself times out at 30 minutes and Claude Code would kill it first", int(MaxReviewerTimeout.Minutes()), c.ReviewerTimeout.D())}
 		}
 		return nil
-	},
-	"max_reviews":        func(k string, c *Config) []string { return atLeast(k, c.MaxReviews, 0) },
-	"block_cap":          func(k string, c *Config) []string { return atLeast(k, c.BlockCap, 0) },
-	"group_size":         func(k string, c *Config) []string { return atLeast(k, c.GroupSize, 1) },
-	"ratchet_after":      func(k string, c *Config) []string { return atLeast(k, c.RatchetAfter, 1) },
-	"output_format":      func(k string, c *Config) []string { return oneOf(k, c.OutputFormat, outputFormats, "") },
-	"block_severity":     func(k string, c *Config) []string { return oneOf(k, string(c.BlockSeverity), severities, "") },
-	"budget_usd":         func(k string, c *Config) []string { return notNegativeUSD(k, c.BudgetUSD) },
-	"task_budget_usd":    func(k string, c *Config) []string { return notNegativeUSD(k, c.TaskBudgetUSD) },
-	"budget_tokens":      func(k string, c *Config) []string { return atLeast64(k, c.BudgetTokens) },
-	"task_budget_tokens": func(k string, c *Config) []string { return atLeast64(k, c.TaskBudgetTokens) },
-	"review_budget": func(_ string, c *Config) []string {
+	}},
+	{"max_reviews", func(k string, c *Config) []string { return atLeast(k, c.MaxReviews, 0) }},
+	{"block_cap", func(k string, c *Config) []string { return atLeast(k, c.BlockCap, 0) }},
+	{"group_size", func(k string, c *Config) []string { return atLeast(k, c.GroupSize, 1) }},
+	{"ratchet_after", func(k string, c *Config) []string { return atLeast(k, c.RatchetAfter, 1) }},
+	{"output_format", func(k string, c *Config) []string { return oneOf(k, c.OutputFormat, outputFormats, "") }},
+	{"block_severity", func(k string, c *Config) []string { return oneOf(k, string(c.BlockSeverity), severities, "") }},
+	{"budget_usd", func(k string, c *Config) []string { return notNegativeUSD(k, c.BudgetUSD) }},
+	{"task_budget_usd", func(k string, c *Config) []string { return notNegativeUSD(k, c.TaskBudgetUSD) }},
+	{"budget_tokens", func(k string, c *Config) []string { return atLeast64(k, c.BudgetTokens) }},
+	{"task_budget_tokens", func(k string, c *Config) []string { return atLeast64(k, c.TaskBudgetTokens) }},
+	{"review_budget", func(_ string, c *Config) []string {
 		if c.ReviewBudget.D() >= MaxReviewerTimeout {
 			return []string{fmt.Sprintf("review_budget must be below %dm (got %s): a review cannot outlast the hook's own 30-minute timeout", int(MaxReviewerTimeout.Minutes()), c.ReviewBudget.D())}
 		}
 		return nil
-	},
-	"lifecycle_timeouts": func(_ string, c *Config) []string { return checkLifecycle(c.LifecycleTimeouts) },
-	"on_exhausted":       func(k string, c *Config) []string { return oneOf(k, c.OnExhausted, []string{"skip", "escalate"}, "") },
-	"store":              func(_ string, c *Config) []string { return checkStore(c.Store) },
-	"project":            func(_ string, c *Config) []string { return checkProject(c.Project) },
+	}},
+	{"lifecycle_timeouts", func(_ string, c *Config) []string { return checkLifecycle(c.LifecycleTimeouts) }},
+	{"on_exhausted", func(k string, c *Config) []string { return oneOf(k, c.OnExhausted, []string{"skip", "escalate"}, "") }},
+	{"store", func(_ string, c *Config) []string { return checkStore(c.Store) }},
+	{"project", func(_ string, c *Config) []string { return checkProject(c.Project) }},
 }
 
 // notNegativeUSD checks a budget in dollars.
@@ -303,3 +306,14 @@ func compact(v json.RawMessage) string {
 // suggest returns the candidate nearest to s when it is near enough to be
 // a likely typo, else "".
 func suggest(s string, candidates []string) string { return domain.Nearest(s, candidates) }
+
+// checkOf finds the entry of key in checks: a table the linker lays out, so
+// nothing is built at start.
+func checkOf(key string) (func(k string, c *Config) []string, bool) {
+	for _, e := range checks {
+		if e.key == key {
+			return e.fn, true
+		}
+	}
+	return nil, false
+}

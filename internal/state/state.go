@@ -237,7 +237,7 @@ func position(data []byte, off int) (int, int) {
 }
 
 func (s *State) setField(k string, v json.RawMessage) error {
-	set, ok := fieldSetters[k]
+	set, ok := fieldSetter(k)
 	if !ok {
 		s.Extra[k] = v
 		return nil
@@ -247,36 +247,39 @@ func (s *State) setField(k string, v json.RawMessage) error {
 
 // fieldSetters decode each known field of state.json loosely (a number
 // written as a string, a null where a default applies).
-var fieldSetters = map[string]func(s *State, v json.RawMessage) error{
-	"max_reviews":       func(s *State, v json.RawMessage) error { return setCount(&s.MaxReviews, v) },
-	"consecutive_clean": func(s *State, v json.RawMessage) error { return setCount(&s.ConsecutiveClean, v) },
-	"current_task": func(s *State, v json.RawMessage) (err error) {
+var fieldSetters = []struct {
+	key string
+	fn  func(s *State, v json.RawMessage) error
+}{
+	{"max_reviews", func(s *State, v json.RawMessage) error { return setCount(&s.MaxReviews, v) }},
+	{"consecutive_clean", func(s *State, v json.RawMessage) error { return setCount(&s.ConsecutiveClean, v) }},
+	{"current_task", func(s *State, v json.RawMessage) (err error) {
 		s.CurrentTask, err = looseTask(v)
 		return err
-	},
-	"phase": func(s *State, v json.RawMessage) error { return setString(&s.Phase, v) },
-	"phase_iteration": func(s *State, v json.RawMessage) (err error) {
+	}},
+	{"phase", func(s *State, v json.RawMessage) error { return setString(&s.Phase, v) }},
+	{"phase_iteration", func(s *State, v json.RawMessage) (err error) {
 		s.PhaseIteration, err = looseInt(v)
 		return err
-	},
-	"next_phase": func(s *State, v json.RawMessage) error {
+	}},
+	{"next_phase", func(s *State, v json.RawMessage) error {
 		p, err := looseString(v)
 		s.NextPhase = (*domain.Phase)(p)
 		return err
-	},
-	"review_model": func(s *State, v json.RawMessage) error { return setString(&s.ReviewModel, v) },
-	"tdd":          func(s *State, v json.RawMessage) error { return setBool(&s.TDD, v) },
-	"needs_human":  func(s *State, v json.RawMessage) error { return setBool(&s.NeedsHuman, v) },
-	"enabled": func(s *State, v json.RawMessage) (err error) {
+	}},
+	{"review_model", func(s *State, v json.RawMessage) error { return setString(&s.ReviewModel, v) }},
+	{"tdd", func(s *State, v json.RawMessage) error { return setBool(&s.TDD, v) }},
+	{"needs_human", func(s *State, v json.RawMessage) error { return setBool(&s.NeedsHuman, v) }},
+	{"enabled", func(s *State, v json.RawMessage) (err error) {
 		s.Enabled, err = looseBool(v)
 		return err
-	},
-	"session_id":   func(s *State, v json.RawMessage) error { return setStr(&s.SessionID, v) },
-	"worktree":     func(s *State, v json.RawMessage) error { return setStr(&s.Worktree, v) },
-	"base_sha":     func(s *State, v json.RawMessage) error { return setStr(&s.BaseSHA, v) },
-	"last_commit":  func(s *State, v json.RawMessage) error { return setStr(&s.LastCommit, v) },
-	"lifecycle":    (*State).setLifecycle,
-	"failed_tasks": (*State).setFailedTasks,
+	}},
+	{"session_id", func(s *State, v json.RawMessage) error { return setStr(&s.SessionID, v) }},
+	{"worktree", func(s *State, v json.RawMessage) error { return setStr(&s.Worktree, v) }},
+	{"base_sha", func(s *State, v json.RawMessage) error { return setStr(&s.BaseSHA, v) }},
+	{"last_commit", func(s *State, v json.RawMessage) error { return setStr(&s.LastCommit, v) }},
+	{"lifecycle", (*State).setLifecycle},
+	{"failed_tasks", (*State).setFailedTasks},
 }
 
 // setCount sets a count that must not be negative; null keeps it.
@@ -470,4 +473,15 @@ func (s *State) Encode() []byte {
 	}
 	b.WriteString("\n}\n")
 	return b.Bytes()
+}
+
+// fieldSetter finds the entry of key in fieldSetters: a table the linker lays out, so
+// nothing is built at start.
+func fieldSetter(key string) (func(s *State, v json.RawMessage) error, bool) {
+	for _, e := range fieldSetters {
+		if e.key == key {
+			return e.fn, true
+		}
+	}
+	return nil, false
 }

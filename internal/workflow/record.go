@@ -60,7 +60,7 @@ var Settable = []string{"phase", "next_phase", "current_task", "max_reviews", "p
 // Set returns the state with one field changed, after checking the value.
 // "null" (or "") clears nullable fields. Phase changes must be legal moves.
 func Set(s *state.State, field, value string) (*state.State, error) {
-	set, ok := setters[field]
+	set, ok := setterOf(field)
 	if !ok {
 		if s := Nearest(field, Settable); s != "" {
 			return nil, fmt.Errorf("cannot set %q; did you mean %q?", field, s)
@@ -82,17 +82,20 @@ type setValue struct {
 }
 
 // setters check a value and set it on n, a clone of s: one per Settable field.
-var setters = map[string]func(s, n *state.State, v setValue) error{
-	"phase":        setPhase,
-	"next_phase":   setNextPhase,
-	"current_task": setCurrentTask,
-	"max_reviews": func(_, n *state.State, v setValue) error {
+var setters = []struct {
+	key string
+	fn  func(s, n *state.State, v setValue) error
+}{
+	{"phase", setPhase},
+	{"next_phase", setNextPhase},
+	{"current_task", setCurrentTask},
+	{"max_reviews", func(_, n *state.State, v setValue) error {
 		return setCount(&n.MaxReviews, v)
-	},
-	"consecutive_clean": func(_, n *state.State, v setValue) error {
+	}},
+	{"consecutive_clean", func(_, n *state.State, v setValue) error {
 		return setCount(&n.ConsecutiveClean, v)
-	},
-	"phase_iteration": func(_, n *state.State, v setValue) error {
+	}},
+	{"phase_iteration", func(_, n *state.State, v setValue) error {
 		if v.null {
 			n.PhaseIteration = nil
 			return nil
@@ -103,30 +106,30 @@ var setters = map[string]func(s, n *state.State, v setValue) error{
 		}
 		n.PhaseIteration = state.Int(it)
 		return nil
-	},
-	"review_model": func(_, n *state.State, v setValue) error {
+	}},
+	{"review_model", func(_, n *state.State, v setValue) error {
 		if v.null {
 			return fmt.Errorf("review_model cannot be empty")
 		}
 		n.ReviewModel = domain.Model(v.value)
 		return nil
-	},
-	"tdd": func(_, n *state.State, v setValue) error {
+	}},
+	{"tdd", func(_, n *state.State, v setValue) error {
 		b, err := parseFlag(v)
 		n.TDD = b
 		return err
-	},
-	"enabled": func(_, n *state.State, v setValue) error {
+	}},
+	{"enabled", func(_, n *state.State, v setValue) error {
 		b, err := parseFlag(v)
 		n.Enabled = &b
 		return err
-	},
-	"session_id": func(_, n *state.State, v setValue) error {
+	}},
+	{"session_id", func(_, n *state.State, v setValue) error {
 		if n.SessionID = v.value; v.null {
 			n.SessionID = ""
 		}
 		return nil
-	},
+	}},
 }
 
 func setPhase(s, n *state.State, v setValue) error {
@@ -265,4 +268,15 @@ func Lint(s *state.State) []string {
 			*s.PhaseIteration, s.MaxReviews, s.MaxReviews))
 	}
 	return out
+}
+
+// setterOf finds the entry of key in setters: a table the linker lays out, so
+// nothing is built at start.
+func setterOf(key string) (func(s, n *state.State, v setValue) error, bool) {
+	for _, e := range setters {
+		if e.key == key {
+			return e.fn, true
+		}
+	}
+	return nil, false
 }

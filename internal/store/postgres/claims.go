@@ -75,22 +75,26 @@ func checkKey(p store.PlanKey) error {
 // lockTaskSQL locks the row of a task, making a free one first, and
 // returns it with the coordination clock. ON CONFLICT … DO UPDATE waits
 // for and locks an existing row like SELECT … FOR UPDATE.
-var lockTaskSQL = `INSERT INTO taskie_claims AS c (project, plan, task) VALUES ($1, $2, $3)
+func lockTaskSQL() string {
+	return `INSERT INTO taskie_claims AS c (project, plan, task) VALUES ($1, $2, $3)
 ON CONFLICT (project, plan, task) DO UPDATE SET agent = c.agent
 RETURNING ` + claimCols("c") + `, ` + nowSQL(4)
+}
 
 // holderSQL locks the row of a task, when there is one.
-var holderSQL = `SELECT ` + claimCols("") + `, ` + nowSQL(4) + `
+func holderSQL() string {
+	return `SELECT ` + claimCols("") + `, ` + nowSQL(4) + `
 FROM taskie_claims WHERE project = $1 AND plan = $2 AND task = $3 FOR UPDATE`
+}
 
 // lockTask locks task's row for the transaction and returns its claim
 // (nil when free), the last token the task had and the coordination
 // clock. create makes the row of a task never claimed, so that two first
 // claims queue on it.
 func (s *Store) lockTask(ctx context.Context, t *pipe, p store.PlanKey, task domain.TaskID, create bool) (*domain.Claim, int64, time.Time, error) {
-	q := holderSQL
+	q := holderSQL()
 	if create {
-		q = lockTaskSQL
+		q = lockTaskSQL()
 	}
 	var r claimRow
 	var now time.Time
@@ -124,7 +128,8 @@ func (s *Store) Claim(ctx context.Context, p store.PlanKey, task domain.TaskID, 
 // nextSQL locks the first task of $3 (in its order), not in $5, that is
 // free, held by agent $4 or expired, skipping rows another transaction
 // holds: the claim in progress of another agent.
-var nextSQL = `SELECT ` + claimCols("c") + `, ` + nowSQL(6) + `
+func nextSQL() string {
+	return `SELECT ` + claimCols("c") + `, ` + nowSQL(6) + `
 FROM unnest($3::int[]) WITH ORDINALITY AS r(task, ord)
 JOIN taskie_claims c ON c.project = $1 AND c.plan = $2 AND c.task = r.task
 WHERE NOT (c.task = ANY($5::int[]))
@@ -132,6 +137,7 @@ WHERE NOT (c.task = ANY($5::int[]))
 ORDER BY r.ord
 LIMIT 1
 FOR UPDATE OF c SKIP LOCKED`
+}
 
 // offerSQL makes the rows of ready tasks that have none, in task order so
 // that two agents offering the same tasks never wait on each other in a
@@ -192,7 +198,7 @@ func (s *Store) ClaimNext(ctx context.Context, p store.PlanKey, ready []domain.T
 					err = pgx.ErrNoRows
 				}
 			} else {
-				err = t.queryRow(ctx, nextSQL, []any{p.Project, p.Plan, ids, agent, tried, s.skewMicros()}, append(r.dest(), &now)...)
+				err = t.queryRow(ctx, nextSQL(), []any{p.Project, p.Plan, ids, agent, tried, s.skewMicros()}, append(r.dest(), &now)...)
 			}
 			if err == pgx.ErrNoRows {
 				ok = false

@@ -52,7 +52,9 @@ lev AS (
 )`
 }
 
-var sentinelTS = store.TimeSentinel.Format(time.RFC3339)
+// sentinelTS is store.TimeSentinel in RFC 3339 (TestSentinelTS): a constant, so
+// nothing is built at start.
+const sentinelTS = "2000-01-01T00:00:00Z"
 
 // lifeArgs are $9–$12 of lifeCTEs.
 func lifeArgs(m store.LifeMoves) ([]string, []string, []string, []string, error) {
@@ -90,7 +92,8 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 // those whose latest result is complete, and those of $13 (in progress in
 // tasks.md) that were never claimed and whose last result did not fail;
 // $7 the lease in microseconds, $8 its text for the event.
-var claimNextSQL = `WITH ` + clockCTE + `,
+func claimNextSQL() string {
+	return `WITH ` + clockCTE + `,
 pick AS (
   SELECT c.task, c.agent, ` + ts("c.acquired") + ` AS acquired, ` + ts("c.expires") + ` AS expires, ` + ts("c.heartbeat") + ` AS heartbeat, c.token, c.place,
     (c.agent = $4 AND NOT (c.place <> '' AND $5 <> '' AND c.place <> $5)) AS renew
@@ -132,6 +135,7 @@ ev AS (
 SELECT pick.task, pick.agent, pick.acquired, pick.expires, pick.heartbeat, pick.token, pick.place, clk.now, upd.token,
   (SELECT coalesce(array_agg(body ORDER BY id), '{}') FROM lev)
 FROM pick, upd, clk`
+}
 
 // ClaimNextLife is ClaimNext in one round trip, recording the lifecycle
 // move of the claim (moves) in the same statement; lines are the
@@ -159,7 +163,7 @@ func (s *Store) ClaimNextLife(ctx context.Context, p store.PlanKey, ready, inPro
 		b := &pgx.Batch{}
 		b.Queue(offerSQL, p.Project, p.Plan, ids)
 		b.Queue("COMMIT")
-		b.Queue(claimNextSQL, p.Project, p.Plan, ids, agent, f.Place, s.skewMicros(), ttl.Microseconds(), ttl.String(),
+		b.Queue(claimNextSQL(), p.Project, p.Plan, ids, agent, f.Place, s.skewMicros(), ttl.Microseconds(), ttl.String(),
 			kinds, keys, lkinds, llines, busy)
 		b.Queue("COMMIT")
 		b.Queue(notifySQL, Channel, payload(p))
@@ -217,13 +221,15 @@ func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
 // curCTE locks the row of task $3, when it has one, with its columns as
 // claimRow scans them, its latest result and its raw expiry.
-var curCTE = `tgt AS (SELECT $3::int AS task),
+func curCTE() string {
+	return `tgt AS (SELECT $3::int AS task),
 cur AS (
   SELECT c.task, c.agent, ` + ts("c.acquired") + ` AS acquired, ` + ts("c.expires") + ` AS expires, ` + ts("c.heartbeat") + ` AS heartbeat,
     c.token, c.place, c.result, c.expires AS raw_expires
   FROM taskie_claims c WHERE c.project = $1 AND c.plan = $2 AND c.task = $3
   FOR UPDATE
 )`
+}
 
 // curCols are cur's claimRow columns; a task without a row reads as free.
 const curCols = `coalesce(cur.task, $3::int), coalesce(cur.agent, ''), cur.acquired, cur.expires, cur.heartbeat, coalesce(cur.token, 0), coalesce(cur.place, '')`
@@ -236,7 +242,8 @@ const fenceOK = `NOT ($7::bigint > 0 AND (cur.task IS NULL OR cur.token <> $7::b
   AND NOT coalesce(cur.agent = $4 AND cur.place <> '' AND $5 <> '' AND cur.place <> $5 AND cur.raw_expires > clk.now, false)`
 
 // heartbeatSQL renews agent $4's lease on task $3 by $8 microseconds.
-var heartbeatSQL = `WITH ` + clockCTE + `, ` + curCTE + `,
+func heartbeatSQL() string {
+	return `WITH ` + clockCTE + `, ` + curCTE() + `,
 upd AS (
   UPDATE taskie_claims c SET expires = clk.now + $8::bigint * interval '1 microsecond', heartbeat = clk.now,
     place = CASE WHEN $5 <> '' THEN $5 ELSE c.place END
@@ -245,6 +252,7 @@ upd AS (
   RETURNING c.task
 )
 SELECT ` + curCols + `, clk.now, EXISTS (SELECT 1 FROM upd) FROM clk LEFT JOIN cur ON true`
+}
 
 // HeartbeatOne is Heartbeat in one round trip: the fence and the renewal
 // in one statement.
@@ -259,7 +267,7 @@ func (s *Store) HeartbeatOne(ctx context.Context, p store.PlanKey, task domain.T
 	var r claimRow
 	var now time.Time
 	var written bool
-	err := s.one(ctx, fmt.Sprintf("renewing the lease on task %d of plan %s", task, p.Plan), p, heartbeatSQL,
+	err := s.one(ctx, fmt.Sprintf("renewing the lease on task %d of plan %s", task, p.Plan), p, heartbeatSQL(),
 		[]any{p.Project, p.Plan, int32(task), agent, f.Place, s.skewMicros(), f.Token, ttl.Microseconds()},
 		append(r.dest(), &now, &written)...)
 	if err != nil {
@@ -274,7 +282,8 @@ func (s *Store) HeartbeatOne(ctx context.Context, p store.PlanKey, task domain.T
 
 // releaseSQL lets agent $4's claim on task $3 go, with its event and the
 // lifecycle move ($13: not when the task's latest result is complete).
-var releaseSQL = `WITH ` + clockCTE + `, ` + curCTE + `,
+func releaseSQL() string {
+	return `WITH ` + clockCTE + `, ` + curCTE() + `,
 upd AS (
   UPDATE taskie_claims c SET agent = '', acquired = NULL, expires = NULL, heartbeat = NULL, place = ''
   FROM cur, clk
@@ -290,6 +299,7 @@ ev AS (
 ` + lifeCTEs("upd", "NOT ($13::boolean AND upd.result = 'complete')") + `
 SELECT ` + curCols + `, clk.now, EXISTS (SELECT 1 FROM upd), (SELECT coalesce(array_agg(body ORDER BY id), '{}') FROM lev)
 FROM clk LEFT JOIN cur ON true`
+}
 
 // ReleaseLife is Release in one round trip, recording the lifecycle move
 // of the release (moves) in the same statement.
@@ -305,7 +315,7 @@ func (s *Store) ReleaseLife(ctx context.Context, p store.PlanKey, task domain.Ta
 	var now time.Time
 	var written bool
 	var lines []string
-	err = s.one(ctx, fmt.Sprintf("releasing task %d of plan %s", task, p.Plan), p, releaseSQL,
+	err = s.one(ctx, fmt.Sprintf("releasing task %d of plan %s", task, p.Plan), p, releaseSQL(),
 		[]any{p.Project, p.Plan, int32(task), agent, f.Place, s.skewMicros(), f.Token, int64(0), kinds, keys, lkinds, llines, moves.UnlessComplete},
 		append(r.dest(), &now, &written, &lines)...)
 	if err != nil {
@@ -324,7 +334,8 @@ func (s *Store) ReleaseLife(ctx context.Context, p store.PlanKey, task domain.Ta
 // another agent — and its lifecycle record is not in a state of $13 (the
 // machine refuses the move there); with the task's result status $8 and
 // the lifecycle move.
-var writeSQL = `WITH ` + clockCTE + `, ` + curCTE + `,
+func writeSQL() string {
+	return `WITH ` + clockCTE + `, ` + curCTE() + `,
 ` + strings.Replace(lifeCTEs("tgt", "EXISTS (SELECT 1 FROM ok)"), "\n),\nlev AS", `
 ),
 ok AS (
@@ -347,6 +358,7 @@ res AS (
 )
 SELECT ` + curCols + `, clk.now, EXISTS (SELECT 1 FROM ok), life.k, (SELECT coalesce(array_agg(body ORDER BY id), '{}') FROM lev)
 FROM clk LEFT JOIN cur ON true, life`
+}
 
 // AppendWriteLife appends evs for task in one round trip, atomically with
 // the check that agent may write to it (the fence: a token presented is
@@ -385,7 +397,7 @@ func (s *Store) AppendWriteLife(ctx context.Context, p store.PlanKey, task domai
 		refuse = []string{}
 	}
 	var r claimRow
-	err = s.one(ctx, fmt.Sprintf("writing for task %d of plan %s", task, p.Plan), p, writeSQL,
+	err = s.one(ctx, fmt.Sprintf("writing for task %d of plan %s", task, p.Plan), p, writeSQL(),
 		[]any{p.Project, p.Plan, int32(task), agent, f.Place, s.skewMicros(), f.Token, status, kinds, keys, lkinds, llines, refuse, ekinds, etasks, elines},
 		append(r.dest(), &w.Now, &w.Written, &w.LifeKey, &w.Lines)...)
 	if err != nil {
@@ -444,7 +456,7 @@ func (s *Store) Fenced(ctx context.Context, p store.PlanKey, task domain.TaskID,
 		t := &pipe{conn: conn}
 		var r claimRow
 		var now time.Time
-		err := t.queryRow(ctx, lockTaskSQL, []any{p.Project, p.Plan, int32(task), s.skewMicros()}, append(r.dest(), &now)...)
+		err := t.queryRow(ctx, lockTaskSQL(), []any{p.Project, p.Plan, int32(task), s.skewMicros()}, append(r.dest(), &now)...)
 		if err == nil {
 			if refused = check(r.claim(), now.UTC()); refused == nil {
 				refused = write()

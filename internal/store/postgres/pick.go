@@ -13,7 +13,7 @@ import (
 // offerPickSQL is ClaimNext's first round trip as one simple-protocol
 // message: the offer of the ready tasks' rows, committed on its own (the
 // implicit transaction of the statements before COMMIT), then the claim's
-// transaction opened and the first free row locked (nextSQL). Three round
+// transaction opened and the first free row locked (nextSQL()). Three round
 // trips per claim become two. Times come back as microseconds since the
 // epoch, so that no session setting changes how they read.
 const offerPickSQL = `SELECT set_config('synchronous_commit', 'off', true);

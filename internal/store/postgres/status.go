@@ -80,7 +80,8 @@ func (s *Store) Status(ctx context.Context, project string) (Info, error) {
 }
 
 // countsSQL counts the data of project $1, of every project when "".
-var countsSQL = `SELECT
+func countsSQL() string {
+	return `SELECT
   (SELECT count(DISTINCT project) FROM (SELECT project FROM taskie_claims UNION ALL SELECT project FROM taskie_events) x
     WHERE $1 = '' OR project = $1),
   (SELECT count(*) FROM (SELECT project, plan FROM taskie_claims WHERE agent <> '' AND ($1 = '' OR project = $1)
@@ -88,11 +89,12 @@ var countsSQL = `SELECT
   (SELECT count(*) FROM taskie_claims WHERE agent <> '' AND ($1 = '' OR project = $1)),
   (SELECT count(*) FROM taskie_claims WHERE agent <> '' AND expires > ` + nowSQL(2) + ` AND ($1 = '' OR project = $1)),
   (SELECT count(*) FROM taskie_events WHERE $1 = '' OR project = $1)`
+}
 
 func (s *Store) counts(ctx context.Context, project string) (Counts, error) {
 	var c Counts
 	err := s.do(ctx, "counting claims and events", func(ctx context.Context, conn *pgx.Conn) error {
-		return conn.QueryRow(ctx, countsSQL, project, s.skewMicros()).Scan(&c.Projects, &c.Plans, &c.Claims, &c.LiveClaims, &c.Events)
+		return conn.QueryRow(ctx, countsSQL(), project, s.skewMicros()).Scan(&c.Projects, &c.Plans, &c.Claims, &c.LiveClaims, &c.Events)
 	})
 	return c, err
 }
