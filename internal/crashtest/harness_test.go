@@ -48,7 +48,9 @@ func newHarness(t *testing.T, home string) *harness {
 		}
 		env = append(env, kv)
 	}
-	env = append(env, "HOME="+home,
+	// One fixed clock: the shadow run of a command runs later than the
+	// killed one, and what it writes must not differ by the second it ran.
+	env = append(env, "TASKIE_NOW=2026-03-04T05:06:07Z", "HOME="+home,
 		"XDG_CONFIG_HOME="+filepath.Join(home, ".config"),
 		"XDG_STATE_HOME="+filepath.Join(home, ".state"))
 	return &harness{t: t, env: env}
