@@ -220,6 +220,7 @@ func buildStatus(p *store.Plan) (*statusView, error) {
 	for _, d := range cellDivergences(p) {
 		v.HandEdits = append(v.HandEdits, d.String())
 	}
+	v.HandEdits = append(v.HandEdits, seenCommits(p)...)
 	if v.Running == nil {
 		v.LastHook = lastHookProblem(p)
 	}

@@ -17,6 +17,9 @@ type validateView struct {
 	Plan       string           `json:"plan"`
 	Valid      bool             `json:"valid"`
 	Violations []plan.Violation `json:"violations"`
+	// Notes say what the files will say at the next write (a task's
+	// commit seen); not violations.
+	Notes []string `json:"notes,omitempty"`
 }
 
 // validateOpts are the options of `taskie validate`.
@@ -65,7 +68,7 @@ func runValidate(o *validateOpts) error {
 		if vs == nil {
 			vs = []plan.Violation{}
 		}
-		views = append(views, validateView{Plan: p.ID, Valid: len(vs) == 0, Violations: vs})
+		views = append(views, validateView{Plan: p.ID, Valid: len(vs) == 0, Violations: vs, Notes: seenCommits(p)})
 		bad = bad || len(vs) > 0
 	}
 	if o.asJSON {
@@ -115,6 +118,9 @@ func plansToValidate(g *globals, id string) ([]*store.Plan, error) {
 func printViolations(s *Streams, views []validateView) {
 	c := s.out()
 	for _, v := range views {
+		for _, n := range v.Notes {
+			defer fmt.Fprintf(s.Out, "%s: note: %s\n", v.Plan, n)
+		}
 		if len(v.Violations) == 0 {
 			fmt.Fprintf(s.Out, "%s: %s\n", v.Plan, c.Green("ok"))
 			continue

@@ -56,6 +56,10 @@ func SessionStart(e Env) int {
 	if err != nil {
 		return 0
 	}
+	// A task's commit made since the last write is recorded now, so that
+	// tasks.md says done as the summary does (docs/lifecycle.md). A
+	// failure only leaves it for the next write.
+	_ = implied.SettleCommits(p, "hook")
 	text := Summary(p)
 	if snap, err := p.Snapshot(); err == nil && snap.State != nil {
 		pending := snap.PendingOther(snap.State.Task())

@@ -120,11 +120,10 @@ func stop(e Env, format *string) Result {
 	res := s.run()
 	// The last task of a plan waits in committing with no later phase move
 	// to complete it: look for its commit here (nothing when none waits).
-	// A paused plan is left alone.
-	if snap, err := p.Snapshot(); err == nil && snap.State != nil && snap.State.IsEnabled() {
-		if err := implied.SettleCommits(p, "hook"); err != nil {
-			lg.decision(in, "warn", "lifecycle: "+err.Error())
-		}
+	// A paused plan too: recording a commit made is no automation, and
+	// tasks.md must not lag the reads (docs/lifecycle.md).
+	if err := implied.SettleCommits(p, "hook"); err != nil {
+		lg.decision(in, "warn", "lifecycle: "+err.Error())
 	}
 	if snap, err := p.Snapshot(); err == nil && snap.State != nil { // what needs a human, from the snapshot at hand
 		lines := needsLines(id, s.planFlag, snap.State, snap.PendingOther(snap.State.Task()), cfg, now, skipFor(s.why)...)
