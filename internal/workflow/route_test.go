@@ -14,19 +14,6 @@ import (
 	"github.com/taskie-dev/taskie/internal/state"
 )
 
-// reviewFile names a review (post=false) or post-review file as docs/validation.md does.
-func reviewFile(review domain.Phase, task domain.TaskID, n int, post bool) string {
-	kind := "review"
-	if post {
-		kind = "post-review"
-	}
-	base := map[domain.Phase]string{domain.PlanReview: "plan", domain.TasksReview: "tasks", domain.AllCodeReview: "all-code"}[review]
-	if review == domain.CodeReview {
-		base = "task-" + task.String()
-	}
-	return base + "-" + kind + "-" + strconv.Itoa(n) + ".md"
-}
-
 // planFiles is a fake plan directory: the set of review files on disk.
 type planFiles map[string]bool
 
