@@ -27,6 +27,9 @@ type view struct {
 	pendingOther              bool
 	autopilot                 bool // advance boundaries block with the continue instruction
 	agent                     Agent
+	// taskDone names the current task when its pass completed it at once
+	// (outside git: no commit to wait for); "" otherwise.
+	taskDone string
 	// ledger reads the review ledger of the cycle a state is in (it scans
 	// the event log: only messages that list findings call it); nil: none.
 	ledger func(*state.State) ledgerView
@@ -171,7 +174,10 @@ func advanced(v view, review, target domain.Phase, autopilot bool) Result {
 	// A task whose code review passed waits in committing: its commit
 	// completes it (docs/lifecycle.md), so the message asks for it first.
 	commit := ""
-	if review == domain.CodeReview {
+	switch {
+	case review == domain.CodeReview && v.taskDone != "":
+		commit = fmt.Sprintf(" Task %s is done (outside git there is no commit to wait for).", v.taskDone)
+	case review == domain.CodeReview:
 		commit = " Commit the task's work now (`git add` and `git commit`): taskie marks the task done when it sees the commit."
 	}
 	if autopilot {

@@ -20,6 +20,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/reviewrun"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
+	"github.com/taskie-dev/taskie/internal/taskrec"
 	"github.com/taskie-dev/taskie/internal/workflow"
 )
 
@@ -308,7 +309,27 @@ func (h *stopper) reviewed(v view, d workflow.StopDecision, verdict domain.Verdi
 		}
 		return Result{Block: true, Reason: BlockMessage(bd)}
 	}
+	if d.Review == domain.CodeReview {
+		v.taskDone = h.completedTask(d.Task)
+	}
 	return advanced(v, d.Review, rr.Outcome.Target, h.cfg.Autopilot)
+}
+
+// completedTask names task when the plan as written records it completed
+// (a pass outside git completes it at once); "" otherwise.
+func (h *stopper) completedTask(task domain.TaskID) string {
+	st, err := h.p.State()
+	if err != nil || st == nil {
+		return ""
+	}
+	recs, err := taskrec.Records(st)
+	if err != nil {
+		return ""
+	}
+	if t, ok := recs[task]; ok && t.State == lifecycle.Completed {
+		return task.String()
+	}
+	return ""
 }
 
 // failed allows with the reviewer's reason and where its output is kept:

@@ -127,7 +127,7 @@ func routeFacts(s *store.Snapshot, st *state.State, rs []taskrec.Record) workflo
 		// Status cell for a task without a record.
 		for _, r := range rs {
 			if r.Row {
-				f.Tasks = append(f.Tasks, workflow.TaskFact{ID: r.ID, Status: r.Display})
+				f.Tasks = append(f.Tasks, workflow.TaskFact{ID: r.ID, Status: r.Display, Deps: r.Deps})
 			}
 		}
 	}

@@ -111,6 +111,7 @@ func AgentFromEnv(getenv func(string) string) Agent {
 type TaskFact struct {
 	ID     domain.TaskID
 	Status string // lower-case
+	Deps   []domain.TaskID
 }
 
 // RouteFacts is what `taskie continue` looks at.
@@ -381,13 +382,27 @@ func unfinished(subtasks []string) bool {
 	return false
 }
 
+// firstPending is the first pending task in table order whose
+// dependencies are done or cancelled, as `taskie ready` lists it; when
+// none is ready, the first pending task.
 func firstPending(tasks []TaskFact, exclude domain.TaskID) (domain.TaskID, bool) {
+	closed := make(map[domain.TaskID]bool, len(tasks))
 	for _, t := range tasks {
-		if t.Status == "pending" && t.ID != exclude {
+		closed[t.ID] = t.Status == "done" || t.Status == "cancelled"
+	}
+	first, found := domain.TaskID(0), false
+	for _, t := range tasks {
+		if t.Status != "pending" || t.ID == exclude {
+			continue
+		}
+		if !found {
+			first, found = t.ID, true
+		}
+		if !slices.ContainsFunc(t.Deps, func(d domain.TaskID) bool { return !closed[d] }) {
 			return t.ID, true
 		}
 	}
-	return 0, false
+	return first, found
 }
 
 func nextTask(f RouteFacts, s *state.State) Route {
