@@ -100,21 +100,7 @@ func PlanRouteFacts(p *store.Plan, st *state.State) workflow.RouteFacts {
 	return routeFacts(s, st, View(p, s, taskrec.Input{State: st, Untimed: true}))
 }
 
-// RouteFacts gathers from a snapshot what `taskie continue` needs; st may
-// be nil. The shell gathers it: the store only reads.
-func RouteFacts(s *store.Snapshot, st *state.State) workflow.RouteFacts {
-	var rs []taskrec.Record
-	if s.Tasks != nil {
-		from := st
-		if from == nil {
-			from = s.State
-		}
-		rs = taskrec.OfFiles(s.Tasks, from)
-	}
-	return routeFacts(s, st, rs)
-}
-
-// routeFacts is RouteFacts with each task's one record, rs.
+// routeFacts is what `taskie continue` needs, with each task's one record, rs.
 func routeFacts(s *store.Snapshot, st *state.State, rs []taskrec.Record) workflow.RouteFacts {
 	f := workflow.RouteFacts{
 		State:    st,

@@ -88,11 +88,6 @@ func New(id domain.TaskID, actor Actor, now time.Time) (Task, []Effect, error) {
 	return apply(Task{ID: id}, false, []Effect{e})
 }
 
-// Unrecorded is the record of a task the lifecycle has not seen yet (it
-// has no record): in pending since at, which the caller chooses (the
-// queries take the plan's creation). It is shown, never stored.
-func Unrecorded(id domain.TaskID, at time.Time) Task { return newTask(id, at.UTC()) }
-
 // newTask is a fresh record in pending.
 func newTask(id domain.TaskID, at time.Time) Task {
 	return Task{

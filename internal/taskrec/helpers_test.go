@@ -32,9 +32,8 @@ func table(t testing.TB, rows ...string) *plan.Tasks {
 
 // rec is a record of task id in state s since at.
 func rec(id domain.TaskID, s lifecycle.State, at time.Time) lifecycle.Task {
-	t := lifecycle.Unrecorded(id, created)
-	t.State, t.Since = s, at
-	return t
+	return lifecycle.Task{ID: id, State: s, Since: at, Created: created,
+		Failures: map[lifecycle.State]int{}, Entered: map[lifecycle.State]time.Duration{}}
 }
 
 // gridInput is task 1 with Status cell c and, unless s is "", a record in s.

@@ -134,9 +134,6 @@ func (r Record) Open() bool {
 	return true
 }
 
-// Done says the task is finished (completed, or done in tasks.md).
-func (r Record) Done() bool { return r.Standing == parallel.Finished }
-
 // Fold returns one record per task: the rows of tasks.md in table order
 // (a repeated id once, at its first row), then the lifecycle records no row
 // names, by id.
@@ -195,18 +192,6 @@ func fromTable(ts *plan.Tasks) ([]Record, []lifecycle.Row) {
 			Done: r.Cell == plan.StatusDone || r.Cell == plan.StatusCancelled, Started: r.Cell == plan.StatusInProgress})
 	}
 	return out, rows
-}
-
-// Readiness is when each task of tasks.md became ready to be worked on
-// (lifecycle.Readiness) from its rows and the records: a queued task's
-// pending time counts from then. Nil without tasks.md (every task counts
-// from its state's start).
-func Readiness(ts *plan.Tasks, records map[domain.TaskID]lifecycle.Task) lifecycle.ReadyAt {
-	if ts == nil {
-		return nil
-	}
-	_, rows := fromTable(ts)
-	return lifecycle.Readiness(rows, records)
 }
 
 // Rows are tasks.md's rows as lifecycle.Readiness reads them (the first

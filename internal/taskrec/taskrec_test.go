@@ -11,6 +11,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/parallel"
+	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
 )
 
@@ -355,4 +356,16 @@ func TestFoldHelpers(t *testing.T) {
 			t.Error("without tasks.md: not nil")
 		}
 	})
+}
+
+// Readiness is when each task of tasks.md became ready to be worked on
+// (lifecycle.Readiness) from its rows and the records: a queued task's
+// pending time counts from then. Nil without tasks.md (every task counts
+// from its state's start).
+func Readiness(ts *plan.Tasks, records map[domain.TaskID]lifecycle.Task) lifecycle.ReadyAt {
+	if ts == nil {
+		return nil
+	}
+	_, rows := fromTable(ts)
+	return lifecycle.Readiness(rows, records)
 }
