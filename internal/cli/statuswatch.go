@@ -77,7 +77,41 @@ func watchLoop(ctx context.Context, every time.Duration, wakes []<-chan struct{}
 		case _, ok := <-wake:
 			if !ok {
 				wake = nil // every listener is gone: poll alone
+			} else if !settle(ctx, wake) {
+				wake = nil
 			}
+		}
+	}
+}
+
+// Writes of one command wake the watch several times in a row (a claim,
+// then its lifecycle move): it redraws once they stop, so the screen never
+// shows the half of a command.
+const (
+	settleQuiet = 150 * time.Millisecond // no wake for this long: the burst is over
+	settleMost  = time.Second            // a steady stream still redraws this often
+)
+
+// settle waits until wake has been quiet for settleQuiet (at most
+// settleMost); false when wake closed meanwhile.
+func settle(ctx context.Context, wake <-chan struct{}) bool {
+	most := time.NewTimer(settleMost)
+	defer most.Stop()
+	quiet := time.NewTimer(settleQuiet)
+	defer quiet.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return true
+		case <-most.C:
+			return true
+		case <-quiet.C:
+			return true
+		case _, ok := <-wake:
+			if !ok {
+				return false
+			}
+			quiet.Reset(settleQuiet)
 		}
 	}
 }
