@@ -184,7 +184,7 @@ type mapMeta map[string]any
 
 func (m mapMeta) str(k string) string { s, _ := m[k].(string); return s }
 func (m mapMeta) num(k string) (float64, bool) {
-	n, ok := metaInt(m[k])
+	n, ok := events.LooseInt(m[k])
 	if f, isF := m[k].(float64); isF {
 		return f, true
 	}
@@ -287,7 +287,7 @@ func (m *rawMeta) num(k string) (float64, bool) {
 	}
 	if len(v) > 0 && v[0] == '"' {
 		s, _ := events.Text(v)
-		n, isInt := metaInt(s)
+		n, isInt := events.LooseInt(s)
 		return float64(n), isInt
 	}
 	f, err := strconv.ParseFloat(string(v), 64)
@@ -715,24 +715,4 @@ func lifecycleMessage(e eventText, m metaView) string {
 		msg += ": " + clipLine(e.reason, 120)
 	}
 	return msg
-}
-
-// metaInt reads a meta number (float64 after decoding), an int or a
-// numeric string.
-func metaInt(v any) (int, bool) {
-	switch v := v.(type) {
-	case float64:
-		if v == float64(int(v)) {
-			return int(v), true
-		}
-	case int:
-		return v, true
-	case json.Number:
-		n, err := strconv.Atoi(v.String())
-		return n, err == nil
-	case string:
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		return n, err == nil
-	}
-	return 0, false
 }

@@ -91,6 +91,26 @@ func (l *Loose) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, &l.V)
 }
 
+// LooseInt reads a meta number as old logs may hold it: a float64 after
+// decoding, an int, a json.Number or a numeric string.
+func LooseInt(v any) (int, bool) {
+	switch v := v.(type) {
+	case float64:
+		if v == float64(int(v)) {
+			return int(v), true
+		}
+	case int:
+		return v, true
+	case json.Number:
+		n, err := strconv.Atoi(v.String())
+		return n, err == nil
+	case string:
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		return n, err == nil
+	}
+	return 0, false
+}
+
 // ReviewRun is what every event of one review run carries.
 type ReviewRun struct {
 	Review     string `json:"review"`

@@ -229,7 +229,7 @@ func (r *Replayer) iterationOf(e events.Event, m events.PhaseChangeMeta) (it *in
 	if v == nil {
 		return nil, true
 	}
-	if n, isInt := asInt(v); isInt && n >= 0 {
+	if n, isInt := events.LooseInt(v); isInt && n >= 0 {
 		return state.Int(n), true
 	}
 	r.note(e, "phase_iteration %v is not an integer ≥ 0: kept %s", v, intOrNull(r.st.PhaseIteration))
@@ -294,25 +294,6 @@ func (r *Replayer) reviewFinished(e events.Event) bool {
 		r.st.ReviewModel = workflow.NextModel(r.models, domain.Model(model))
 	}
 	return true
-}
-
-// asInt reads a JSON number (float64 after decoding), an int or a numeric string.
-func asInt(v any) (int, bool) {
-	switch v := v.(type) {
-	case float64:
-		if v == float64(int(v)) {
-			return int(v), true
-		}
-	case int:
-		return v, true
-	case json.Number:
-		n, err := strconv.Atoi(v.String())
-		return n, err == nil
-	case string:
-		n, err := strconv.Atoi(strings.TrimSpace(v))
-		return n, err == nil
-	}
-	return 0, false
 }
 
 // asValue renders a FIELD_SET value as the string `taskie set` was given.
