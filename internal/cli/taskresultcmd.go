@@ -171,37 +171,12 @@ func resultComplete(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResult
 		return err
 	}
 	agent = guard.actor
-	ws, err := cp.files.Worktrees(cp.key)
+	commit, base, err := resultBase(cp, task, o.commit)
 	if err != nil {
 		return err
-	}
-	w, hasWT := store.FindWorktree(ws, task)
-	commit, err := resultCommit(cp, task, o.commit, w, hasWT)
-	if err != nil {
-		return err
-	}
-	if hasWT && commit == w.Since() {
-		return &exitError{code: ExitProblems,
-			err:  fmt.Errorf("task %d: commit %s is the worktree's HEAD at the claim: the task has produced no commit", task, shortSHA(commit)),
-			hint: "commit the work in " + w.Path + " first, or report `--status failed`"}
-	}
-	if dir, since, ok, err := cp.files.ClaimBase(cp.key, task); !hasWT && err == nil && ok && commit == since {
-		return &exitError{code: ExitProblems,
-			err:  fmt.Errorf("task %d: commit %s is the HEAD of %s at the claim: the task has produced no commit", task, shortSHA(commit), dir),
-			hint: "commit the work first, or report `--status failed`"}
-	}
-	reviewsOff := false
-	if st, err := cp.p.State(); err == nil && st.MaxReviews == 0 {
-		reviewsOff = true
-	}
-	base := ""
-	if hasWT {
-		base = w.BaseSHA
-	} else if _, since, ok, err := cp.files.ClaimBase(cp.key, task); err == nil && ok {
-		base = since
 	}
 	out := plan.TaskOutputFile(int(task))
-	m := lifeMove{task: task, reason: "task " + task.String() + " result complete", step: completeStep(reviewsOff, agent),
+	m := lifeMove{task: task, reason: "task " + task.String() + " result complete", step: completeStep(reviewsOff(cp), agent),
 		head: cp.p.Repo.Root, files: map[string][]byte{out: cp.outputFile(task, commit, base, agent, cmp.Or(o.summary, o.note))}}
 	if err := cp.preview(m); err != nil {
 		return moveErr(cp.p, err)
@@ -231,42 +206,14 @@ func resultCompleteOne(s *Streams, cp *coordPlan, task domain.TaskID, o *taskRes
 	if err != nil {
 		return err
 	}
-	ws, err := cp.files.Worktrees(cp.key)
+	commit, base, err := resultBase(cp, task, o.commit)
 	if err != nil {
 		return err
-	}
-	w, hasWT := store.FindWorktree(ws, task)
-	commit, err := resultCommit(cp, task, o.commit, w, hasWT)
-	if err != nil {
-		return err
-	}
-	if hasWT && commit == w.Since() {
-		return &exitError{code: ExitProblems,
-			err:  fmt.Errorf("task %d: commit %s is the worktree's HEAD at the claim: the task has produced no commit", task, shortSHA(commit)),
-			hint: "commit the work in " + w.Path + " first, or report `--status failed`"}
-	}
-	base := ""
-	if hasWT {
-		base = w.BaseSHA
-	} else if dir, since, ok, err := cp.files.ClaimBase(cp.key, task); err == nil && ok {
-		if commit == since {
-			return &exitError{code: ExitProblems,
-				err:  fmt.Errorf("task %d: commit %s is the HEAD of %s at the claim: the task has produced no commit", task, shortSHA(commit), dir),
-				hint: "commit the work first, or report `--status failed`"}
-		}
-		base = since
-	}
-	reviewsOff := false
-	if st, err := cp.p.State(); err == nil && st.MaxReviews == 0 {
-		reviewsOff = true
 	}
 	out := plan.TaskOutputFile(int(task))
-	step := completeStep(reviewsOff, agent)
+	step := completeStep(reviewsOff(cp), agent)
 	ev := events.Event{Task: task.String(), Event: store.EventTaskResult, Actor: agent,
-		Meta: map[string]any{"status": parallel.ResultComplete, "commit": commit, "output": out}}
-	if o.note != "" {
-		ev.Meta["note"] = o.note
-	}
+		Meta: events.Meta(events.TaskResultMeta{Status: parallel.ResultComplete, Commit: commit, Output: out, Note: o.note})}
 	res, err := wl.AppendWriteLife(cp.ctx, cp.key, task, agent, f, lifeMovesAt(cp.p.ID, step, agent, cp.p.Repo.Root), ev)
 	if err != nil {
 		return err
@@ -492,4 +439,42 @@ func showResult(s *Streams, cp *coordPlan, task domain.TaskID, asJSON bool) erro
 		fmt.Fprintf(s.Err, "note: %s\n", v.Note)
 	}
 	return nil
+}
+
+// resultBase is the commit a complete result reports and the commit its
+// work started from (the worktree's base, or HEAD at the claim); a commit
+// that is where the claim started is refused: the task produced none.
+func resultBase(cp *coordPlan, task domain.TaskID, given string) (commit, base string, err error) {
+	ws, err := cp.files.Worktrees(cp.key)
+	if err != nil {
+		return "", "", err
+	}
+	w, hasWT := store.FindWorktree(ws, task)
+	if commit, err = resultCommit(cp, task, given, w, hasWT); err != nil {
+		return "", "", err
+	}
+	if hasWT {
+		if commit == w.Since() {
+			return "", "", &exitError{code: ExitProblems,
+				err:  fmt.Errorf("task %d: commit %s is the worktree's HEAD at the claim: the task has produced no commit", task, shortSHA(commit)),
+				hint: "commit the work in " + w.Path + " first, or report `--status failed`"}
+		}
+		return commit, w.BaseSHA, nil
+	}
+	if dir, since, ok, err := cp.files.ClaimBase(cp.key, task); err == nil && ok {
+		if commit == since {
+			return "", "", &exitError{code: ExitProblems,
+				err:  fmt.Errorf("task %d: commit %s is the HEAD of %s at the claim: the task has produced no commit", task, shortSHA(commit), dir),
+				hint: "commit the work first, or report `--status failed`"}
+		}
+		return commit, since, nil
+	}
+	return commit, "", nil
+}
+
+// reviewsOff reports whether the plan runs without reviews (max_reviews 0):
+// a complete result then goes straight to committing.
+func reviewsOff(cp *coordPlan) bool {
+	st, err := cp.p.State()
+	return err == nil && st.MaxReviews == 0
 }
