@@ -389,7 +389,8 @@ func (s *Store) AppendWriteLife(ctx context.Context, p store.PlanKey, task domai
 		}
 		ekinds[i], etasks[i], elines[i] = e.Event, e.Task, string(b)
 		if e.Event == store.EventTaskResult && e.Task == task.String() {
-			status, _ = e.Meta["status"].(string)
+			m, _ := events.MetaOf[events.TaskResultMeta](e)
+			status = m.Status
 		}
 	}
 	refuse := moves.Refuse
