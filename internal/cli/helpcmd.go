@@ -55,10 +55,7 @@ func helpTopics() []topic {
 
 // topicNames lists the topics and their aliases.
 func topicNames() []string {
-	var out []string
-	for _, t := range helpTopics() {
-		out = append(out, t.Name)
-	}
+	out := topicList()
 	for a := range topicAliases {
 		out = append(out, a)
 	}
@@ -106,6 +103,10 @@ func renderDoc(text string) string {
 	})
 }
 
+// helpLong is the help command's description, before the list of topics.
+const helpLong = `Help about any command (taskie help status), or one of the documents built into
+taskie (taskie help config).`
+
 type helpOpts struct {
 	s    *Streams
 	root *cobra.Command
@@ -119,8 +120,7 @@ func newHelpCmd(s *Streams, root *cobra.Command) *cobra.Command {
 	return &cobra.Command{
 		Use:   "help [command | topic]",
 		Short: "Help about a command, or a topic: config, validation, phases, hook, …",
-		Long: `Help about any command (taskie help status), or one of the documents built into
-taskie (taskie help config). Topics: ` + strings.Join(topicNames(), ", ") + `.`,
+		Long:  helpLong, // the topics are added when this help is shown (see finishTree)
 		ValidArgsFunction: func(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp
@@ -182,8 +182,20 @@ func runHelp(o *helpOpts) error {
 // an error with a suggestion (never help and exit 0), the help command
 // knows the topics, and arguments complete with their values.
 func finishTree(root *cobra.Command, s *Streams, g *globals) {
-	root.SetHelpCommand(newHelpCmd(s, root))
-	root.Long += "\n\nHelp topics (taskie help <topic>): " + strings.Join(topicList(), ", ") + "."
+	help := newHelpCmd(s, root)
+	root.SetHelpCommand(help)
+	// The topics are listed when a help text that names them is shown: a
+	// command that only runs does not read the embedded documents.
+	show, rootLong := root.HelpFunc(), root.Long
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		switch c {
+		case root:
+			c.Long = rootLong + "\n\nHelp topics (taskie help <topic>): " + strings.Join(topicList(), ", ") + "."
+		case help:
+			c.Long = helpLong + " Topics: " + strings.Join(topicNames(), ", ") + "."
+		}
+		show(c, args)
+	})
 	walk(root, func(c *cobra.Command) {
 		if c != root && c.HasSubCommands() && !c.Runnable() {
 			c.Args = cobra.ArbitraryArgs
