@@ -286,7 +286,7 @@ func (s *Store) AppendFenced(ctx context.Context, p store.PlanKey, task domain.T
 		b := &pgx.Batch{}
 		for _, e := range evs {
 			if e.TS.IsZero() {
-				e.TS = now
+				e.TS = now.Truncate(time.Second)
 			}
 			if e.Plan == "" {
 				e.Plan = p.Plan
@@ -342,7 +342,8 @@ func writes(p store.PlanKey, d *domain.ClaimDecision, cur *domain.Claim, last in
 	if d.Outcome == domain.ClaimGranted || d.Outcome == domain.ClaimTakeover {
 		d.Claim.Token = last + 1
 	}
-	ev, changed := store.ClaimEvent(p, *d, ttl, now)
+	// Events carry the time to the second, as a file store's do.
+	ev, changed := store.ClaimEvent(p, *d, ttl, now.Truncate(time.Second))
 	if !changed {
 		return nil, nil
 	}

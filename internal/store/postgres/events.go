@@ -28,7 +28,7 @@ func (s *Store) AppendEvents(ctx context.Context, p store.PlanKey, evs ...events
 				if err := tx.QueryRow(ctx, "SELECT "+nowSQL(1), s.skewMicros()).Scan(&now); err != nil {
 					return false, err
 				}
-				now = now.UTC()
+				now = now.UTC().Truncate(time.Second) // to the second, as a file store's
 			}
 			if evs[i].TS.IsZero() {
 				evs[i].TS = now

@@ -26,14 +26,20 @@ import (
 // wrote. The rules of package parallel then decide again on what was
 // found: a write they would not have made is reported, never hidden.
 
-// clockCTE is the coordination clock of one statement ($6: the test skew).
-const clockCTE = `clk AS (SELECT clock_timestamp() + $6::bigint * interval '1 microsecond' AS now)`
+// clockCTE is the coordination clock of one statement ($6: the test
+// skew): now for leases, sec, to the second, for the events, which carry
+// the time as a file store's do. Ties between events keep the order the
+// database received them in, a write's coordination event before its
+// lifecycle lines.
+const clockCTE = `clk AS (SELECT x AS now, date_trunc('second', x) AS sec FROM (SELECT clock_timestamp() + $6::bigint * interval '1 microsecond') c(x))`
 
 // lifeCTEs record the lifecycle lines chosen by the state of the task's
 // shared record (the latest lifecycle event's "to"; "/mine" when assigned
 // to $4), for the task of CTE src (its task column), when cond holds.
-// $9 lifecycle kinds, $10 keys, $11 kinds of the lines, $12 lines.
-func lifeCTEs(src, cond string) string {
+// $9 lifecycle kinds, $10 keys, $11 kinds of the lines, $12 lines. The
+// lines are recorded after CTE first (the write's own coordination event,
+// with a RETURNING clause), at the second of both.
+func lifeCTEs(src, cond, first string) string {
 	return `life AS (
   SELECT coalesce((SELECT (e.body->>'to') || CASE WHEN e.body->>'to' = 'assigned' AND e.body->'meta'->>'agent' = $4 THEN '/mine' ELSE '' END
     FROM taskie_events e WHERE e.project = $1 AND e.plan = $2 AND e.task = ` + src + `.task::text AND e.stream = 'plan' AND e.kind = ANY($9::text[])
@@ -42,14 +48,21 @@ func lifeCTEs(src, cond string) string {
 ),
 lev AS (
   INSERT INTO taskie_events (project, plan, ts, kind, task, body, stream)
-  SELECT $1, $2, date_trunc('second', clk.now), t.kind, ` + src + `.task::text,
-    replace(replace(t.line, '"ts":"` + sentinelTS + `"', '"ts":"' || to_char(clk.now AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') || '"'),
+  SELECT $1, $2, clk.sec, t.kind, ` + src + `.task::text,
+    replace(replace(t.line, '"ts":"` + sentinelTS + `"', '"ts":"' || ` + rfc3339("clk.sec") + ` || '"'),
       '"task":"` + strconv.Itoa(store.TaskSentinel) + `"', '"task":"' || ` + src + `.task::text || '"')::json, 'plan'
-  FROM ` + src + `, clk, life, unnest($10::text[], $11::text[], $12::text[]) WITH ORDINALITY AS t(k, kind, line, ord)
+  FROM ` + src + `, clk, life, (SELECT count(*) FROM ` + first + `) AS w(n),
+    unnest($10::text[], $11::text[], $12::text[]) WITH ORDINALITY AS t(k, kind, line, ord)
   WHERE t.k = life.k AND (` + cond + `)
   ORDER BY t.ord
   RETURNING id, body::text
 )`
+}
+
+// rfc3339 is a whole-second timestamptz expr as a file store writes an
+// event's time: RFC 3339 in UTC, whatever the session's time zone.
+func rfc3339(expr string) string {
+	return `to_char((` + expr + `) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"')`
 }
 
 // sentinelTS is store.TimeSentinel in RFC 3339 (TestSentinelTS): a constant, so
@@ -120,8 +133,8 @@ upd AS (
 ),
 ev AS (
   INSERT INTO taskie_events (project, plan, ts, kind, task, body)
-  SELECT $1, $2, clk.now, k.kind, upd.task::text, json_strip_nulls(json_build_object(
-    'ts', clk.now, 'plan', $2::text, 'task', upd.task::text, 'event', k.kind,
+  SELECT $1, $2, clk.sec, k.kind, upd.task::text, json_strip_nulls(json_build_object(
+    'ts', ` + rfc3339("clk.sec") + `, 'plan', $2::text, 'task', upd.task::text, 'event', k.kind,
     'from', CASE WHEN k.kind = 'CLAIM_TAKEOVER' THEN upd.prev_agent END,
     'to', CASE WHEN k.kind = 'CLAIM_TAKEOVER' THEN $4::text END,
     'actor', $4::text,
@@ -130,8 +143,9 @@ ev AS (
       'token', upd.token, 'place', nullif(upd.place, ''))))
   FROM upd, clk, LATERAL (SELECT CASE WHEN upd.prev_agent = '' THEN 'CLAIM' ELSE 'CLAIM_TAKEOVER' END AS kind) k
   WHERE NOT upd.renew
+  RETURNING 1
 ),
-` + lifeCTEs("upd", "NOT upd.renew") + `
+` + lifeCTEs("upd", "NOT upd.renew", "ev") + `
 SELECT pick.task, pick.agent, pick.acquired, pick.expires, pick.heartbeat, pick.token, pick.place, clk.now, upd.token,
   (SELECT coalesce(array_agg(body ORDER BY id), '{}') FROM lev)
 FROM pick, upd, clk`
@@ -293,10 +307,11 @@ upd AS (
 ),
 ev AS (
   INSERT INTO taskie_events (project, plan, ts, kind, task, body)
-  SELECT $1, $2, clk.now, 'RELEASE', upd.task::text, json_build_object('ts', clk.now, 'plan', $2::text, 'task', upd.task::text, 'event', 'RELEASE', 'actor', $4::text)
+  SELECT $1, $2, clk.sec, 'RELEASE', upd.task::text, json_build_object('ts', ` + rfc3339("clk.sec") + `, 'plan', $2::text, 'task', upd.task::text, 'event', 'RELEASE', 'actor', $4::text)
   FROM upd, clk
+  RETURNING 1
 ),
-` + lifeCTEs("upd", "NOT ($13::boolean AND upd.result = 'complete')") + `
+` + lifeCTEs("upd", "NOT ($13::boolean AND upd.result = 'complete')", "ev") + `
 SELECT ` + curCols + `, clk.now, EXISTS (SELECT 1 FROM upd), (SELECT coalesce(array_agg(body ORDER BY id), '{}') FROM lev)
 FROM clk LEFT JOIN cur ON true`
 }
@@ -336,7 +351,7 @@ func (s *Store) ReleaseLife(ctx context.Context, p store.PlanKey, task domain.Ta
 // the lifecycle move.
 func writeSQL() string {
 	return `WITH ` + clockCTE + `, ` + curCTE() + `,
-` + strings.Replace(lifeCTEs("tgt", "EXISTS (SELECT 1 FROM ok)"), "\n),\nlev AS", `
+` + strings.Replace(lifeCTEs("tgt", "EXISTS (SELECT 1 FROM ok)", "ins"), "\n),\nlev AS", `
 ),
 ok AS (
   SELECT 1 FROM clk LEFT JOIN cur ON true, life
@@ -344,14 +359,15 @@ ok AS (
     AND (cur.task IS NULL OR cur.agent = '' OR cur.raw_expires <= clk.now OR cur.agent = $4)
     AND NOT (life.k = ANY($13::text[]))
 ),
-lev AS`, 1) + `,
 ins AS (
   INSERT INTO taskie_events (project, plan, ts, kind, task, body)
-  SELECT $1, $2, clk.now, e.kind, e.task, replace(e.line, '"ts":"` + sentinelTS + `"', '"ts":' || to_json(clk.now)::text)::json
+  SELECT $1, $2, clk.sec, e.kind, e.task, replace(e.line, '"ts":"`+sentinelTS+`"', '"ts":"' || `+rfc3339("clk.sec")+` || '"')::json
   FROM unnest($14::text[], $15::text[], $16::text[]) WITH ORDINALITY AS e(kind, task, line, ord), clk
   WHERE EXISTS (SELECT 1 FROM ok)
   ORDER BY e.ord
+  RETURNING 1
 ),
+lev AS`, 1) + `,
 res AS (
   INSERT INTO taskie_claims (project, plan, task, result) SELECT $1, $2, $3, $8 FROM ok WHERE $8 <> ''
   ON CONFLICT (project, plan, task) DO UPDATE SET result = EXCLUDED.result

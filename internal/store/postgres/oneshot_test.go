@@ -1,6 +1,7 @@
 package postgres
 
 import (
+	"encoding/json"
 	"strconv"
 	"testing"
 	"time"
@@ -82,11 +83,49 @@ func TestClaimNextLife(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"STATE_TRANSITION >pending", "STATE_TRANSITION pending>assigned", "CLAIM >",
-		"STATE_TRANSITION assigned>pending", "STATE_TRANSITION pending>assigned", "CLAIM_TAKEOVER a>c"}
+	want := []string{"CLAIM >", "STATE_TRANSITION >pending", "STATE_TRANSITION pending>assigned",
+		"CLAIM_TAKEOVER a>c", "STATE_TRANSITION assigned>pending", "STATE_TRANSITION pending>assigned"}
 	if diff := cmp.Diff(want, kinds); diff != "" {
 		t.Errorf("task 1's log (-want +got):\n%s", diff)
 	}
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// A one-statement write's events carry its time to the second, as a file
+// store's events do, its coordination event first and its lifecycle lines
+// after, the ties in the order the database received them: a move another
+// clone made earlier in the same second stays before them all.
+func TestOneStatementEventsOrder(t *testing.T) {
+	s := open(t, migrated(t))
+	p := store.PlanKey{Project: "github.com/o/r", Plan: "x"}
+	// The statement runs at about S.6; another clone moved the task at S
+	// (its clock counts seconds).
+	sec := time.Now().UTC().Add(time.Hour).Truncate(time.Second)
+	s.skew.Store(int64(sec.Add(600 * time.Millisecond).Sub(time.Now())))
+	other := []byte(`{"ts":"` + sec.Format(time.RFC3339) + `","plan":"x","task":"1","event":"STATE_TRANSITION","from":"","to":"pending","actor":"agent"}`)
+	if _, err := s.AppendPlanLines(ctx, p, [][]byte{other}, nil); err != nil {
+		t.Fatal(err)
+	}
+	moves := store.LifeMoves{Lines: map[string][][]byte{"pending": {lifeLine("pending", "assigned")}}}
+	if _, ok, _, err := s.ClaimNextLife(ctx, p, []domain.TaskID{1}, nil, "a", time.Minute, domain.Fence{}, moves); err != nil || !ok {
+		t.Fatalf("claim: %v %v", ok, err)
+	}
+	var got []string
+	err := s.ScanLog(ctx, p, store.LogQuery{Task: "1", Coord: true}, func(line []byte) error {
+		var e events.Event
+		if err := json.Unmarshal(line, &e); err != nil {
+			return err
+		}
+		got = append(got, e.Event+" "+e.From+">"+e.To+" "+e.TS.Format(time.RFC3339Nano))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := sec.Format(time.RFC3339Nano)
+	want := []string{"STATE_TRANSITION >pending " + at, "CLAIM > " + at, "STATE_TRANSITION pending>assigned " + at}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("task 1's log (-want +got):\n%s", diff)
+	}
+}
