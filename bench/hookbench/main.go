@@ -1,6 +1,11 @@
 // Command hookbench times the built taskie binary end to end (process start
 // included) on the fixtures of docs/performance.md and prints the figures, with each
 // command's peak memory piped and on a terminal (a pty made by script(1)).
+// The start-up rows run three programs in turn: taskie, a bare Go program
+// that reads stdin (the targets' reference) and bench/depsfloor, the same
+// program linking every package taskie imports from outside its module
+// (the floor of one binary that links them: what taskie costs above it is
+// its own).
 package main
 
 import (
@@ -21,8 +26,9 @@ import (
 func main() {
 	taskie := flag.String("taskie", "bin/taskie", "taskie binary")
 	runs := flag.Int("runs", 200, "runs per scenario")
+	floor := flag.String("floor", "./bench/depsfloor", "the package of the linked-dependencies floor (built here)")
 	flag.Parse()
-	if err := run(*taskie, *runs); err != nil {
+	if err := run(*taskie, *floor, *runs); err != nil {
 		fmt.Fprintln(os.Stderr, "hookbench:", err)
 		os.Exit(1)
 	}
@@ -45,12 +51,17 @@ type result struct {
 	maxRSSKB    int64 // piped
 	ttyKB       int64 // stdout on a terminal; -1 when script(1) is missing
 	faults      int64 // minor page faults, median
-	// With a reference run in turn (A B A B ...): its median and the median
-	// of the per-pair ratios, which a drift of the machine's speed during
-	// the run does not move.
-	ref      time.Duration
-	refFault int64
-	ratio    float64
+	// With references run in turn (A B C A B C ...): each one's median and
+	// page faults, and the median of the per-run ratios, which a drift of
+	// the machine's speed during the run does not move. The first is the
+	// bare binary the targets name, the second the floor.
+	refs []refResult
+}
+
+type refResult struct {
+	median time.Duration
+	faults int64
+	ratio  float64
 }
 
 // memTarget is the memory target of every command: 50 MB; hookMem that of
@@ -60,7 +71,7 @@ const (
 	hookMem   = 15 << 10
 )
 
-func run(taskie string, runs int) error {
+func run(taskie, floorPkg string, runs int) error {
 	tmp, err := os.MkdirTemp("", "taskie-bench-*")
 	if err != nil {
 		return err
@@ -68,6 +79,10 @@ func run(taskie string, runs int) error {
 	defer os.RemoveAll(tmp)
 	tiny, small, big, empty, many := filepath.Join(tmp, "p20"), filepath.Join(tmp, "p100"), filepath.Join(tmp, "p1000"), filepath.Join(tmp, "none"), filepath.Join(tmp, "p50")
 	bare, err := buildBare(tmp)
+	if err != nil {
+		return err
+	}
+	floor, err := buildFloor(tmp, floorPkg)
 	if err != nil {
 		return err
 	}
@@ -91,14 +106,20 @@ func run(taskie string, runs int) error {
 		return []byte(fmt.Sprintf(`{"session_id":"bench","cwd":%q,"stop_hook_active":false,"hook_event_name":"Stop"}`, cwd))
 	}
 	inTranscript := []byte(fmt.Sprintf(`{"session_id":"bench","cwd":%q,"stop_hook_active":false,"hook_event_name":"Stop","transcript_path":%q}`, many, transcript))
-	fmt.Printf("load average %s; each row runs taskie and the reference in turn (%d pairs), ratios pair by pair, medians\n", loadavg(), runs)
+	fmt.Printf("load average %s; each start-up row runs taskie, the bare binary and the floor in turn (%d rounds), ratios round by round, medians\n", loadavg(), runs)
 	ref, err := measure(scenario{name: "reference", bin: bare, dir: empty, stdin: in(empty)}, runs)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("%-52s median %7.2f ms  p95 %7.2f ms  peak %5.1f MB piped, %s tty, %d page faults  (a Go program that reads stdin and exits)\n",
 		"reference: bare Go binary", ms(ref.median), ms(ref.p95), mb(ref.maxRSSKB), ttyMB(ref.ttyKB), ref.faults)
-	refSc := scenario{bin: bare}
+	fl, err := measurePair(scenario{bin: floor, dir: empty, stdin: in(empty)}, runs, scenario{bin: bare, dir: empty, stdin: in(empty)})
+	if err != nil {
+		return fmt.Errorf("the floor: %w", err)
+	}
+	fmt.Printf("%-52s median %7.2f ms  p95 %7.2f ms  peak %5.1f MB piped, %s tty, %d page faults  bare %.2f ms, %d faults: %.2fx  (the same program linking every package taskie imports: the floor of one taskie binary)\n",
+		"reference: linked dependencies only", ms(fl.median), ms(fl.p95), mb(fl.maxRSSKB), ttyMB(fl.ttyKB), fl.faults, ms(fl.refs[0].median), fl.refs[0].faults, fl.refs[0].ratio)
+	bareSc, floorSc := scenario{bin: bare}, scenario{bin: floor}
 	for _, sc := range []scenario{
 		{name: "taskie --version", ratio: 1.5, memKB: hookMem, args: []string{"--version"}, dir: empty},
 		{name: "hook stop, no review due, 20-task plan", ratio: 1.5, memKB: hookMem, args: []string{"hook", "stop"}, dir: tiny, stdin: in(tiny)},
@@ -109,8 +130,9 @@ func run(taskie string, runs int) error {
 		sc.bin = taskie
 		var r result
 		if sc.ratio > 0 {
-			refSc.dir, refSc.stdin = sc.dir, sc.stdin
-			r, err = measurePair(sc, refSc, runs)
+			bareSc.dir, bareSc.stdin = sc.dir, sc.stdin
+			floorSc.dir, floorSc.stdin = sc.dir, sc.stdin
+			r, err = measurePair(sc, runs, bareSc, floorSc)
 		} else {
 			r, err = measure(sc, runs)
 		}
@@ -119,9 +141,10 @@ func run(taskie string, runs int) error {
 		}
 		over := r.maxRSSKB > sc.memKB || r.ttyKB > sc.memKB
 		if sc.ratio > 0 {
-			over = over || r.ratio > sc.ratio
-			fmt.Printf("%-52s median %7.2f ms  p95 %7.2f ms  peak %5.1f MB piped, %s tty, %d page faults  reference %.2f ms, %d faults: %.2fx  (target <= %.1fx, < %d MB) %s\n", sc.name,
-				ms(r.median), ms(r.p95), mb(r.maxRSSKB), ttyMB(r.ttyKB), r.faults, ms(r.ref), r.refFault, r.ratio, sc.ratio, sc.memKB>>10, verdict(over))
+			b, f := r.refs[0], r.refs[1]
+			over = over || b.ratio > sc.ratio
+			fmt.Printf("%-52s median %7.2f ms  p95 %7.2f ms  peak %5.1f MB piped, %s tty, %d page faults  bare %.2f ms, %d faults: %.2fx  (target <= %.1fx, < %d MB) %s;  floor %.2f ms, %d faults: %.2fx\n", sc.name,
+				ms(r.median), ms(r.p95), mb(r.maxRSSKB), ttyMB(r.ttyKB), r.faults, ms(b.median), b.faults, b.ratio, sc.ratio, sc.memKB>>10, verdict(over), ms(f.median), f.faults, f.ratio)
 			continue
 		}
 		over = over || r.median > sc.target
@@ -274,6 +297,18 @@ func buildBare(tmp string) (string, error) {
 	return bin, nil
 }
 
+// buildFloor builds bench/depsfloor (pkg, relative to the module's root,
+// where bench/run runs this) the way taskie is built.
+func buildFloor(tmp, pkg string) (string, error) {
+	bin := filepath.Join(tmp, "depsfloor")
+	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, pkg)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("building the floor %s: %v: %s", pkg, err, out)
+	}
+	return bin, nil
+}
+
 func mb(kb int64) float64 { return float64(kb) / 1024 }
 
 // once runs sc's command once and returns its wall time, peak memory and
@@ -309,33 +344,35 @@ func measure(sc scenario, runs int) (result, error) {
 	return summary(sc, ds, fs, peak), nil
 }
 
-// measurePair runs sc and the reference in turn and takes their ratio pair
-// by pair.
-func measurePair(sc, ref scenario, runs int) (result, error) {
-	ds, rs := make([]time.Duration, 0, runs), make([]time.Duration, 0, runs)
-	fs, rfs := make([]int64, 0, runs), make([]int64, 0, runs)
-	ratios := make([]float64, 0, runs)
+// measurePair runs sc and each reference in turn and takes sc's ratio to
+// each reference run by run.
+func measurePair(sc scenario, runs int, refs ...scenario) (result, error) {
+	ds, fs := make([]time.Duration, 0, runs), make([]int64, 0, runs)
+	rs, rfs, ratios := make([][]time.Duration, len(refs)), make([][]int64, len(refs)), make([][]float64, len(refs))
 	var peak int64
 	for range runs {
 		d, rss, flt, err := once(sc)
 		if err != nil {
 			return result{}, err
 		}
-		rd, _, rflt, err := once(ref)
-		if err != nil {
-			return result{}, fmt.Errorf("reference: %w", err)
-		}
-		ds, rs, fs, rfs = append(ds, d), append(rs, rd), append(fs, flt), append(rfs, rflt)
-		ratios = append(ratios, float64(d)/float64(rd))
+		ds, fs = append(ds, d), append(fs, flt)
 		peak = max(peak, rss)
+		for i, ref := range refs {
+			rd, _, rflt, err := once(ref)
+			if err != nil {
+				return result{}, fmt.Errorf("reference %s: %w", filepath.Base(ref.bin), err)
+			}
+			rs[i], rfs[i] = append(rs[i], rd), append(rfs[i], rflt)
+			ratios[i] = append(ratios[i], float64(d)/float64(rd))
+		}
 	}
 	r := summary(sc, ds, fs, peak)
-	sort.Float64s(ratios)
-	r.ratio = ratios[len(ratios)/2]
-	sort.Slice(rs, func(i, j int) bool { return rs[i] < rs[j] })
-	r.ref = rs[len(rs)/2]
-	slices.Sort(rfs)
-	r.refFault = rfs[len(rfs)/2]
+	for i := range refs {
+		slices.Sort(rs[i])
+		slices.Sort(rfs[i])
+		slices.Sort(ratios[i])
+		r.refs = append(r.refs, refResult{median: rs[i][runs/2], faults: rfs[i][runs/2], ratio: ratios[i][runs/2]})
+	}
 	return r, nil
 }
 

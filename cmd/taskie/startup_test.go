@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // initBudget is what each of taskie's own packages may allocate while the
@@ -68,6 +70,12 @@ func TestStartupInitBudget(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	outside := t.TempDir() // no .taskie: the stop has nothing to do
+	floor := filepath.Join(t.TempDir(), "depsfloor")
+	build = exec.Command("go", "build", "-trimpath", "-ldflags", "-s -w", "-o", floor, "../../bench/depsfloor")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build depsfloor: %v\n%s", err, out)
+	}
 
 	// main prints --version without building any command: the same
 	// version as `taskie version --json`.
@@ -81,6 +89,28 @@ func TestStartupInitBudget(t *testing.T) {
 			t.Errorf("taskie %s = %q, %v; want %q", flag, out, err, "taskie "+v.Version+"\n")
 		}
 	}
+	// The floor bench/run times taskie against initialises every package
+	// taskie initialises but taskie's own: what taskie costs above it is
+	// taskie's.
+	t.Run("the floor initialises the others' packages", func(t *testing.T) {
+		mine, _ := traceInit(t, bin, outside, "", "--version")
+		floorCosts, floorFaults := traceInit(t, floor, outside, "")
+		var want, got []string
+		for _, c := range mine {
+			if !strings.HasPrefix(c.pkg, module) {
+				want = append(want, c.pkg)
+			}
+		}
+		for _, c := range floorCosts {
+			got = append(got, c.pkg)
+		}
+		sort.Strings(want)
+		sort.Strings(got)
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("packages initialised by taskie --version but not taskie's own (-) and by bench/depsfloor (+):\n%s", diff)
+		}
+		t.Logf("the floor: %d packages initialised, %d minor page faults", len(got), floorFaults)
+	})
 	for _, tc := range []struct {
 		name  string
 		args  []string
@@ -123,6 +153,7 @@ func TestStartupInitBudget(t *testing.T) {
 // every package's initialisation and the process's minor page faults.
 func traceInit(t *testing.T, bin, dir, stdin string, args ...string) ([]initCost, int64) {
 	t.Helper()
+	name := filepath.Base(bin) + " " + strings.Join(args, " ")
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1", "TASKIE_HOOK_SKIP=", "CLAUDECODE=")
@@ -130,7 +161,7 @@ func traceInit(t *testing.T, bin, dir, stdin string, args ...string) ([]initCost
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("taskie %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+		t.Fatalf("%s: %v\n%s", name, err, stderr.String())
 	}
 	var costs []initCost
 	for _, l := range strings.Split(stderr.String(), "\n") {
@@ -145,7 +176,7 @@ func traceInit(t *testing.T, bin, dir, stdin string, args ...string) ([]initCost
 		costs = append(costs, c)
 	}
 	if len(costs) == 0 {
-		t.Fatalf("taskie %s printed no init trace:\n%s", strings.Join(args, " "), stderr.String())
+		t.Fatalf("%s printed no init trace:\n%s", name, stderr.String())
 	}
 	var faults int64
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
