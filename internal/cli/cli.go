@@ -210,15 +210,20 @@ or input error.`,
 	root.PersistentFlags().StringVar(&g.plan, "plan", "", "plan `id` (default: the one `taskie plan use` set, else the most recently changed)")
 	root.SetFlagErrorFunc(flagError)
 	cmds := commandsFor(args)
-	if len(cmds) != 1 {
+	whole := len(cmds) != 1
+	if whole {
 		// --version is root's own flag: a process running one command does
 		// not read the build information for it.
 		root.Version = version()
+	} else {
+		// Nor does it complete anything: a completion request names no
+		// command first, so it builds the whole tree.
+		root.CompletionOptions.DisableDefaultCmd = true
 	}
 	for _, c := range cmds {
 		root.AddCommand(c.build(s, g))
 	}
-	finishTree(root, s, g)
+	finishTree(root, s, g, whole)
 	return root
 }
 

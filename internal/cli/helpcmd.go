@@ -180,8 +180,9 @@ func runHelp(o *helpOpts) error {
 
 // finishTree applies what every command needs: an unknown subcommand is
 // an error with a suggestion (never help and exit 0), the help command
-// knows the topics, and arguments complete with their values.
-func finishTree(root *cobra.Command, s *Streams, g *globals) {
+// knows the topics, and, in the whole tree (the one a completion request
+// runs), arguments complete with their values.
+func finishTree(root *cobra.Command, s *Streams, g *globals, whole bool) {
 	help := newHelpCmd(s, root)
 	root.SetHelpCommand(help)
 	// The topics are listed when a help text that names them is shown: a
@@ -205,7 +206,9 @@ func finishTree(root *cobra.Command, s *Streams, g *globals) {
 		}
 	})
 	addJQFlags(root, s)
-	registerCompletions(root, g)
+	if whole {
+		registerCompletions(root, g)
+	}
 }
 
 // topicList names the topics, without aliases.

@@ -56,3 +56,38 @@ func TestHelpTopicsReadOnlyForHelp(t *testing.T) {
 		})
 	}
 }
+
+// TestOneCommandCompletesNothing: a process that runs one command builds
+// no completion (cobra's completion command, the value completers of every
+// argument and flag): only a completion request, which builds every
+// command, uses them.
+func TestOneCommandCompletesNothing(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		args     []string
+		complete bool
+	}{
+		{"a command", []string{"status", "--help"}, false},
+		{"a completion request", []string{"__complete", "status", ""}, true},
+		{"the completion script", []string{"completion", "bash"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			s := Streams{In: strings.NewReader(""), Out: &out, Err: &errb}
+			root := newRootCmdFor(&s, tc.args)
+			root.SetArgs(tc.args)
+			root.SetOut(&out)
+			root.SetErr(&errb)
+			if _, err := root.ExecuteC(); err != nil {
+				t.Fatalf("%v\nstderr: %s", err, errb.String())
+			}
+			completion, _, err := root.Find([]string{"completion"})
+			hasCompletion := err == nil && completion != root
+			status, _, _ := root.Find([]string{"status"})
+			hasFuncs := status != nil && status != root && status.ValidArgsFunction != nil
+			if hasCompletion != tc.complete || hasFuncs != tc.complete {
+				t.Errorf("completion command %v, status completes its arguments %v; want %v", hasCompletion, hasFuncs, tc.complete)
+			}
+		})
+	}
+}
