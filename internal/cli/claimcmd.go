@@ -229,6 +229,9 @@ func runClaim(o *claimOpts) error {
 	oneShot := false
 	if o.next {
 		d, life, oneShot, err = claimNext(s, cp, agent, ttl, here)
+	} else if lc, ok := cp.c.(lifeTaskClaimer); ok && !o.retry {
+		d, life, err = claimTaskOne(s, cp, o.task, agent, ttl, here, lc)
+		oneShot = true
 	} else {
 		d, err = claimTask(s, cp, o.task, agent, ttl, o.retry, here)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -11,6 +12,8 @@ import (
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/gitwt"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
+	"github.com/taskie-dev/taskie/internal/parallel"
+	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/store"
 )
 
@@ -136,4 +139,66 @@ func syntheticRecord(id domain.TaskID, s lifecycle.State, at time.Time, agent st
 		t.Entered[x] = 0
 	}
 	return t
+}
+
+// lifeTaskClaimer is a shared store that claims a named task in one
+// round trip, with its lifecycle move.
+type lifeTaskClaimer interface {
+	ClaimLife(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string, ttl time.Duration, f domain.Fence, moves store.LifeMoves) (store.Claimed, error)
+}
+
+// closedStates are the lifecycle states in which no agent claims a task
+// (unclaimable).
+var closedStates = []lifecycle.State{lifecycle.CTOIntervention, lifecycle.HumanEscalation, lifecycle.Completed, lifecycle.Abandoned}
+
+// claimTaskOne claims a named task in one round trip of a shared store:
+// tasks.md and failed_tasks are checked here, the task's shared record
+// and its latest result by the statement, which refuses a task closed by
+// either (as claimTask refuses it).
+func claimTaskOne(s *Streams, cp *coordPlan, arg, agent string, ttl time.Duration, here domain.Fence, lc lifeTaskClaimer) (parallel.ClaimDecision, []string, error) {
+	task, err := cp.p.TaskID(arg)
+	if err != nil {
+		return parallel.ClaimDecision{}, nil, usageErr(err, "")
+	}
+	tasks, _, err := cp.schedTasksOf(false, false)
+	if err != nil {
+		return parallel.ClaimDecision{}, nil, err
+	}
+	for _, t := range tasks {
+		if t.ID != task {
+			continue
+		}
+		t.Life = "" // the shared record decides, in the statement
+		if err := unclaimable(t); err != nil {
+			return parallel.ClaimDecision{}, nil, err
+		}
+		if open := openDeps(tasks, t); len(open) > 0 {
+			fmt.Fprintf(s.Err, "taskie: warning: task %d depends on %s, not done yet\n", task, joinIDs(open))
+		}
+	}
+	if err := refuseFinished(task, agent, slices.Contains(cp.failedTasks(), task), "", false); err != nil {
+		return parallel.ClaimDecision{}, nil, err
+	}
+	var moves store.LifeMoves
+	if snap, err := cp.p.Snapshot(); err == nil && snap.State != nil {
+		moves = lifeMoves(cp.p.ID, claimStep(agent), agent)
+	} // else no lifecycle, as commitLife moves none without state.json
+	for _, st := range closedStates {
+		moves.Refuse = append(moves.Refuse, store.LifeKey(string(st), false))
+	}
+	c, err := lc.ClaimLife(cp.ctx, cp.key, task, agent, ttl, here, moves)
+	switch {
+	case err != nil:
+		return parallel.ClaimDecision{}, nil, err
+	case c.Closed && c.Complete != "":
+		return parallel.ClaimDecision{}, nil, refuseFinished(task, agent, false, c.Complete, false)
+	case c.Closed:
+		st, _, _ := strings.Cut(c.LifeKey, "/")
+		err := unclaimable(parallel.Task{ID: task, Status: plan.StatusPending, Life: lifecycle.State(st)})
+		if err == nil {
+			err = fmt.Errorf("task %d: its shared lifecycle record (%s) refused the claim", task, st)
+		}
+		return parallel.ClaimDecision{}, nil, err
+	}
+	return c.Decision, c.Lines, nil
 }

@@ -15,9 +15,11 @@ import (
 
 // TestClaimRoundTrips counts what each claim command sends across the
 // fleet test's 50 ms RTT link (docs/fleet.md, "One round trip"): one
-// connection, its start-up, and one round trip of statements for
-// `claim --next` — the claim, its fencing token, its event and its
-// lifecycle move in one statement.
+// connection, its start-up, and one round trip of statements for each
+// write of an agent's loop — a claim, its fencing token, its event and
+// its lifecycle move in one statement; a result with its lifecycle move
+// (and, failed, the release of its claim); a forced write with its
+// override.
 func TestClaimRoundTrips(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the fleet tests start PostgreSQL on Linux only")
@@ -46,11 +48,17 @@ func TestClaimRoundTrips(t *testing.T) {
 		if r.code != 0 {
 			t.Fatalf("%s: %s", strings.Join(args, " "), r)
 		}
-		if want >= 0 && (n.conns != 1 || n.queries != want) {
+		notifies := 0
+		for _, q := range n.perQuery {
+			for _, st := range q {
+				notifies += strings.Count(st, "pg_notify(")
+			}
+		}
+		if want >= 0 && (n.conns != 1 || n.queries != want || notifies != 1) {
 			for _, q := range n.perQuery {
 				t.Logf("  round trip: %s", short(q))
 			}
-			t.Errorf("%s: %d connections and %d round trips of statements; want 1 and %d", strings.Join(args, " "), n.conns, n.queries, want)
+			t.Errorf("%s: %d connections, %d round trips of statements, %d notifications; want 1, %d and 1", strings.Join(args, " "), n.conns, n.queries, notifies, want)
 		}
 		return r
 	}
@@ -65,6 +73,16 @@ func TestClaimRoundTrips(t *testing.T) {
 	do(1, "task", "result", task, "--status", "complete", "--commit", m.work, "--as", "a1", "--token", token)
 	do(1, "release", task, "--as", "a1", "--token", token)
 	do(1, "claim", "--next", "--as", "a1")
+	// The rest of an agent's loop: a named claim, a failed result, a result
+	// with no name (the runner's own identity holds the claim) and one
+	// forced over another agent's live claim.
+	do(1, "claim", "4", "--as", "a3")
+	do(-1, "task", "result", "4", "--status", "failed", "--as", "a3")
+	do(1, "claim", "5")
+	do(-1, "task", "result", "5", "--status", "complete", "--commit", m.work)
+	do(-1, "task", "result", "2", "--status", "complete", "--commit", m.work, "--as", "lead", "--force")
+	do(-1, "task", "move", "3", "planning", "--as", "a1")
+	do(-1, "task", "move", "3", "validated", "--as", "lead", "--force")
 }
 
 // short is a round trip's statements on one line, each cut.

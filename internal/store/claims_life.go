@@ -60,3 +60,16 @@ type Written struct {
 type FenceLocker interface {
 	Fenced(ctx context.Context, p PlanKey, task domain.TaskID, check func(cur *domain.Claim, now time.Time) error, write func() error) error
 }
+
+// Claimed is what a one-statement claim of a named task found and did;
+// the caller decides again on what was found.
+type Claimed struct {
+	Decision domain.ClaimDecision // the rules' decision on the claim found
+	LifeKey  string               // the state of the task's shared record, as LifeKey
+	// Closed: nothing was written because the record's state is one of
+	// LifeMoves.Refuse or the task's latest result is complete (Complete:
+	// its commit, "?" when it names none).
+	Closed   bool
+	Complete string
+	Lines    []string // the lifecycle events recorded
+}

@@ -233,6 +233,129 @@ var errDisagree = errors.New("the database's claim statement and taskie's claim 
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
+// claimSQL claims task $3 for agent $4 from place $5 as the rules do —
+// free: granted; the agent's own: renewed (from another place: refused
+// while live, else taken over); another agent's, expired: taken over —
+// unless the task's shared record is in a state of $13 or its latest
+// result is complete; $7 the lease in microseconds, $8 its text.
+func claimSQL() string {
+	return `WITH ` + clockCTE + `, ` + curCTE() + `,
+` + strings.Replace(lifeCTEs("tgt", "EXISTS (SELECT 1 FROM upd WHERE NOT upd.renew)", "ev"), "\n),\nlev AS", `
+),
+dec AS (
+  SELECT CASE
+      WHEN cur.task IS NULL OR cur.agent = '' THEN 'grant'
+      WHEN cur.agent = $4 AND cur.place <> '' AND $5 <> '' AND cur.place <> $5 THEN CASE WHEN cur.raw_expires > clk.now THEN 'refuse' ELSE 'takeover' END
+      WHEN cur.agent = $4 THEN 'renew'
+      WHEN cur.raw_expires <= clk.now THEN 'takeover'
+      ELSE 'refuse' END AS k,
+    (life.k = ANY($13::text[]) OR coalesce(cur.result = 'complete', false)) AS closed
+  FROM clk LEFT JOIN cur ON true, life
+),
+upd AS (
+  UPDATE taskie_claims c SET agent = $4,
+    acquired = CASE WHEN dec.k = 'renew' THEN c.acquired ELSE clk.now END,
+    expires = clk.now + $7::bigint * interval '1 microsecond',
+    heartbeat = clk.now,
+    token = CASE WHEN dec.k = 'renew' THEN c.token ELSE c.token + 1 END,
+    place = CASE WHEN $5 <> '' THEN $5 WHEN dec.k = 'renew' THEN c.place ELSE '' END
+  FROM dec, clk, cur
+  WHERE c.project = $1 AND c.plan = $2 AND c.task = $3 AND dec.k <> 'refuse' AND NOT dec.closed
+  RETURNING c.task, c.token, c.place, c.expires, dec.k = 'renew' AS renew, cur.agent AS prev_agent, cur.raw_expires AS prev_expires
+),
+ev AS (
+  INSERT INTO taskie_events (project, plan, ts, kind, task, body)
+  SELECT $1, $2, clk.sec, k.kind, upd.task::text, json_strip_nulls(json_build_object(
+    'ts', `+rfc3339("clk.sec")+`, 'plan', $2::text, 'task', upd.task::text, 'event', k.kind,
+    'from', CASE WHEN k.kind = 'CLAIM_TAKEOVER' THEN upd.prev_agent END,
+    'to', CASE WHEN k.kind = 'CLAIM_TAKEOVER' THEN $4::text END,
+    'actor', $4::text,
+    'reason', CASE WHEN k.kind = 'CLAIM_TAKEOVER' THEN 'lease of ' || upd.prev_agent || ' expired at ' || `+rfc3339("upd.prev_expires")+` END,
+    'meta', json_build_object('expires', `+rfc3339("upd.expires")+`, 'ttl', $8::text,
+      'token', upd.token, 'place', nullif(upd.place, ''))))
+  FROM upd, clk, LATERAL (SELECT CASE WHEN upd.prev_agent = '' THEN 'CLAIM' ELSE 'CLAIM_TAKEOVER' END AS kind) k
+  WHERE NOT upd.renew
+  RETURNING 1
+),
+lev AS`, 1) + `
+SELECT ` + curCols + `, clk.now, coalesce((SELECT token FROM upd), 0), EXISTS (SELECT 1 FROM upd), life.k, dec.closed,
+  CASE WHEN cur.result = 'complete' THEN coalesce((SELECT e.body->'meta'->>'commit' FROM taskie_events e
+    WHERE e.project = $1 AND e.plan = $2 AND e.task = $3::text AND e.stream = 'coord' AND e.kind = 'TASK_RESULT'
+    ORDER BY e.ts DESC, e.id DESC LIMIT 1), '?') ELSE '' END,
+  (SELECT coalesce(array_agg(body ORDER BY id), '{}') FROM lev)
+FROM clk LEFT JOIN cur ON true, life, dec`
+}
+
+// ClaimLife is Claim in one round trip, recording the lifecycle move of
+// the claim (moves) in the same statement; a task whose shared record is
+// in a state of moves.Refuse, or whose latest result is complete, is not
+// claimed (Closed).
+func (s *Store) ClaimLife(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string, ttl time.Duration, f domain.Fence, moves store.LifeMoves) (store.Claimed, error) {
+	var c store.Claimed
+	if err := checkKey(p); err != nil {
+		return c, err
+	}
+	ttl = roundTTL(ttl)
+	if ttl <= 0 {
+		ttl = domain.DefaultLeaseTTL
+	}
+	if agent == "" {
+		c.Decision = store.Rules().Claim(task, nil, agent, f, time.Time{}, ttl)
+		return c, nil
+	}
+	kinds, keys, lkinds, llines, err := lifeArgs(moves)
+	if err != nil {
+		return c, err
+	}
+	refuse := moves.Refuse
+	if refuse == nil {
+		refuse = []string{}
+	}
+	var r claimRow
+	var now time.Time
+	var token int64
+	var written bool
+	err = s.do(ctx, fmt.Sprintf("claiming task %d of plan %s", task, p.Plan), func(ctx context.Context, conn *pgx.Conn) error {
+		// The task's row first (committed at once), so that the claim
+		// locks it: two first claims queue on it.
+		b := &pgx.Batch{}
+		b.Queue(offerSQL, p.Project, p.Plan, []int32{int32(task)})
+		b.Queue("COMMIT")
+		b.Queue(claimSQL(), p.Project, p.Plan, int32(task), agent, f.Place, s.skewMicros(), ttl.Microseconds(), ttl.String(),
+			kinds, keys, lkinds, llines, refuse)
+		b.Queue("COMMIT")
+		b.Queue(notifySQL, Channel, payload(p))
+		br := conn.SendBatch(ctx, b)
+		defer br.Close()
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+		if err := br.QueryRow().Scan(append(r.dest(), &now, &token, &written, &c.LifeKey, &c.Closed, &c.Complete, &c.Lines)...); err != nil {
+			return err
+		}
+		return committed(br)
+	})
+	if err != nil {
+		return store.Claimed{}, err
+	}
+	d := store.Rules().Claim(task, r.claim(), agent, f, now.UTC(), ttl)
+	c.Decision = d
+	switch {
+	case !written && (c.Closed || d.Outcome == domain.ClaimRefused):
+		return c, nil
+	case !written:
+		return c, fmt.Errorf("task %d: %w: nothing written, %s decided", task, errDisagree, d.Outcome)
+	}
+	if err := agrees(d, r, token); err != nil {
+		return c, err
+	}
+	c.Decision.Claim.Token = token
+	return c, nil
+}
+
 // curCTE locks the row of task $3, when it has one, with its columns as
 // claimRow scans them, its latest result and its raw expiry.
 func curCTE() string {

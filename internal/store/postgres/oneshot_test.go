@@ -129,3 +129,64 @@ func TestOneStatementEventsOrder(t *testing.T) {
 		t.Errorf("task 1's log (-want +got):\n%s", diff)
 	}
 }
+
+// The one-statement claim of a named task decides as the rules do, and
+// leaves alone a task whose shared record is in a refused state or whose
+// result is complete.
+func TestClaimLife(t *testing.T) {
+	s := open(t, migrated(t))
+	p := store.PlanKey{Project: "github.com/o/r", Plan: "x"}
+	moves := store.LifeMoves{Lines: map[string][][]byte{
+		"none":     {lifeLine("", "pending"), lifeLine("pending", "assigned")},
+		"assigned": {lifeLine("assigned", "pending"), lifeLine("pending", "assigned")},
+	}, Refuse: []string{"completed"}}
+	here, there := domain.Fence{Place: "m1:c:."}, domain.Fence{Place: "m2:c:."}
+	claim := func(task domain.TaskID, agent string, f domain.Fence) string {
+		t.Helper()
+		c, err := s.ClaimLife(ctx, p, task, agent, time.Minute, f, moves)
+		if err != nil {
+			t.Fatalf("%s: %v", agent, err)
+		}
+		out := c.Decision.Outcome.String() + " token " + itoa(c.Decision.Claim.Token) + " lines " + itoa(int64(len(c.Lines)))
+		if c.Closed {
+			out = "closed " + c.LifeKey + " " + c.Complete
+		}
+		return out
+	}
+	for _, st := range []struct {
+		name string
+		do   func() string
+		want string
+	}{
+		{"free: granted", func() string { return claim(1, "a", here) }, "granted token 1 lines 2"},
+		{"own: renewed", func() string { return claim(1, "a", here) }, "renewed token 1 lines 0"},
+		{"another's live: refused", func() string { return claim(1, "b", here) }, "refused token 0 lines 0"},
+		{"own from another place, live: refused", func() string { return claim(1, "a", there) }, "refused token 0 lines 0"},
+		{"expired: taken over", func() string {
+			s.skew.Store(int64(2 * time.Minute))
+			defer s.skew.Store(0)
+			return claim(1, "b", here)
+		}, "takeover token 2 lines 2"},
+		{"record completed: closed", func() string {
+			line := []byte(`{"ts":"2026-03-01T09:00:00Z","plan":"x","task":"2","event":"STATE_TRANSITION","from":"committing","to":"completed","actor":"agent"}`)
+			if _, err := s.AppendPlanLines(ctx, p, [][]byte{line}, nil); err != nil {
+				t.Fatal(err)
+			}
+			return claim(2, "a", here)
+		}, "closed completed "},
+		{"result complete: closed", func() string {
+			if err := s.AppendEvents(ctx, p, events.Event{Task: "3", Event: store.EventTaskResult, Actor: "d", Meta: map[string]any{"status": "complete", "commit": "abc1234"}}); err != nil {
+				t.Fatal(err)
+			}
+			return claim(3, "a", here)
+		}, "closed none abc1234"},
+	} {
+		if got := st.do(); got != st.want {
+			t.Errorf("%s: %s; want %s", st.name, got, st.want)
+		}
+	}
+	cl, err := s.Claims(ctx, p)
+	if err != nil || len(cl) != 1 || cl[0].Agent != "b" || cl[0].Token != 2 {
+		t.Errorf("claims %+v %v; want task 1 held by b with token 2", cl, err)
+	}
+}
