@@ -41,8 +41,19 @@ func main() {
 	rounds := flag.Int("rounds", 50, "rounds of claims")
 	url := flag.String("url", os.Getenv(store.DatabaseURLEnv), "PostgreSQL URL (default: a throwaway server)")
 	only := flag.String("only", "", `"files" or "postgres": measure one store`)
+	bin := flag.String("taskie", "", "measure claims through this taskie binary: agent loops draining a plan, beside the floor of process start")
+	loops := flag.Int("loops", 20, "with -taskie: agent loops")
+	reps := flag.Int("reps", 3, "with -taskie: runs per store (the median is reported)")
+	cycle := flag.Bool("cycle", false, "with -taskie: each loop claims, heartbeats, reports a result and releases")
 	flag.Parse()
 	store.SetClaimRules(store.ClaimRules{Claim: parallel.DecideClaimAt, Heartbeat: parallel.DecideHeartbeatAt, Release: parallel.DecideReleaseAt, Fence: parallel.DecideFence})
+	if *bin != "" {
+		if err := binaryBench(*bin, *loops, *tasks, *reps, *url, *only, *cycle); err != nil {
+			fmt.Fprintln(os.Stderr, "claimsbench:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := run(*agents, *tasks, *rounds, *url, *only); err != nil {
 		fmt.Fprintln(os.Stderr, "claimsbench:", err)
 		os.Exit(1)

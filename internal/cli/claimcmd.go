@@ -227,13 +227,14 @@ func runClaim(o *claimOpts) error {
 	var d parallel.ClaimDecision
 	var life []string
 	oneShot := false
+	rec := &claimRecords{s: s, g: g, cp: cp}
 	if o.next {
-		d, life, oneShot, err = claimNext(s, cp, agent, ttl, here)
+		d, life, oneShot, err = claimNext(s, cp, agent, ttl, here, rec)
 	} else if lc, ok := cp.c.(lifeTaskClaimer); ok && !o.retry {
 		d, life, err = claimTaskOne(s, cp, o.task, agent, ttl, here, lc)
 		oneShot = true
 	} else {
-		d, err = claimTask(s, cp, o.task, agent, ttl, o.retry, here)
+		d, err = claimTask(s, cp, o.task, agent, ttl, o.retry, here, rec)
 	}
 	if err != nil {
 		return err
@@ -244,8 +245,8 @@ func runClaim(o *claimOpts) error {
 		}
 		return refused(d, fmt.Sprintf("claim another task: `taskie claim --next --as %s`; `taskie ready` lists them", agent))
 	}
-	cp.recordHeld(s, d)
-	wt := cp.recordClaimHead(s, g, d)
+	rec.finish(d)
+	wt := rec.worktree
 	switch {
 	case oneShot:
 		sayLife(s, life)
@@ -265,7 +266,7 @@ func refusedTask(d parallel.ClaimDecision) domain.TaskID {
 
 // claimTask claims one named task: it must exist and be open, and be
 // neither failed nor complete unless retry says to do it again.
-func claimTask(s *Streams, cp *coordPlan, arg, agent string, ttl time.Duration, retry bool, here domain.Fence) (parallel.ClaimDecision, error) {
+func claimTask(s *Streams, cp *coordPlan, arg, agent string, ttl time.Duration, retry bool, here domain.Fence, rec *claimRecords) (parallel.ClaimDecision, error) {
 	task, err := cp.p.TaskID(arg)
 	if err != nil {
 		return parallel.ClaimDecision{}, usageErr(err, "")
@@ -292,7 +293,12 @@ func claimTask(s *Streams, cp *coordPlan, arg, agent string, ttl time.Duration, 
 	if err := refuseFinished(task, agent, failed, complete, retry); err != nil {
 		return parallel.ClaimDecision{}, err
 	}
-	d, err := cp.c.Claim(cp.ctx, cp.key, task, agent, ttl, here)
+	var d parallel.ClaimDecision
+	if cp.c == cp.files { // the clone's records in the claim's own session
+		d, err = cp.files.ClaimThen(cp.ctx, cp.key, task, agent, ttl, here, rec.record)
+	} else {
+		d, err = cp.c.Claim(cp.ctx, cp.key, task, agent, ttl, here)
+	}
 	if err == nil && retry && (failed || complete != "") && d.Outcome != parallel.Refused {
 		err = cp.retryTask(s, task, agent, failed)
 	}
@@ -410,7 +416,7 @@ func joinIDs(ids []domain.TaskID) string {
 
 // claimNext claims the first ready task, or gives back the agent's own
 // live claim on an open task (a restarted agent resumes its work).
-func claimNext(s *Streams, cp *coordPlan, agent string, ttl time.Duration, here domain.Fence) (d parallel.ClaimDecision, life []string, oneShot bool, err error) {
+func claimNext(s *Streams, cp *coordPlan, agent string, ttl time.Duration, here domain.Fence, rec *claimRecords) (d parallel.ClaimDecision, life []string, oneShot bool, err error) {
 	noneReady := func() error {
 		return &exitError{code: ExitProblems, err: fmt.Errorf("plan %s: no task is ready to claim", cp.p.ID),
 			hint: "every open task is claimed or waits on a dependency; `taskie ready` and `taskie status` show which"}
@@ -444,8 +450,48 @@ func claimNext(s *Streams, cp *coordPlan, agent string, ttl time.Duration, here 
 		}
 		return d, life, true, err
 	}
+	// The results are read once, for the schedule and for what is skipped.
+	res, err := cp.results()
+	if err != nil {
+		return d, nil, false, err
+	}
+	cp.known = &res
+	defer func() { cp.known = nil }()
 	tasks, _, err := cp.schedTasks(false)
 	if err != nil {
+		return d, nil, false, err
+	}
+	skip, err := cp.finished()
+	if err != nil {
+		return d, nil, false, err
+	}
+	// Which tasks to try, in order, decided on the claims as found: the
+	// agent's own live claim alone (renewed), else the ready tasks nobody
+	// holds live.
+	pick := func(claims []parallel.Claim, now time.Time) (ids []domain.TaskID, own bool) {
+		// Its own claims made from another place are not this runner's to resume.
+		mine := slices.DeleteFunc(slices.Clone(claims), func(c parallel.Claim) bool {
+			return c.Agent == agent && c.Place != "" && c.Place != here.Place
+		})
+		if t, ok := parallel.OwnLive(tasks, mine, agent, now, skip); ok {
+			return []domain.TaskID{t}, true
+		}
+		for _, t := range readyExcept(tasks, claims, now, skip) {
+			ids = append(ids, t.ID)
+		}
+		return ids, false
+	}
+	if cp.c == cp.files {
+		// One session under the lock: the claims read once, the claim
+		// decided and written, and the clone's records of it.
+		order := func(claims []parallel.Claim, now time.Time) []domain.TaskID {
+			ids, _ := pick(claims, now)
+			return ids
+		}
+		d, ok, err := cp.files.ClaimNextBy(cp.ctx, cp.key, agent, ttl, here, order, rec.record)
+		if err == nil && !ok {
+			err = noneReady()
+		}
 		return d, nil, false, err
 	}
 	claims, err := cp.c.Claims(cp.ctx, cp.key)
@@ -456,22 +502,10 @@ func claimNext(s *Streams, cp *coordPlan, agent string, ttl time.Duration, here 
 	if err != nil {
 		return d, nil, false, err
 	}
-	skip, err := cp.finished()
-	if err != nil {
+	ids, own := pick(claims, now)
+	if own {
+		d, err = cp.c.Claim(cp.ctx, cp.key, ids[0], agent, ttl, here)
 		return d, nil, false, err
-	}
-	// Its own claims made from another place are not this runner's to resume.
-	mine := slices.DeleteFunc(slices.Clone(claims), func(c parallel.Claim) bool {
-		return c.Agent == agent && c.Place != "" && c.Place != here.Place
-	})
-	if own, ok := parallel.OwnLive(tasks, mine, agent, now, skip); ok {
-		d, err = cp.c.Claim(cp.ctx, cp.key, own, agent, ttl, here)
-		return d, nil, false, err
-	}
-	ready := readyExcept(tasks, claims, now, skip)
-	ids := make([]domain.TaskID, len(ready))
-	for i, t := range ready {
-		ids[i] = t.ID
 	}
 	d, ok, err := cp.c.ClaimNext(cp.ctx, cp.key, ids, agent, ttl, here)
 	if err == nil && !ok {
@@ -480,21 +514,55 @@ func claimNext(s *Streams, cp *coordPlan, agent string, ttl time.Duration, here 
 	return d, nil, false, err
 }
 
+// claimRecords writes what the clone keeps of a claim its runner was
+// granted — the fencing token (recordHeld) and the HEAD of the checkout or
+// worktree the task is worked in (recordClaimHead) — in one session under
+// the clone's coordination lock: with the file store, the session of the
+// claim itself; with a shared store, one session after it.
+type claimRecords struct {
+	s        *Streams
+	g        *globals
+	cp       *coordPlan
+	done     bool
+	worktree string // the task's worktree, "" when it has none
+}
+
+// record is run in the session, once the claim is decided.
+func (r *claimRecords) record(d parallel.ClaimDecision, tx *store.CoordTx) {
+	if d.Outcome == parallel.Refused {
+		return
+	}
+	r.done = true
+	r.cp.recordHeld(r.s, d, tx)
+	r.worktree = r.cp.recordClaimHead(r.s, r.g, d, tx)
+}
+
+// finish records a claim made in another store, in a session of its own.
+func (r *claimRecords) finish(d parallel.ClaimDecision) {
+	if r.done || d.Outcome == parallel.Refused {
+		return
+	}
+	if err := r.cp.files.Records(r.cp.ctx, r.cp.key, func(tx *store.CoordTx) { r.record(d, tx) }); err != nil {
+		fmt.Fprintf(r.s.Err, "taskie: warning: task %d: recording its fencing token %d and HEAD: %v (give --token %d to later commands)\n",
+			d.Claim.Task, d.Claim.Token, err, d.Claim.Token)
+	}
+}
+
 // recordClaimHead notes, when a task is newly claimed, the HEAD of the
 // checkout its work is in: a later HEAD that differs is a commit made
 // since the claim (the subagent gate and task result check it). That is
 // the task's worktree; a claim made from inside a linked worktree that
 // taskie did not make adopts that worktree for the task, unless another
-// task has it (decided again under the lock: two claims made at once in
-// one worktree adopt it once); otherwise the checkout the claim was made
+// task has it (decided under the lock: two claims made at once in one
+// worktree adopt it once); otherwise the checkout the claim was made
 // from is recorded with its HEAD (a subagent in the main checkout). It
 // returns the task's worktree's path, "" when it has none.
-func (cp *coordPlan) recordClaimHead(s *Streams, g *globals, d parallel.ClaimDecision) string {
+func (cp *coordPlan) recordClaimHead(s *Streams, g *globals, d parallel.ClaimDecision, tx *store.CoordTx) string {
 	if !cp.files.Shared() {
 		return ""
 	}
 	task := d.Claim.Task
-	ws, err := cp.files.Worktrees(cp.key)
+	ws, err := tx.Worktrees()
 	if err != nil {
 		fmt.Fprintf(s.Err, "taskie: warning: %v\n", err)
 		return ""
@@ -512,7 +580,7 @@ func (cp *coordPlan) recordClaimHead(s *Streams, g *globals, d parallel.ClaimDec
 		return ""
 	}
 	if !ok {
-		cp.recordCheckout(s, here, task)
+		cp.recordCheckout(s, here, task, tx)
 		return ""
 	}
 	head, err := headAt(w.Path)
@@ -521,15 +589,15 @@ func (cp *coordPlan) recordClaimHead(s *Streams, g *globals, d parallel.ClaimDec
 		return w.Path
 	}
 	recorded := false
-	err = cp.files.UpdateWorktrees(cp.ctx, cp.key, func(ws []store.Worktree, now time.Time) ([]store.Worktree, error) {
+	err = tx.UpdateWorktrees(func(ws []store.Worktree, now time.Time) ([]store.Worktree, error) {
 		ws, recorded = store.MarkClaimed(ws, w, head, now)
 		return ws, nil
 	})
 	switch {
 	case err != nil:
 		fmt.Fprintf(s.Err, "taskie: warning: recording the worktree of task %d: %v\n", task, err)
-	case !recorded: // another task adopted it between our read and the lock
-		cp.recordCheckout(s, here, task)
+	case !recorded: // another task has it
+		cp.recordCheckout(s, here, task, tx)
 		return ""
 	}
 	return w.Path
@@ -538,7 +606,7 @@ func (cp *coordPlan) recordClaimHead(s *Streams, g *globals, d parallel.ClaimDec
 // recordCheckout records the HEAD of the checkout a task was claimed from,
 // when the task has no worktree of its own. A checkout without a commit
 // yet records nothing: the gate then allows with a message.
-func (cp *coordPlan) recordCheckout(s *Streams, here gitwt.Layout, task domain.TaskID) {
+func (cp *coordPlan) recordCheckout(s *Streams, here gitwt.Layout, task domain.TaskID, tx *store.CoordTx) {
 	if here.Toplevel == "" {
 		return
 	}
@@ -546,7 +614,7 @@ func (cp *coordPlan) recordCheckout(s *Streams, here gitwt.Layout, task domain.T
 	if err != nil {
 		return
 	}
-	if err := cp.files.RecordCheckout(cp.ctx, cp.key, task, here.Toplevel, head); err != nil {
+	if err := tx.RecordCheckout(task, here.Toplevel, head); err != nil {
 		fmt.Fprintf(s.Err, "taskie: warning: task %d: recording the HEAD of %s: %v\n", task, here.Toplevel, err)
 	}
 }
@@ -748,7 +816,12 @@ func forceRelease(o *claimOpts, cp *coordPlan, task domain.TaskID, agent string)
 	if held == nil {
 		return &exitError{code: ExitProblems, err: fmt.Errorf("task %d: %w", task, parallel.ErrNotClaimed)}
 	}
-	d, err := cp.c.Release(cp.ctx, cp.key, task, held.Agent)
+	var d parallel.ClaimDecision
+	if cp.c == cp.files { // the holder's token is kept: its later writes are stale
+		d, err = cp.files.ReleaseForced(cp.ctx, cp.key, task, held.Agent)
+	} else {
+		d, err = cp.c.Release(cp.ctx, cp.key, task, held.Agent)
+	}
 	if err != nil {
 		return err
 	}

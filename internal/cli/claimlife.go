@@ -10,6 +10,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/gitwt"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
+	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
 	"github.com/taskie-dev/taskie/internal/taskrec"
 )
@@ -109,6 +110,9 @@ func decideLife(snap *store.Snapshot, m lifeMove, now time.Time) (store.Change, 
 // commitLife makes m in one commit of the plan, under its lock, and says
 // on stderr what moved. A plan without state.json moves nothing.
 func (cp *coordPlan) commitLife(s *Streams, m lifeMove) (lifecycle.Task, error) {
+	if _, err := cp.p.State(); len(m.files) == 0 && errors.Is(err, state.ErrNotFound) {
+		return lifecycle.Task{}, nil // nothing to move, nothing to write: no lock taken
+	}
 	var evs []events.Event
 	var rec lifecycle.Task
 	err := updateTask(s, cp.p, m.task, func(snap *store.Snapshot) (store.Change, error) {

@@ -43,6 +43,9 @@ type coordPlan struct {
 	files *store.FileCoord
 	key   store.PlanKey
 	ctx   context.Context
+	// known, when set, is the results as read once for the command
+	// (claim --next reads them for the schedule and for what it skips).
+	known *results
 }
 
 // openCoord opens the plan named by arg (or --plan, or the most recent)
@@ -265,7 +268,16 @@ func (cp *coordPlan) results() (results, error) {
 	if cp.c == nil { // not opened (the waves of watch and serve): no results known
 		return r, nil
 	}
-	err := cp.c.ScanEvents(cp.ctx, cp.key, func(e events.Event) {
+	if cp.known != nil {
+		return *cp.known, nil
+	}
+	scan := cp.c.ScanEvents
+	if k, ok := cp.c.(kindScanner); ok { // the results' lines only are decoded
+		scan = func(ctx context.Context, p store.PlanKey, fn func(events.Event)) error {
+			return k.ScanEventsOf(ctx, p, store.EventTaskResult, fn)
+		}
+	}
+	err := scan(cp.ctx, cp.key, func(e events.Event) {
 		if e.Event != store.EventTaskResult {
 			return
 		}
@@ -284,6 +296,12 @@ func (cp *coordPlan) results() (results, error) {
 		r.latest[id] = e
 	})
 	return r, err
+}
+
+// kindScanner is a coordination store that reads the events of one kind
+// without decoding the others.
+type kindScanner interface {
+	ScanEventsOf(ctx context.Context, p store.PlanKey, kind string, fn func(events.Event)) error
 }
 
 // resultOf reads a TASK_RESULT's meta.

@@ -142,12 +142,12 @@ func presentedToken(flag int64) (int64, error) {
 
 // recordHeld keeps the token of a claim this command was granted, for the
 // agent's later commands from this place.
-func (cp *coordPlan) recordHeld(s *Streams, d parallel.ClaimDecision) {
+func (cp *coordPlan) recordHeld(s *Streams, d parallel.ClaimDecision, tx *store.CoordTx) {
 	if d.Claim.Token <= 0 || (d.Outcome != parallel.Granted && d.Outcome != parallel.Takeover) {
 		return
 	}
 	h := store.Held{Task: d.Claim.Task, Agent: d.Claim.Agent, Place: d.Claim.Place, Token: d.Claim.Token}
-	if err := cp.files.RecordHeld(cp.ctx, cp.key, h); err != nil {
+	if err := tx.RecordHeld(h); err != nil {
 		fmt.Fprintf(s.Err, "taskie: warning: task %d: recording its fencing token %d: %v (give --token %d to later commands)\n", h.Task, h.Token, err, h.Token)
 	}
 }

@@ -46,30 +46,41 @@ func locked(path string) {
 }
 
 // Lock takes an exclusive lock on the regular file rel, creating it with
-// mode 0644 (less the umask). It tries every 20ms until timeout has passed,
-// then fails with an error that wraps ErrLockTimeout and names the file.
+// mode 0644 (less the umask). A lock held by another waits until timeout
+// has passed — in the kernel on Unix, so that the waiter runs as soon as
+// the holder lets go; elsewhere trying every 20ms — then fails with an
+// error that wraps ErrLockTimeout and names the file.
 func (r *Root) Lock(rel string, timeout time.Duration) (*Lock, error) {
 	f, err := r.openLockFile(rel, true)
 	if err != nil {
 		return nil, err
 	}
-	deadline := time.Now().Add(timeout)
-	for {
-		ok, err := lockFile(f, true)
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", r.Path(rel), err)
-		}
-		if ok {
-			locked(r.Path(rel))
-			return &Lock{f: f, path: r.Path(rel)}, nil
-		}
-		if !time.Now().Before(deadline) {
-			f.Close()
-			return nil, fmt.Errorf("%s: %w after %s; another process holds it", r.Path(rel), ErrLockTimeout, timeout)
-		}
-		time.Sleep(min(lockPoll, time.Until(deadline)))
+	ok, err := lockFile(f, true)
+	if err == nil && !ok {
+		ok, err = waitLock(f, timeout)
 	}
+	switch {
+	case err != nil:
+		f.Close()
+		return nil, fmt.Errorf("lock %s: %w", r.Path(rel), err)
+	case !ok:
+		f.Close()
+		return nil, fmt.Errorf("%s: %w after %s; another process holds it", r.Path(rel), ErrLockTimeout, timeout)
+	}
+	locked(r.Path(rel))
+	return &Lock{f: f, path: r.Path(rel)}, nil
+}
+
+// pollLock tries every lockPoll until timeout has passed.
+func pollLock(f *os.File, timeout time.Duration) (bool, error) {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		time.Sleep(min(lockPoll, time.Until(deadline)))
+		if ok, err := lockFile(f, true); ok || err != nil {
+			return ok, err
+		}
+	}
+	return false, nil
 }
 
 // TryLock takes an exclusive lock on the regular file rel without waiting,

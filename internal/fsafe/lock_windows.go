@@ -5,6 +5,7 @@ package fsafe
 import (
 	"errors"
 	"os"
+	"time"
 
 	"golang.org/x/sys/windows"
 )
@@ -31,4 +32,10 @@ func unlockFile(f *os.File) error {
 	return control(f, func(fd uintptr) error {
 		return windows.UnlockFileEx(windows.Handle(fd), 0, 1, 0, new(windows.Overlapped))
 	})
+}
+
+// waitLock waits for an exclusive lock on f, trying again every lockPoll,
+// until timeout has passed; ok is false then.
+func waitLock(f *os.File, timeout time.Duration) (ok bool, err error) {
+	return pollLock(f, timeout)
 }

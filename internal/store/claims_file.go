@@ -62,6 +62,10 @@ type FileCoord struct {
 	// page cache being the kernel's. Under I/O load the three fsyncs of a
 	// claim cost more than the rest of it together.
 	Durable bool
+	// holds is set when this is the store of the claims (OpenCoordination
+	// without a database): the tokens held are then the claims' own
+	// (HeldToken), and held.json is left alone.
+	holds bool
 }
 
 var _ Coordination = (*FileCoord)(nil)
@@ -166,13 +170,21 @@ type claimsDoc struct {
 	// LastToken is the last fencing token issued for the plan's claims:
 	// the next claim granted or taken over gets the one after it.
 	LastToken int64 `json:"last_token,omitempty"`
+	// Lost are claims taken over or released by force, newest last: their
+	// holders' later commands present these tokens and are refused as
+	// stale (HeldToken).
+	Lost []claimJSON `json:"lost,omitempty"`
 }
+
+// maxLost bounds the lost claims kept: the oldest go first.
+const maxLost = 200
 
 // claimsFile is claims.json as read: the claims by task and the last
 // token issued (never below any claim's).
 type claimsFile struct {
 	claims map[domain.TaskID]domain.Claim
 	last   int64
+	lost   []domain.Claim
 }
 
 // readClaims reads a plan's claims; a missing file holds none. A file that
@@ -220,7 +232,37 @@ func decodeClaims(name string, data []byte) (claimsFile, error) {
 		}
 		out.last = max(out.last, cj.Token)
 	}
+	for _, cj := range doc.Lost {
+		if id, err := domain.ParseTaskID(cj.Task); err == nil && cj.Token > 0 {
+			out.lost = append(out.lost, domain.Claim{Task: id, Agent: cj.Agent, Token: cj.Token, Place: cj.Place, Expires: cj.Expires})
+		}
+	}
 	return out, nil
+}
+
+// lose keeps cl among the lost claims, unless it has no token.
+func (f *claimsFile) lose(cl domain.Claim) {
+	if cl.Token <= 0 {
+		return
+	}
+	f.lost = append(f.lost, cl)
+	if len(f.lost) > maxLost {
+		f.lost = f.lost[len(f.lost)-maxLost:]
+	}
+}
+
+// heldToken is the token of agent's claim on task from place: the
+// current claim's when it is theirs, else the newest lost one's.
+func (f claimsFile) heldToken(task domain.TaskID, agent, place string) (int64, bool) {
+	if cl, ok := f.claims[task]; ok && cl.Agent == agent && cl.Place == place && cl.Token > 0 {
+		return cl.Token, true
+	}
+	for _, cl := range slices.Backward(f.lost) {
+		if cl.Task == task && cl.Agent == agent && cl.Place == place {
+			return cl.Token, true
+		}
+	}
+	return 0, false
 }
 
 // writeClaims replaces claims.json atomically.
@@ -234,6 +276,9 @@ func (c *FileCoord) writeClaims(p PlanKey, f claimsFile) error {
 		doc.Claims = append(doc.Claims, claimJSON{Task: cl.Task.String(), Agent: cl.Agent,
 			Acquired: cl.Acquired, Expires: cl.Expires, Heartbeat: cl.Heartbeat, Token: cl.Token, Place: cl.Place})
 		doc.LastToken = max(doc.LastToken, cl.Token)
+	}
+	for _, cl := range f.lost {
+		doc.Lost = append(doc.Lost, claimJSON{Task: cl.Task.String(), Agent: cl.Agent, Expires: cl.Expires, Token: cl.Token, Place: cl.Place})
 	}
 	data, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
@@ -261,6 +306,16 @@ func (c *FileCoord) apply(p PlanKey, f claimsFile, d *domain.ClaimDecision, ttl 
 		d.Claim.Token = f.last
 	}
 	claims := f.claims
+	if d.Outcome == domain.ClaimTakeover && d.Previous != nil {
+		f.lose(*d.Previous)
+	}
+	if d.Outcome == domain.ClaimGranted || d.Outcome == domain.ClaimTakeover {
+		// A claim granted again from the same place supersedes its lost one.
+		cl := d.Claim
+		f.lost = slices.DeleteFunc(f.lost, func(x domain.Claim) bool {
+			return x.Task == cl.Task && x.Agent == cl.Agent && x.Place == cl.Place
+		})
+	}
 	ev, changed := claimEvent(p, *d, ttl, now)
 	if ev != nil {
 		if err := c.appendLocked(p, *ev); err != nil {
@@ -334,25 +389,36 @@ func (c *FileCoord) Claim(ctx context.Context, p PlanKey, task domain.TaskID, ag
 // free, held by agent itself (renewed), or expired (taken over).
 func (c *FileCoord) ClaimNext(ctx context.Context, p PlanKey, ready []domain.TaskID, agent string, ttl time.Duration, fs ...domain.Fence) (d domain.ClaimDecision, ok bool, err error) {
 	err = c.locked(ctx, p, func(now time.Time) error {
-		f, err := c.readClaimsFile(p)
-		if err != nil {
-			return err
-		}
-		for _, task := range ready {
-			cur := current(f.claims, task)
-			if cur != nil && cur.Agent != agent && cur.Live(now) {
-				continue
-			}
-			d = Rules().Claim(task, cur, agent, FenceOf(fs), now, ttl)
-			if d.Outcome == domain.ClaimRefused { // agent's own claim, from another place
-				continue
-			}
-			ok = true
-			return c.apply(p, f, &d, ttl, now)
-		}
-		return nil
+		d, ok, err = c.claimNextLocked(p, ready, agent, ttl, FenceOf(fs), now)
+		return err
 	})
 	return d, ok, err
+}
+
+// claimNextLocked is ClaimNext under the lock.
+func (c *FileCoord) claimNextLocked(p PlanKey, ready []domain.TaskID, agent string, ttl time.Duration, fence domain.Fence, now time.Time) (d domain.ClaimDecision, ok bool, err error) {
+	f, err := c.readClaimsFile(p)
+	if err != nil {
+		return d, false, err
+	}
+	return c.claimFirst(p, f, ready, agent, ttl, fence, now)
+}
+
+// claimFirst claims the first of ready nobody else holds live, on the
+// claims f as read under the lock.
+func (c *FileCoord) claimFirst(p PlanKey, f claimsFile, ready []domain.TaskID, agent string, ttl time.Duration, fence domain.Fence, now time.Time) (d domain.ClaimDecision, ok bool, err error) {
+	for _, task := range ready {
+		cur := current(f.claims, task)
+		if cur != nil && cur.Agent != agent && cur.Live(now) {
+			continue
+		}
+		d = Rules().Claim(task, cur, agent, fence, now, ttl)
+		if d.Outcome == domain.ClaimRefused { // agent's own claim, from another place
+			continue
+		}
+		return d, true, c.apply(p, f, &d, ttl, now)
+	}
+	return d, false, nil
 }
 
 // Heartbeat renews agent's lease on task.
@@ -484,4 +550,37 @@ func (c *FileCoord) ScanEvents(_ context.Context, p PlanKey, fn func(events.Even
 	}
 	defer f.Close()
 	return events.ScanReader(f, c.root.Path(rel), fn, func(string) {})
+}
+
+// ScanEventsOf is ScanEvents for the events of one kind: a line is tested
+// on its bytes before it is decoded, so a claim that needs the results
+// does not decode every claim and release of the plan's history. A line
+// that names no kind literally may spell it with escapes: it is decoded
+// to be sure.
+func (c *FileCoord) ScanEventsOf(_ context.Context, p PlanKey, kind string, fn func(events.Event)) error {
+	rel, err := c.rel(p, CoordLogName)
+	if err != nil {
+		return err
+	}
+	f, err := c.root.OpenRead(rel)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	word, esc := []byte(kind), []byte(`\u`)
+	return events.ScanLines(f, events.MaxLine, func(_ int, raw []byte) error {
+		if !bytes.Contains(raw, word) && !bytes.Contains(raw, esc) {
+			return nil
+		}
+		line := bytes.TrimSpace(raw)
+		var e events.Event
+		if len(line) == 0 || json.Unmarshal(line, &e) != nil || e.Event != kind {
+			return nil // a torn line is skipped, as ScanEvents does
+		}
+		fn(e)
+		return nil
+	}, func(int) {})
 }

@@ -35,34 +35,33 @@ type Held struct {
 // token, replacing its earlier record for the task; a token ≤ 0 only
 // drops that record (the agent released its claim itself).
 func (c *FileCoord) RecordHeld(ctx context.Context, p PlanKey, h Held) error {
-	return c.locked(ctx, p, func(now time.Time) error {
-		hs, err := c.readHeld(p)
-		if err != nil {
-			return err
-		}
-		hs = slices.DeleteFunc(hs, func(x Held) bool { return x.Task == h.Task && x.Agent == h.Agent && x.Place == h.Place })
-		if h.Token > 0 {
-			h.At = now
-			hs = append(hs, h)
-		}
-		if len(hs) > maxHeld {
-			hs = hs[len(hs)-maxHeld:]
-		}
-		rel, err := c.rel(p, HeldName)
-		if err != nil {
-			return err
-		}
-		data, err := json.MarshalIndent(hs, "", "  ")
-		if err != nil {
-			return err
-		}
-		return c.root.WriteFile(rel, append(data, '\n'), c.Durable)
-	})
+	if c.holds {
+		return nil // the claim itself keeps its token (HeldToken)
+	}
+	var err error
+	if lerr := c.Records(ctx, p, func(tx *CoordTx) { err = tx.RecordHeld(h) }); lerr != nil {
+		return lerr
+	}
+	return err
 }
 
 // HeldToken is the token recorded for agent's claim on task from place;
 // ok is false when none is.
+//
+// When the files hold the claims, the token is the claim's own, or that
+// of the agent's claim that was taken over or released by force (kept in
+// claims.json); held.json is read only for a claim granted before that
+// (by an earlier taskie).
 func (c *FileCoord) HeldToken(p PlanKey, task domain.TaskID, agent, place string) (int64, bool, error) {
+	if c.holds {
+		f, err := c.readClaimsFile(p)
+		if err != nil {
+			return 0, false, err
+		}
+		if t, ok := f.heldToken(task, agent, place); ok {
+			return t, true, nil
+		}
+	}
 	hs, err := c.readHeld(p)
 	if err != nil {
 		return 0, false, err

@@ -113,23 +113,11 @@ func (c *FileCoord) RecordCheckout(ctx context.Context, p PlanKey, task domain.T
 }
 
 func (c *FileCoord) updateDoc(ctx context.Context, p PlanKey, fn func(doc *worktreesDoc, now time.Time) error) error {
-	return c.locked(ctx, p, func(now time.Time) error {
-		doc, err := c.readWorktrees(p)
-		if err != nil {
-			return err
-		}
-		if err := fn(&doc, now); err != nil {
-			return err
-		}
-		slices.SortFunc(doc.Worktrees, func(a, b Worktree) int { return int(a.Task) - int(b.Task) })
-		slices.SortFunc(doc.Checkouts, func(a, b Checkout) int { return int(a.Task) - int(b.Task) })
-		rel, _ := c.rel(p, WorktreesName)
-		data, err := json.MarshalIndent(doc, "", "  ")
-		if err != nil {
-			return err
-		}
-		return c.root.WriteFile(rel, append(data, '\n'), c.Durable)
-	})
+	var err error
+	if lerr := c.Records(ctx, p, func(tx *CoordTx) { err = tx.updateDoc(fn) }); lerr != nil {
+		return lerr
+	}
+	return err
 }
 
 // ClaimBase says where to look for a task's new commit and since which

@@ -85,6 +85,7 @@ func OpenCoordination(ctx context.Context, repoRoot string, s CoordSettings) (Co
 		}
 		lease := s.Clock.Lease()
 		c.Clock = func() (time.Time, error) { return lease.Now(), nil }
+		c.holds = true
 		return c, "", nil
 	}
 	open, err := opener(raw)
