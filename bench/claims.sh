@@ -10,8 +10,11 @@
 # claim, so its verdict is on the slowest one (max).
 # The same bursts of 20 `taskie --version` give the floor: process start-up alone. The
 # claim itself, without process start-up, is BenchmarkClaimNext20Agents (internal/store).
+#   - 20 agent loops through the binary draining 200 tasks (bench/claimsbench -taskie),
+#     claims/s against the same loops of `taskie --version`.
 # Usage: bench/claims.sh [taskie binary]   (default: builds bin/taskie)
-# Environment: ROUNDS (default 10), AGENTS (default 20), RUNS (default 20).
+# Environment: ROUNDS (default 10), AGENTS (default 20), RUNS (default 20), TASKS (200),
+# REPS (3 runs of the agent loops, the median reported), CYCLE (set: whole agent cycles).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-10}
@@ -109,6 +112,15 @@ if [ "$bad" -eq 0 ] && [ "$stored" -eq "$agents" ]; then
 else
 	printf '%-38s %10s\n' "lost or double claims" "FOUND"
 fi
+
+# ---------------------------------------------------------------- agent loops
+# 20 agent loops, each one `taskie claim --next` after another, drain a plan
+# of 200 tasks; the floor is the same loops running `taskie --version`
+# (target: >= 85 % of the floor's claims/s). CYCLE=1: each loop claims,
+# heartbeats, reports a result and releases.
+loop_args=(-taskie "$taskie" -only files -tasks "${TASKS:-200}" -loops "$agents" -reps "${REPS:-3}")
+[ -n "${CYCLE:-}" ] && loop_args+=(-cycle)
+go run ./bench/claimsbench "${loop_args[@]}"
 
 # ---------------------------------------------------------------- groups
 big=$repo/.taskie/plans/big

@@ -7,8 +7,20 @@
 # PostgreSQL server (fsync on) is started and stopped; without one the
 # PostgreSQL line says why it was skipped. Measured in-process (no process
 # start): the store's own cost, the same way for both stores.
-# Usage: bench/claims_pg.sh [taskie binary (ignored)] [claimsbench flags]
+# Then through the binary on PostgreSQL: 20 agent loops, each one `taskie
+# claim --next` after another, drain a plan of 200 tasks, beside the same
+# loops of `taskie --version` (target: >= 70 % of the floor's claims/s);
+# CYCLE=1: each loop claims, heartbeats, reports a result and releases.
+# Usage: bench/claims_pg.sh [taskie binary] [claimsbench flags]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-case "${1:-}" in -*|"") ;; *) shift ;; esac
+taskie=""
+case "${1:-}" in -*|"") ;; *) taskie=$(cd "$(dirname "$1")" && pwd)/$(basename "$1"); shift ;; esac
 go run ./bench/claimsbench -agents "${AGENTS:-20}" -rounds "${ROUNDS:-50}" "$@"
+if [ -z "$taskie" ]; then
+	make -s build
+	taskie=$PWD/bin/taskie
+fi
+loop_args=(-taskie "$taskie" -only postgres -tasks "${TASKS:-200}" -loops "${AGENTS:-20}" -reps "${REPS:-3}")
+[ -n "${CYCLE:-}" ] && loop_args+=(-cycle)
+go run ./bench/claimsbench "${loop_args[@]}"
