@@ -2,6 +2,8 @@ package cli
 
 import (
 	"cmp"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -163,8 +165,9 @@ func resultComplete(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResult
 	if err != nil {
 		return err
 	}
-	if wl, ok := cp.c.(lifeWriter); ok && agent != "" && !o.force {
-		return resultCompleteOne(s, cp, task, o, agent, wl)
+	if wl, ok := cp.c.(lifeWriter); ok && !o.force {
+		// No name: this runner's identity reports, as it claims.
+		return resultCompleteOne(s, cp, task, o, cmp.Or(agent, defaultAgent(cp.p.Repo.Root)), wl)
 	}
 	guard, err := cp.guardWrite(s, task, agent, o.token, o.force, "task result")
 	if err != nil {
@@ -288,6 +291,10 @@ func resultFailed(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResultOp
 	if err != nil {
 		return err
 	}
+	if fl, ok := cp.c.(failWriter); ok && !o.force {
+		// No name: this runner's identity reports, as it claims.
+		return resultFailedOne(s, cp, task, o, cmp.Or(agent, defaultAgent(cp.p.Repo.Root)), fl)
+	}
 	guard, err := cp.guardWrite(s, task, agent, o.token, o.force, "task result")
 	if err != nil {
 		return err
@@ -338,6 +345,90 @@ func resultFailed(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResultOp
 		}
 		if holder := cp.liveHolder(task); holder != "" {
 			fmt.Fprintf(s.Err, "task %d is ready again once %s releases it (`taskie release %d --as %s`) or its lease expires\n", task, holder, task, holder)
+			break
+		}
+		fmt.Fprintf(s.Err, "task %d is ready again: `taskie claim --next` gives it to the next agent\n", task)
+	case parallel.EscalateTask:
+		fmt.Fprintf(s.Err, "plan %s is paused until a human decides: `taskie resume%s` continues\n", cp.p.ID, cp.p.PlanFlag())
+	}
+	fmt.Fprintln(s.Out, parallel.ResultRef(task, "", parallel.ResultFailed))
+	return nil
+}
+
+// failWriter writes a failed result in one round trip, with the release
+// of the writer's claim and the lifecycle move.
+type failWriter interface {
+	AppendFailLife(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string, f domain.Fence, w store.FailWrite) (store.Failed, error)
+}
+
+// resultFailedOne stores a failed result in one round trip of a shared
+// store (docs/fleet.md, "One round trip"): the fence, the attempt it
+// counts, the result, the release of the agent's claim and the lifecycle
+// move in one statement; the rules decide again on the claim it found.
+// failed_tasks and tasks.md are the clone's files, written after.
+func resultFailedOne(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResultOpts, agent string, fl failWriter) error {
+	f, err := cp.fenceOf(task, agent, o.token)
+	if err != nil {
+		return err
+	}
+	onExhausted := parallel.Skip
+	if cfg, err := implied.Config(cp.p); err == nil {
+		if onExhausted, err = parallel.ParseOnExhausted(cfg.OnExhausted); err != nil {
+			onExhausted = parallel.Escalate
+		}
+	}
+	// One line per attempt up to the first exhausted one, that last one
+	// standing for every attempt after it.
+	var w store.FailWrite
+	for n := 1; n <= parallel.DefaultMaxRetries+2; n++ {
+		if n == parallel.DefaultMaxRetries+2 {
+			n = store.AttemptMarker
+		}
+		d := parallel.AfterFailure(n, parallel.DefaultMaxRetries, onExhausted)
+		ev := events.Event{TS: store.TimeSentinel, Plan: cp.p.ID, Task: task.String(), Event: store.EventTaskResult, Actor: agent, Reason: d.Msg,
+			Meta: events.Meta(events.TaskResultMeta{Status: parallel.ResultFailed, Attempt: n, Action: d.Action.String(), Note: o.note})}
+		line, err := json.Marshal(ev)
+		if err != nil {
+			return err
+		}
+		w.Results = append(w.Results, line)
+	}
+	kept := failStep(false, agent)
+	if snap, err := cp.p.Snapshot(); err == nil && snap.State != nil { // else no lifecycle, as commitLife
+		w.Kept, w.Released = lifeMovesAt(cp.p.ID, kept, agent, ""), lifeMovesAt(cp.p.ID, failStep(true, agent), agent, "")
+	}
+	res, err := fl.AppendFailLife(cp.ctx, cp.key, task, agent, f, w)
+	if err != nil {
+		return err
+	}
+	wd := parallel.DecideWriteAt(task, res.Found, agent, f, false, res.Now)
+	switch {
+	case wd.Outcome == parallel.WriteRefused && res.Written.Written:
+		return fmt.Errorf("task %d: the database stored the result, and taskie's rules refuse it (%v): the database's statement and the rules disagree; report it", task, wd.Err)
+	case wd.Outcome == parallel.WriteRefused:
+		return refusedWrite("task result", task, agent, wd)
+	case !res.Written.Written:
+		return moveErr(cp.p, lifeRefusal(task, res.LifeKey, kept, res.Now))
+	}
+	if res.Released {
+		cp.dropHeld(task, agent, f)
+		fmt.Fprintf(s.Err, "task %d: claim of %s released\n", task, agent)
+	}
+	sayLife(s, res.Lines)
+	d := parallel.AfterFailure(res.Attempt, parallel.DefaultMaxRetries, onExhausted)
+	if d.Failed {
+		if err := cp.recordFailed(task, d); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(s.Err, "task %d: %s\n", task, d.Msg)
+	switch d.Action {
+	case parallel.Retry:
+		if err := cp.backToPending(s, task); err != nil {
+			return err
+		}
+		if h := res.Found; !res.Released && h != nil && h.Live(res.Now) {
+			fmt.Fprintf(s.Err, "task %d is ready again once %s releases it (`taskie release %d --as %s`) or its lease expires\n", task, h.Agent, task, h.Agent)
 			break
 		}
 		fmt.Fprintf(s.Err, "task %d is ready again: `taskie claim --next` gives it to the next agent\n", task)

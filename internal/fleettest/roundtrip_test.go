@@ -77,9 +77,9 @@ func TestClaimRoundTrips(t *testing.T) {
 	// with no name (the runner's own identity holds the claim) and one
 	// forced over another agent's live claim.
 	do(1, "claim", "4", "--as", "a3")
-	do(-1, "task", "result", "4", "--status", "failed", "--as", "a3")
+	do(1, "task", "result", "4", "--status", "failed", "--as", "a3")
 	do(1, "claim", "5")
-	do(-1, "task", "result", "5", "--status", "complete", "--commit", m.work)
+	do(1, "task", "result", "5", "--status", "complete", "--commit", m.work)
 	do(-1, "task", "result", "2", "--status", "complete", "--commit", m.work, "--as", "lead", "--force")
 	do(-1, "task", "move", "3", "planning", "--as", "a1")
 	do(-1, "task", "move", "3", "validated", "--as", "lead", "--force")

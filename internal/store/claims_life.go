@@ -73,3 +73,25 @@ type Claimed struct {
 	Complete string
 	Lines    []string // the lifecycle events recorded
 }
+
+// FailWrite is a failed result written in one statement with the release
+// of the writer's claim and the lifecycle move: Results[i] is the
+// TASK_RESULT line of attempt i+1, the last one that of every attempt
+// after, AttemptMarker standing for its number; Kept and Released are the
+// lifecycle moves when the writer holds no claim and when its claim is
+// released with the result (Kept.Refuse refuses the write).
+type FailWrite struct {
+	Results        [][]byte
+	Kept, Released LifeMoves
+}
+
+// AttemptMarker stands for the attempt number in the last of
+// FailWrite.Results.
+const AttemptMarker = 999999997
+
+// Failed is what a failed result written in one statement found and did.
+type Failed struct {
+	Written
+	Attempt  int  // the attempt the result counts
+	Released bool // the writer's claim was released with it
+}

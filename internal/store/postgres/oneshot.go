@@ -39,7 +39,11 @@ const clockCTE = `clk AS (SELECT x AS now, date_trunc('second', x) AS sec FROM (
 // $9 lifecycle kinds, $10 keys, $11 kinds of the lines, $12 lines. The
 // lines are recorded after CTE first (the write's own coordination event,
 // with a RETURNING clause), at the second of both.
-func lifeCTEs(src, cond, first string) string {
+func lifeCTEs(src, cond, first string) string { return lifeCTEsKeyed(src, cond, first, "life.k") }
+
+// lifeCTEsKeyed is lifeCTEs choosing the lines of key (an expression of
+// life.k) instead of life.k.
+func lifeCTEsKeyed(src, cond, first, key string) string {
 	return `life AS (
   SELECT coalesce((SELECT (e.body->>'to') || CASE WHEN e.body->>'to' = 'assigned' AND e.body->'meta'->>'agent' = $4 THEN '/mine' ELSE '' END
     FROM taskie_events e WHERE e.project = $1 AND e.plan = $2 AND e.task = ` + src + `.task::text AND e.stream = 'plan' AND e.kind = ANY($9::text[])
@@ -53,7 +57,7 @@ lev AS (
       '"task":"` + strconv.Itoa(store.TaskSentinel) + `"', '"task":"' || ` + src + `.task::text || '"')::json, 'plan'
   FROM ` + src + `, clk, life, (SELECT count(*) FROM ` + first + `) AS w(n),
     unnest($10::text[], $11::text[], $12::text[]) WITH ORDINALITY AS t(k, kind, line, ord)
-  WHERE t.k = life.k AND (` + cond + `)
+  WHERE t.k = ` + key + ` AND (` + cond + `)
   ORDER BY t.ord
   RETURNING id, body::text
 )`
@@ -545,6 +549,102 @@ func (s *Store) AppendWriteLife(ctx context.Context, p store.PlanKey, task domai
 	}
 	w.Found, w.Now = r.claim(), w.Now.UTC()
 	return w, nil
+}
+
+// failSQL writes a failed result for task $3 by agent $4 as writeSQL
+// writes, counting the attempt (the failed results since the last
+// deliberate retry, plus one): $14 are the result's lines by attempt
+// (their last one for every attempt after, the marker standing for its
+// number), $15 the lines' kind. The agent's claim is released with it and
+// the lifecycle lines of "r:" keys are then recorded instead.
+func failSQL() string {
+	return `WITH ` + clockCTE + `, ` + curCTE() + `,
+att AS (
+  SELECT 1 + count(*) AS n FROM taskie_events e
+  WHERE e.project = $1 AND e.plan = $2 AND e.task = $3::text AND e.stream = 'coord' AND e.kind = 'TASK_RESULT'
+    AND e.body->'meta'->>'status' = 'failed'
+    AND e.id > coalesce((SELECT max(r.id) FROM taskie_events r WHERE r.project = $1 AND r.plan = $2 AND r.task = $3::text
+      AND r.stream = 'coord' AND r.kind = 'TASK_RESULT' AND r.body->'meta'->>'status' = 'retry'), 0)
+),
+` + strings.Replace(lifeCTEsKeyed("tgt", "EXISTS (SELECT 1 FROM ok)", "rev", "(CASE WHEN EXISTS (SELECT 1 FROM rel) THEN 'r:' ELSE '' END) || life.k"), "\n),\nlev AS", `
+),
+ok AS (
+  SELECT 1 FROM clk LEFT JOIN cur ON true, life
+  WHERE `+fenceOK+`
+    AND (cur.task IS NULL OR cur.agent = '' OR cur.raw_expires <= clk.now OR cur.agent = $4)
+    AND NOT (life.k = ANY($13::text[]))
+    AND $8::bigint = 0 -- unused: $8 keeps the numbering of the other writes
+),
+rel AS (
+  UPDATE taskie_claims c SET agent = '', acquired = NULL, expires = NULL, heartbeat = NULL, place = '', result = 'failed'
+  FROM cur, ok
+  WHERE c.project = $1 AND c.plan = $2 AND c.task = $3 AND cur.agent = $4 AND $4 <> ''
+  RETURNING c.task
+),
+res AS (
+  INSERT INTO taskie_claims (project, plan, task, result) SELECT $1, $2, $3, 'failed' FROM ok WHERE NOT EXISTS (SELECT 1 FROM rel)
+  ON CONFLICT (project, plan, task) DO UPDATE SET result = EXCLUDED.result
+),
+ins AS (
+  INSERT INTO taskie_events (project, plan, ts, kind, task, body)
+  SELECT $1, $2, clk.sec, $15, $3::text, replace(replace(($14::text[])[least(att.n, cardinality($14::text[]))],
+      '"ts":"`+sentinelTS+`"', '"ts":"' || `+rfc3339("clk.sec")+` || '"'), '`+strconv.Itoa(store.AttemptMarker)+`', att.n::text)::json
+  FROM ok, att, clk
+  RETURNING 1
+),
+rev AS (
+  INSERT INTO taskie_events (project, plan, ts, kind, task, body)
+  SELECT $1, $2, clk.sec, 'RELEASE', rel.task::text, json_build_object('ts', `+rfc3339("clk.sec")+`, 'plan', $2::text, 'task', rel.task::text, 'event', 'RELEASE', 'actor', $4::text)
+  FROM rel, clk, (SELECT count(*) FROM ins) AS w(n)
+  RETURNING 1
+),
+lev AS`, 1) + `
+SELECT ` + curCols + `, clk.now, EXISTS (SELECT 1 FROM ok), att.n, EXISTS (SELECT 1 FROM rel), life.k,
+  (SELECT coalesce(array_agg(body ORDER BY id), '{}') FROM lev)
+FROM clk LEFT JOIN cur ON true, life, att`
+}
+
+// AppendFailLife writes a failed result for task in one round trip:
+// atomically with the fence (as AppendWriteLife), the attempt it counts,
+// the release of agent's claim and the lifecycle move. The caller decides
+// again on what was found.
+func (s *Store) AppendFailLife(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string, f domain.Fence, w store.FailWrite) (store.Failed, error) {
+	var out store.Failed
+	if err := checkKey(p); err != nil {
+		return out, err
+	}
+	if len(w.Results) == 0 {
+		return out, fmt.Errorf("task %d: a failed result with no event", task)
+	}
+	moves := store.LifeMoves{Lines: map[string][][]byte{}}
+	for k, ls := range w.Kept.Lines {
+		moves.Lines[k] = ls
+	}
+	for k, ls := range w.Released.Lines {
+		moves.Lines["r:"+k] = ls
+	}
+	kinds, keys, lkinds, llines, err := lifeArgs(moves)
+	if err != nil {
+		return out, err
+	}
+	refuse := w.Kept.Refuse
+	if refuse == nil {
+		refuse = []string{}
+	}
+	results := make([]string, len(w.Results))
+	for i, l := range w.Results {
+		results[i] = string(l)
+	}
+	var r claimRow
+	var attempt int64
+	err = s.one(ctx, fmt.Sprintf("writing the failed result of task %d of plan %s", task, p.Plan), p, failSQL(),
+		[]any{p.Project, p.Plan, int32(task), agent, f.Place, s.skewMicros(), f.Token, int64(0), kinds, keys, lkinds, llines, refuse, results, store.EventTaskResult},
+		append(r.dest(), &out.Now, &out.Written.Written, &attempt, &out.Released, &out.LifeKey, &out.Lines)...)
+	if err != nil {
+		return store.Failed{}, err
+	}
+	out.Found, out.Now, out.Attempt = r.claim(), out.Now.UTC(), int(attempt)
+	return out, nil
 }
 
 // one runs statement q in one round trip, its commit with it and the

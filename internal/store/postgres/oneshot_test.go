@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
@@ -188,5 +189,60 @@ func TestClaimLife(t *testing.T) {
 	cl, err := s.Claims(ctx, p)
 	if err != nil || len(cl) != 1 || cl[0].Agent != "b" || cl[0].Token != 2 {
 		t.Errorf("claims %+v %v; want task 1 held by b with token 2", cl, err)
+	}
+}
+
+// A failed result in one statement counts its attempt from the failed
+// results since the last deliberate retry, releases the writer's claim
+// and records the lifecycle lines of a released claim; a stale token
+// writes nothing.
+func TestAppendFailLife(t *testing.T) {
+	s := open(t, migrated(t))
+	p := store.PlanKey{Project: "github.com/o/r", Plan: "x"}
+	here := domain.Fence{Place: "m1:c:."}
+	result := func(n string) []byte {
+		return []byte(`{"ts":"2000-01-01T00:00:00Z","plan":"x","task":"1","event":"TASK_RESULT","actor":"a","reason":"attempt ` + n + `","meta":{"attempt":` + n + `,"status":"failed"}}`)
+	}
+	w := store.FailWrite{
+		Results:  [][]byte{result("1"), result(strconv.Itoa(store.AttemptMarker))},
+		Kept:     store.LifeMoves{Lines: map[string][][]byte{"assigned": {lifeLine("assigned", "assigned")}}},
+		Released: store.LifeMoves{Lines: map[string][][]byte{"assigned/mine": {lifeLine("assigned", "pending")}}},
+	}
+	fail := func(agent string, f domain.Fence) string {
+		t.Helper()
+		got, err := s.AppendFailLife(ctx, p, 1, agent, f, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("written %v attempt %d released %v lines %d", got.Written.Written, got.Attempt, got.Released, len(got.Lines))
+	}
+	lifeMine := []byte(`{"ts":"2026-03-01T09:00:00Z","plan":"x","task":"1","event":"STATE_TRANSITION","from":"pending","to":"assigned","actor":"agent","meta":{"agent":"a"}}`)
+	if _, err := s.AppendPlanLines(ctx, p, [][]byte{lifeMine}, nil); err != nil {
+		t.Fatal(err)
+	}
+	d, err := s.Claim(ctx, p, 1, "a", time.Minute, here)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []struct{ name, got, want string }{
+		{"the holder: released", fail("a", domain.Fence{Place: here.Place, Token: d.Claim.Token}), "written true attempt 1 released true lines 1"},
+		{"its stale token: refused", fail("a", domain.Fence{Place: here.Place, Token: d.Claim.Token}), "written false attempt 2 released false lines 0"},
+		{"free: written, nothing released", fail("b", here), "written true attempt 2 released false lines 0"},
+	} {
+		if st.got != st.want {
+			t.Errorf("%s: %s; want %s", st.name, st.got, st.want)
+		}
+	}
+	var reasons []string
+	err = s.ScanEvents(ctx, p, func(e events.Event) {
+		if e.Event == store.EventTaskResult {
+			reasons = append(reasons, e.Reason+" "+fmt.Sprint(e.Meta["attempt"]))
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"attempt 1 1", "attempt 2 2"}, reasons); diff != "" {
+		t.Errorf("results (-want +got):\n%s", diff)
 	}
 }
