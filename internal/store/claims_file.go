@@ -215,9 +215,12 @@ func decodeClaims(name string, data []byte) (claimsFile, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return out, nil
 	}
-	var doc claimsDoc
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return claimsFile{}, fmt.Errorf("%s: malformed claims file: %v; remove it to drop every claim of the plan", name, err)
+	doc, ok := decodeClaimsDoc(data)
+	if !ok {
+		doc = claimsDoc{}
+		if err := json.Unmarshal(data, &doc); err != nil {
+			return claimsFile{}, fmt.Errorf("%s: malformed claims file: %v; remove it to drop every claim of the plan", name, err)
+		}
 	}
 	out.last = doc.LastToken
 	for _, cj := range doc.Claims {
@@ -280,7 +283,7 @@ func (c *FileCoord) writeClaims(p PlanKey, f claimsFile) error {
 	for _, cl := range f.lost {
 		doc.Lost = append(doc.Lost, claimJSON{Task: cl.Task.String(), Agent: cl.Agent, Expires: cl.Expires, Token: cl.Token, Place: cl.Place})
 	}
-	data, err := json.MarshalIndent(doc, "", "  ")
+	data, err := encodeClaimsDoc(doc)
 	if err != nil {
 		return err
 	}

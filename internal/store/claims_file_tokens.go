@@ -86,6 +86,9 @@ func (c *FileCoord) readHeld(p PlanKey) ([]Held, error) {
 	if err != nil {
 		return nil, err
 	}
+	if hs, ok := decodeHeld(data); ok {
+		return hs, nil
+	}
 	var hs []Held
 	if err := json.Unmarshal(data, &hs); err != nil {
 		return nil, fmt.Errorf("%s: malformed record of held claims: %v; remove it (the claims themselves are kept)", c.root.Path(rel), err)

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"time"
 
@@ -92,7 +91,7 @@ func (t *CoordTx) RecordHeld(h Held) error {
 	if err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(hs, "", "  ")
+	data, err := encodeHeld(hs)
 	if err != nil {
 		return err
 	}
@@ -152,7 +151,7 @@ func (t *CoordTx) updateDoc(fn func(doc *worktreesDoc, now time.Time) error) err
 	if err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(next, "", "  ")
+	data, err := encodeWorktreesDoc(next)
 	if err != nil {
 		return err
 	}

@@ -76,7 +76,11 @@ func (c *FileCoord) readWorktrees(p PlanKey) (worktreesDoc, error) {
 	if err != nil {
 		return worktreesDoc{}, err
 	}
-	var doc worktreesDoc
+	doc, ok := decodeWorktreesDoc(data)
+	if ok {
+		return doc, nil
+	}
+	doc = worktreesDoc{}
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return worktreesDoc{}, fmt.Errorf("%s: malformed worktree record: %v; fix or remove it (the worktrees themselves are untouched)", c.root.Path(rel), err)
 	}

@@ -13,9 +13,11 @@ package postgres
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -120,6 +122,7 @@ func parseConfig(url, red string) (*pgx.ConnConfig, error) {
 	if _, ok := cfg.RuntimeParams["application_name"]; !ok {
 		cfg.RuntimeParams["application_name"] = "taskie"
 	}
+	preferTLS(cfg)
 	if !strings.Contains(url, "default_query_exec_mode") {
 		// A command runs each statement once: one round trip each, no
 		// statement prepared for a connection about to close. (This also
@@ -127,6 +130,64 @@ func parseConfig(url, red string) (*pgx.ConnConfig, error) {
 		cfg.DefaultQueryExecMode = pgx.QueryExecModeExec
 	}
 	return cfg, nil
+}
+
+// preferTLS makes sslmode=prefer (libpq's default, when the URL gives no
+// sslmode) cost one connection, as libpq's does: TLS is asked for on the
+// connection itself, which goes on in plain text when the server says no.
+// pgx instead connects once with TLS and, refused, connects again without
+// it: a second TCP handshake, server process and round trips on every
+// command of a server without TLS (most on a private network). A TLS
+// connection that then fails is still retried in plain text, as prefer
+// says. Left to pgx: several hosts, sockets, client certificates
+// required, direct TLS negotiation, and every other sslmode.
+func preferTLS(cfg *pgx.ConnConfig) {
+	t := cfg.TLSConfig
+	if t == nil || len(cfg.Fallbacks) != 1 || cfg.AfterNetConnect != nil || cfg.SSLNegotiation == "direct" ||
+		(cfg.SSLCertMode != "" && cfg.SSLCertMode != "allow") {
+		return
+	}
+	fb := cfg.Fallbacks[0]
+	if fb.TLSConfig != nil || fb.Host != cfg.Host || fb.Port != cfg.Port || strings.HasPrefix(cfg.Host, "/") {
+		return
+	}
+	asked := false // only the first connection asks; the fallback is plain
+	cfg.TLSConfig = nil
+	cfg.AfterNetConnect = func(ctx context.Context, _ *pgconn.Config, conn net.Conn) (net.Conn, error) {
+		if asked {
+			return conn, nil
+		}
+		asked = true
+		return startTLS(ctx, conn, t)
+	}
+}
+
+// startTLS asks the server for TLS on conn (an SSLRequest): answered S,
+// the TLS handshake follows; N, conn goes on as it is.
+func startTLS(ctx context.Context, conn net.Conn, t *tls.Config) (net.Conn, error) {
+	if d, ok := ctx.Deadline(); ok {
+		conn.SetDeadline(d)
+		defer conn.SetDeadline(time.Time{})
+	}
+	if _, err := conn.Write([]byte{0, 0, 0, 8, 0x04, 0xd2, 0x16, 0x2f}); err != nil { // length 8, code 80877103
+		return nil, err
+	}
+	var answer [1]byte
+	if _, err := io.ReadFull(conn, answer[:]); err != nil {
+		return nil, err
+	}
+	switch answer[0] {
+	case 'N':
+		return conn, nil
+	case 'S':
+	default:
+		return nil, fmt.Errorf("the server answered %q to the TLS request", answer[0])
+	}
+	tc := tls.Client(conn, t)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		return nil, err
+	}
+	return tc, nil
 }
 
 // connectErr words a failed connection: the URL without its password, and

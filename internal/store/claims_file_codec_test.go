@@ -1,0 +1,113 @@
+package store
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/taskie-dev/taskie/internal/domain"
+)
+
+// The hand-written codec of the coordination files writes what
+// json.MarshalIndent writes, byte for byte, and reads what encoding/json
+// reads; what its scanner does not take goes to encoding/json.
+func TestCoordCodecMatchesEncodingJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	strs := []string{"", "a", "agent-07", "vm:repo-15d960:.", `qu"ote`, `back\slash`, "<&>", "tab\there", "é ü 漢字", "\u2028", "nl\n", "\x7f", "bad\xffutf8"}
+	str := func() string { return strs[rng.IntN(len(strs))] }
+	times := []time.Time{{}, time.Date(2026, 11, 27, 20, 0, 0, 0, time.UTC), time.Date(2026, 1, 2, 3, 4, 5, 123456789, time.UTC),
+		time.Date(2026, 5, 1, 12, 0, 0, 500, time.FixedZone("x", 3600)), time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)}
+	tm := func() time.Time { return times[rng.IntN(len(times))] }
+	for i := range 300 {
+		var claims, lost []claimJSON
+		if i%7 != 0 {
+			claims = []claimJSON{}
+		}
+		for range rng.IntN(4) {
+			claims = append(claims, claimJSON{Task: str(), Agent: str(), Acquired: tm(), Expires: tm(), Heartbeat: tm(), Token: rng.Int64N(3) - 1, Place: str()})
+		}
+		for range rng.IntN(2) {
+			lost = append(lost, claimJSON{Task: fmt.Sprint(rng.IntN(9)), Agent: str(), Expires: tm(), Token: rng.Int64N(5)})
+		}
+		cd := claimsDoc{Plan: str(), Claims: claims, LastToken: rng.Int64N(3), Lost: lost}
+		var ws []Worktree
+		if i%5 != 0 {
+			ws = []Worktree{}
+		}
+		for range rng.IntN(3) {
+			ws = append(ws, Worktree{Task: domain.TaskID(rng.IntN(3)), Path: str(), Branch: str(), BaseSHA: str(), LastCommit: str(), Created: tm(), Adopted: rng.IntN(2) == 0})
+		}
+		var ks []Checkout
+		for range rng.IntN(3) {
+			ks = append(ks, Checkout{Task: domain.TaskID(rng.IntN(30)), Path: str(), Head: str(), Claimed: tm()})
+		}
+		wd := worktreesDoc{Worktrees: ws, Checkouts: ks}
+		var hs []Held
+		if i%6 != 0 {
+			hs = []Held{}
+		}
+		for range rng.IntN(3) {
+			hs = append(hs, Held{Task: domain.TaskID(rng.IntN(30)), Agent: str(), Place: str(), Token: rng.Int64N(9), At: tm()})
+		}
+		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			check(t, cd, encodeClaimsDoc, func(b []byte) (claimsDoc, bool) { return decodeClaimsDoc(b) })
+			check(t, wd, encodeWorktreesDoc, func(b []byte) (worktreesDoc, bool) { return decodeWorktreesDoc(b) })
+			check(t, hs, encodeHeld, func(b []byte) ([]Held, bool) { return decodeHeld(b) })
+		})
+	}
+}
+
+// check encodes v both ways and compares, then decodes the bytes both
+// ways: where the scanner takes them it must read what encoding/json reads.
+func check[T any](t *testing.T, v T, enc func(T) ([]byte, error), dec func([]byte) (T, bool)) {
+	t.Helper()
+	want, werr := json.MarshalIndent(v, "", "  ")
+	got, gerr := enc(v)
+	if (werr != nil) != (gerr != nil) {
+		t.Fatalf("errors: encoding/json %v, codec %v", werr, gerr)
+	}
+	if werr != nil {
+		return
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Fatalf("written differently (-encoding/json +codec):\n%s", diff)
+	}
+	var std T
+	if err := json.Unmarshal(want, &std); err != nil {
+		t.Fatal(err)
+	}
+	if mine, ok := dec(want); ok {
+		if diff := cmp.Diff(std, mine, cmp.AllowUnexported(claimsDoc{}, worktreesDoc{}), cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) && a.Location().String() == b.Location().String() })); diff != "" {
+			t.Fatalf("read differently (-encoding/json +codec):\n%s", diff)
+		}
+	}
+}
+
+// Files the scanner does not take are left to encoding/json: hand edits
+// with other keys, escapes, nulls, numbers written otherwise.
+func TestCoordCodecLeavesOddFilesToEncodingJSON(t *testing.T) {
+	for _, in := range []string{
+		``,
+		`{"plan": "p", "claims": null}`,
+		`{"plan": "p", "Claims": []}`,
+		`{"plan": "p\u0041", "claims": []}`,
+		`{"plan": "p", "claims": [], "last_token": 1.0}`,
+		`{"plan": "p", "claims": [], "last_token": 01}`,
+		`{"plan": "p", "claims": [], "extra": 1}`,
+		`{"plan": "p", "claims": [{"task": "1", "agent": "a", "expires": "yesterday"}]}`,
+		`{"plan": "p", "claims": []} x`,
+	} {
+		if _, ok := decodeClaimsDoc([]byte(in)); ok {
+			t.Errorf("%q: taken by the scanner", in)
+		}
+	}
+	for _, in := range []string{`{"worktrees": [{"task": "+3", "path": "/x"}]}`, `{"worktrees": [{"task": 3}]}`, `{"worktrees": [], "checkouts": [{"task": "1", "head": null}]}`} {
+		if _, ok := decodeWorktreesDoc([]byte(in)); ok {
+			t.Errorf("%q: taken by the scanner", in)
+		}
+	}
+}
