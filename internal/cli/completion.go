@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -32,27 +30,43 @@ var reviewKinds = []string{"plan", "tasks", "code", "all-code"}
 // completer returns the completions of one kind of value.
 type completer func(g *globals, args []string) []cobra.Completion
 
-// completers by the placeholder a usage line names.
-var completers = map[string]completer{
-	"plan":    completePlans,
-	"task":    completeTasks,
-	"phase":   completePhases,
-	"field":   func(*globals, []string) []cobra.Completion { return workflow.Settable },
-	"value":   completeFieldValue,
-	"status":  func(*globals, []string) []cobra.Completion { return taskStatuses },
-	"state":   completeLifecycle,
-	"n":       completeCriteria,
-	"setting": nil, // the command completes it itself
+// completers by the placeholder a usage line names; a placeholder not
+// listed ("setting") is completed by its command itself. Arrays, not maps:
+// they cost nothing when the process starts.
+var completers = [...]namedCompleter{
+	{"plan", completePlans},
+	{"task", completeTasks},
+	{"phase", completePhases},
+	{"field", func(*globals, []string) []cobra.Completion { return workflow.Settable }},
+	{"value", completeFieldValue},
+	{"status", func(*globals, []string) []cobra.Completion { return taskStatuses }},
+	{"state", completeLifecycle},
+	{"n", completeCriteria},
 }
 
 // flagCompleters complete flag values by flag name.
-var flagCompleters = map[string]completer{
-	"task":  completeTasks,
-	"kind":  func(*globals, []string) []cobra.Completion { return reviewKinds },
-	"state": completeLifecycle,
+var flagCompleters = [...]namedCompleter{
+	{"task", completeTasks},
+	{"kind", func(*globals, []string) []cobra.Completion { return reviewKinds }},
+	{"state", completeLifecycle},
 }
 
-var placeholderRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\[<]+([a-z]+)[\]>]*$`) })
+type namedCompleter struct {
+	name string
+	fn   completer
+}
+
+// completerFor returns the completer of a placeholder, nil for none.
+func completerFor(kind string) completer {
+	for _, c := range completers {
+		if c.name == kind {
+			return c.fn
+		}
+	}
+	return nil
+}
+
+var placeholderRE = &lazyRegexp{expr: `^[\[<]+([a-z]+)[\]>]*$`}
 
 // placeholders reads the positional arguments of a usage line:
 // "move <task> <state>" → [task state].
@@ -60,7 +74,7 @@ func placeholders(use string) []string {
 	fields := strings.Fields(use)
 	var out []string
 	for _, f := range fields[min(1, len(fields)):] {
-		if m := placeholderRE().FindStringSubmatch(f); m != nil {
+		if m := placeholderRE.get().FindStringSubmatch(f); m != nil {
 			out = append(out, m[1])
 		}
 	}
@@ -72,9 +86,9 @@ func placeholders(use string) []string {
 func registerCompletions(root *cobra.Command, g *globals) {
 	_ = root.RegisterFlagCompletionFunc("plan", flagFunc(g, completePlans))
 	walk(root, func(c *cobra.Command) {
-		for name, fn := range flagCompleters {
-			if c.LocalFlags().Lookup(name) != nil {
-				_ = c.RegisterFlagCompletionFunc(name, flagFunc(g, fn))
+		for _, f := range flagCompleters {
+			if c.LocalFlags().Lookup(f.name) != nil {
+				_ = c.RegisterFlagCompletionFunc(f.name, flagFunc(g, f.fn))
 			}
 		}
 		if c.ValidArgsFunction != nil || len(c.ValidArgs) > 0 || c.HasSubCommands() {
@@ -94,7 +108,7 @@ func argsFunc(g *globals, kinds []string) cobra.CompletionFunc {
 		if len(args) >= len(kinds) {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}
-		fn := completers[kinds[len(args)]]
+		fn := completerFor(kinds[len(args)])
 		if fn == nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp
 		}

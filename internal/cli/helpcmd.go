@@ -19,15 +19,16 @@ import (
 // docs is the documentation embedded in the binary (docs/*.md).
 var docs fs.FS = taskie.Docs
 
-// topicAliases are the short names of help topics.
-var topicAliases = map[string]string{
-	"config":     "configuration",
-	"settings":   "configuration",
-	"commands":   "cli",
-	"exit-codes": "cli",
-	"phases":     "state-machine",
-	"hooks":      "hook",
-	"rules":      "validation",
+// topicAliases are the short names of help topics (an array, not a map:
+// it costs nothing when the process starts).
+var topicAliases = [...]struct{ alias, topic string }{
+	{"config", "configuration"},
+	{"settings", "configuration"},
+	{"commands", "cli"},
+	{"exit-codes", "cli"},
+	{"phases", "state-machine"},
+	{"hooks", "hook"},
+	{"rules", "validation"},
 }
 
 // topic is one embedded document.
@@ -56,8 +57,8 @@ func helpTopics() []topic {
 // topicNames lists the topics and their aliases.
 func topicNames() []string {
 	out := topicList()
-	for a := range topicAliases {
-		out = append(out, a)
+	for _, a := range topicAliases {
+		out = append(out, a.alias)
 	}
 	sort.Strings(out)
 	return out
@@ -65,8 +66,10 @@ func topicNames() []string {
 
 // readTopic returns an embedded document by name or alias.
 func readTopic(name string) (string, bool) {
-	if a, ok := topicAliases[name]; ok {
-		name = a
+	for _, a := range topicAliases {
+		if a.alias == name {
+			name = a.topic
+		}
 	}
 	data, err := fs.ReadFile(docs, "docs/"+name+".md")
 	if err != nil {
@@ -77,16 +80,16 @@ func readTopic(name string) (string, bool) {
 
 // Compiled at first use, not when every taskie process (the hook) starts.
 var (
-	mdLink      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[([^\]]+)\]\(([^)\s]+)\)`) })
-	htmlComment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^<!--.*-->\n`) })
+	mdLink      = &lazyRegexp{expr: `\[([^\]]+)\]\(([^)\s]+)\)`}
+	htmlComment = &lazyRegexp{expr: `(?m)^<!--.*-->\n`}
 )
 
 // renderDoc makes a document read well without the repository: a link to
 // another document becomes the `taskie help` command that prints it.
 func renderDoc(text string) string {
-	text = htmlComment().ReplaceAllString(text, "")
-	return mdLink().ReplaceAllStringFunc(text, func(m string) string {
-		sub := mdLink().FindStringSubmatch(m)
+	text = htmlComment.get().ReplaceAllString(text, "")
+	return mdLink.get().ReplaceAllStringFunc(text, func(m string) string {
+		sub := mdLink.get().FindStringSubmatch(m)
 		label, target := sub[1], sub[2]
 		file, _, _ := strings.Cut(target, "#")
 		switch {
@@ -266,20 +269,20 @@ func unknownSubcommand(c *cobra.Command, args []string) error {
 	return usageErr(fmt.Errorf("unknown command %q for %q", args[0], c.CommandPath()), hint)
 }
 
-var unknownCmdRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^unknown command "([^"]*)" for "taskie"`) })
+var unknownCmdRE = &lazyRegexp{expr: `^unknown command "([^"]*)" for "taskie"`}
 
 // explainError turns cobra's own error for an unknown command of the root
 // (several lines, with "Did you mean this?") into taskie's: one error line
 // and a hint. Other errors pass unchanged.
 func explainError(root *cobra.Command, err error) error {
-	m := unknownCmdRE().FindStringSubmatch(err.Error())
+	m := unknownCmdRE.get().FindStringSubmatch(err.Error())
 	if m == nil {
 		return err
 	}
 	return unknownSubcommand(root, []string{m[1]})
 }
 
-var flagNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`--([A-Za-z0-9][A-Za-z0-9-]*)`) })
+var flagNameRE = &lazyRegexp{expr: `--([A-Za-z0-9][A-Za-z0-9-]*)`}
 
 // flagError is a usage error for a bad flag, with the nearest flag name
 // when the flag is unknown.
@@ -287,7 +290,7 @@ func flagError(c *cobra.Command, err error) error {
 	hint := fmt.Sprintf("see `%s --help`", c.CommandPath())
 	if name, ok := strings.CutPrefix(err.Error(), "unknown flag: --"); ok {
 		var names []string
-		for _, m := range flagNameRE().FindAllStringSubmatch(c.Flags().FlagUsagesWrapped(0)+c.InheritedFlags().FlagUsagesWrapped(0), -1) {
+		for _, m := range flagNameRE.get().FindAllStringSubmatch(c.Flags().FlagUsagesWrapped(0)+c.InheritedFlags().FlagUsagesWrapped(0), -1) {
 			names = append(names, m[1])
 		}
 		if s := workflow.Nearest(name, names); s != "" {
@@ -304,4 +307,18 @@ func didYouMean(got string, candidates []string) string {
 		return fmt.Sprintf("; did you mean %q?", s)
 	}
 	return ""
+}
+
+// lazyRegexp is a regular expression compiled at first use. Unlike a
+// sync.OnceValue, a package-level one allocates nothing when the process
+// starts.
+type lazyRegexp struct {
+	expr string
+	once sync.Once
+	re   *regexp.Regexp
+}
+
+func (l *lazyRegexp) get() *regexp.Regexp {
+	l.once.Do(func() { l.re = regexp.MustCompile(l.expr) })
+	return l.re
 }
