@@ -7,8 +7,8 @@
 // what taskie costs above it is taskie's own; what it costs above the bare
 // reference is the price of linking those packages in one binary.
 //
-// TestImportsAreTaskies checks the list against `go list`; when it fails,
-// it prints the list to paste here.
+// TestImportsAreTaskies (cmd/taskie) checks the list against `go list`;
+// when it fails, it prints the list to paste here.
 package main
 
 import (

@@ -6,10 +6,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -183,4 +186,51 @@ func traceInit(t *testing.T, bin, dir, stdin string, args ...string) ([]initCost
 		faults = ru.Minflt
 	}
 	return costs, faults
+}
+
+// TestImportsAreTaskies: bench/depsfloor, the floor bench/hookbench times
+// taskie against, imports exactly the packages that taskie's own packages
+// (as built for Linux) import from outside the module, so that it
+// initialises the same packages at start as taskie, and no more. It lives
+// here, not beside the floor, so that a change to any of taskie's packages
+// runs it again (this test binary links them all).
+func TestImportsAreTaskies(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}{{range .Imports}} {{.}}{{end}}", ".")
+	cmd.Env = append(os.Environ(), "GOOS=linux", "CGO_ENABLED=0")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	ours := func(path string) bool { return strings.HasPrefix(path+"/", module) }
+	var want []string
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if !ours(f[0]) {
+			continue
+		}
+		for _, imp := range f[1:] {
+			if !ours(imp) && !slices.Contains(want, imp) {
+				want = append(want, imp)
+			}
+		}
+	}
+	slices.Sort(want)
+
+	file, err := parser.ParseFile(token.NewFileSet(), "../../bench/depsfloor/main.go", nil, parser.ImportsOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, imp := range file.Imports {
+		p, _ := strconv.Unquote(imp.Path.Value)
+		got = append(got, p)
+	}
+	slices.Sort(got)
+	if diff := cmp.Diff(want, got); diff != "" {
+		var list strings.Builder
+		for _, p := range want {
+			list.WriteString("\t_ \"" + p + "\"\n")
+		}
+		t.Errorf("bench/depsfloor/main.go imports other packages than taskie's code (-want +got):\n%s\nthe imports to paste there (io and os without the _):\n%s", diff, list.String())
+	}
 }
