@@ -19,6 +19,7 @@ import (
 	_ "crypto/rand"
 	_ "crypto/sha256"
 	_ "crypto/subtle"
+	_ "crypto/tls"
 	_ "embed"
 	_ "encoding/hex"
 	_ "encoding/json"
