@@ -44,6 +44,8 @@ type lifeReleaser interface {
 // lifecycle move.
 type lifeWriter interface {
 	AppendWriteLife(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string, f domain.Fence, moves store.LifeMoves, evs ...events.Event) (store.Written, error)
+	// AppendForcedLife is AppendWriteLife with --force, logging the override.
+	AppendForcedLife(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string, f domain.Fence, moves store.LifeMoves, ov store.Override, evs ...events.Event) (store.Written, error)
 }
 
 // lifeMoves decides step for every state a task's shared record may be

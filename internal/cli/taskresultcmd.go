@@ -165,7 +165,7 @@ func resultComplete(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResult
 	if err != nil {
 		return err
 	}
-	if wl, ok := cp.c.(lifeWriter); ok && !o.force {
+	if wl, ok := cp.c.(lifeWriter); ok {
 		// No name: this runner's identity reports, as it claims.
 		return resultCompleteOne(s, cp, task, o, cmp.Or(agent, defaultAgent(cp.p.Repo.Root)), wl)
 	}
@@ -215,13 +215,26 @@ func resultCompleteOne(s *Streams, cp *coordPlan, task domain.TaskID, o *taskRes
 	}
 	out := plan.TaskOutputFile(int(task))
 	step := completeStep(reviewsOff(cp), agent)
-	ev := events.Event{Task: task.String(), Event: store.EventTaskResult, Actor: agent,
-		Meta: events.Meta(events.TaskResultMeta{Status: parallel.ResultComplete, Commit: commit, Output: out, Note: o.note})}
-	res, err := wl.AppendWriteLife(cp.ctx, cp.key, task, agent, f, lifeMovesAt(cp.p.ID, step, agent, cp.p.Repo.Root), ev)
+	meta := events.TaskResultMeta{Status: parallel.ResultComplete, Commit: commit, Output: out, Note: o.note}
+	ev := events.Event{Task: task.String(), Event: store.EventTaskResult, Actor: agent, Meta: events.Meta(meta)}
+	moves := lifeMovesAt(cp.p.ID, step, agent, cp.p.Repo.Root)
+	var res store.Written
+	if o.force {
+		// The holder overridden is the one the statement finds.
+		meta.Forced = events.Forced{ForcedOver: store.HolderMarker, Agent: agent}
+		forced := ev
+		forced.Meta = events.Meta(meta)
+		res, err = wl.AppendForcedLife(cp.ctx, cp.key, task, agent, f, moves, store.Override{Command: "task result", Forced: []events.Event{forced}}, ev)
+	} else {
+		res, err = wl.AppendWriteLife(cp.ctx, cp.key, task, agent, f, moves, ev)
+	}
 	if err != nil {
 		return err
 	}
-	d := parallel.DecideWriteAt(task, res.Found, agent, f, false, res.Now)
+	d := parallel.DecideWriteAt(task, res.Found, agent, f, o.force, res.Now)
+	if d.Outcome == parallel.WriteForced && res.Written {
+		fmt.Fprintf(s.Err, "taskie: warning: task %d: task result by %s over the claim of %s (--force)\n", task, who(agent), d.Holder.Agent)
+	}
 	switch {
 	case d.Outcome == parallel.WriteRefused && res.Written:
 		return fmt.Errorf("task %d: the database stored the result, and taskie's rules refuse it (%v): the database's statement and the rules disagree; report it", task, d.Err)

@@ -80,7 +80,7 @@ func TestClaimRoundTrips(t *testing.T) {
 	do(1, "task", "result", "4", "--status", "failed", "--as", "a3")
 	do(1, "claim", "5")
 	do(1, "task", "result", "5", "--status", "complete", "--commit", m.work)
-	do(-1, "task", "result", "2", "--status", "complete", "--commit", m.work, "--as", "lead", "--force")
+	do(1, "task", "result", "2", "--status", "complete", "--commit", m.work, "--as", "lead", "--force")
 	do(-1, "task", "move", "3", "planning", "--as", "a1")
 	do(-1, "task", "move", "3", "validated", "--as", "lead", "--force")
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/events"
 )
 
 // LifeMoves are the lifecycle events a claim write records with it in a
@@ -95,3 +96,16 @@ type Failed struct {
 	Attempt  int  // the attempt the result counts
 	Released bool // the writer's claim was released with it
 }
+
+// Override is a write made with --force in one statement over whatever
+// claim the statement finds (a stale token is still refused): Forced are
+// the write's events as they read when a live claim of another holder is
+// overridden, HolderMarker standing for the holder's name; the statement
+// logs the override (CLAIM_OVERRIDE) of Command.
+type Override struct {
+	Command string
+	Forced  []events.Event
+}
+
+// HolderMarker stands for the overridden holder in Override.Forced.
+const HolderMarker = "\x00holder"

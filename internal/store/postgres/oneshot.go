@@ -39,11 +39,17 @@ const clockCTE = `clk AS (SELECT x AS now, date_trunc('second', x) AS sec FROM (
 // $9 lifecycle kinds, $10 keys, $11 kinds of the lines, $12 lines. The
 // lines are recorded after CTE first (the write's own coordination event,
 // with a RETURNING clause), at the second of both.
-func lifeCTEs(src, cond, first string) string { return lifeCTEsKeyed(src, cond, first, "life.k") }
+func lifeCTEs(src, cond string, first ...string) string {
+	return lifeCTEsKeyed(src, cond, "life.k", first...)
+}
 
 // lifeCTEsKeyed is lifeCTEs choosing the lines of key (an expression of
 // life.k) instead of life.k.
-func lifeCTEsKeyed(src, cond, first, key string) string {
+func lifeCTEsKeyed(src, cond, key string, first ...string) string {
+	counts := make([]string, len(first))
+	for i, f := range first {
+		counts[i] = "(SELECT count(*) FROM " + f + ")"
+	}
 	return `life AS (
   SELECT coalesce((SELECT (e.body->>'to') || CASE WHEN e.body->>'to' = 'assigned' AND e.body->'meta'->>'agent' = $4 THEN '/mine' ELSE '' END
     FROM taskie_events e WHERE e.project = $1 AND e.plan = $2 AND e.task = ` + src + `.task::text AND e.stream = 'plan' AND e.kind = ANY($9::text[])
@@ -55,9 +61,9 @@ lev AS (
   SELECT $1, $2, clk.sec, t.kind, ` + src + `.task::text,
     replace(replace(t.line, '"ts":"` + sentinelTS + `"', '"ts":"' || ` + rfc3339("clk.sec") + ` || '"'),
       '"task":"` + strconv.Itoa(store.TaskSentinel) + `"', '"task":"' || ` + src + `.task::text || '"')::json, 'plan'
-  FROM ` + src + `, clk, life, (SELECT count(*) FROM ` + first + `) AS w(n),
+  FROM ` + src + `, clk, life, (SELECT ` + strings.Join(counts, " + ") + `) AS w(n),
     unnest($10::text[], $11::text[], $12::text[]) WITH ORDINALITY AS t(k, kind, line, ord)
-  WHERE t.k = ` + key + ` AND (` + cond + `)
+  WHERE t.k = ` + key + ` AND (` + cond + `) AND w.n >= 0 -- w.n read: the events counted are written first
   ORDER BY t.ord
   RETURNING id, body::text
 )`
@@ -379,8 +385,15 @@ const curCols = `coalesce(cur.task, $3::int), coalesce(cur.agent, ''), cur.acqui
 // presented is the claim's and agent holds it; the agent's live claim is
 // not held from another place. (ClaimRules.Fence decides it again on the
 // row found.)
-const fenceOK = `NOT ($7::bigint > 0 AND (cur.task IS NULL OR cur.token <> $7::bigint OR cur.agent <> $4))
-  AND NOT coalesce(cur.agent = $4 AND cur.place <> '' AND $5 <> '' AND cur.place <> $5 AND cur.raw_expires > clk.now, false)`
+const fenceOK = tokenOK + `
+  AND ` + placeOK
+
+// tokenOK and placeOK are the two halves of fenceOK: a forced write is
+// still refused a stale token.
+const (
+	tokenOK = `NOT ($7::bigint > 0 AND (cur.task IS NULL OR cur.token <> $7::bigint OR cur.agent <> $4))`
+	placeOK = `NOT coalesce(cur.agent = $4 AND cur.place <> '' AND $5 <> '' AND cur.place <> $5 AND cur.raw_expires > clk.now, false)`
+)
 
 // heartbeatSQL renews agent $4's lease on task $3 by $8 microseconds.
 func heartbeatSQL() string {
@@ -478,20 +491,38 @@ func (s *Store) ReleaseLife(ctx context.Context, p store.PlanKey, task domain.Ta
 // the lifecycle move.
 func writeSQL() string {
 	return `WITH ` + clockCTE + `, ` + curCTE() + `,
-` + strings.Replace(lifeCTEs("tgt", "EXISTS (SELECT 1 FROM ok)", "ins"), "\n),\nlev AS", `
+` + strings.Replace(lifeCTEs("tgt", "EXISTS (SELECT 1 FROM ok)", "ins", "ovr"), "\n),\nlev AS", `
 ),
 ok AS (
   SELECT 1 FROM clk LEFT JOIN cur ON true, life
-  WHERE `+fenceOK+`
-    AND (cur.task IS NULL OR cur.agent = '' OR cur.raw_expires <= clk.now OR cur.agent = $4)
+  WHERE `+tokenOK+`
+    AND ($17 OR (`+placeOK+`
+      AND (cur.task IS NULL OR cur.agent = '' OR cur.raw_expires <= clk.now OR cur.agent = $4)))
     AND NOT (life.k = ANY($13::text[]))
+),
+frc AS (
+  SELECT coalesce($17 AND cur.agent <> '' AND cur.raw_expires > clk.now
+      AND (cur.agent <> $4 OR (cur.place <> '' AND $5 <> '' AND cur.place <> $5)), false) AS f,
+    cur.agent AS holder, cur.raw_expires AS expires
+  FROM clk LEFT JOIN cur ON true
 ),
 ins AS (
   INSERT INTO taskie_events (project, plan, ts, kind, task, body)
-  SELECT $1, $2, clk.sec, e.kind, e.task, replace(e.line, '"ts":"`+sentinelTS+`"', '"ts":"' || `+rfc3339("clk.sec")+` || '"')::json
-  FROM unnest($14::text[], $15::text[], $16::text[]) WITH ORDINALITY AS e(kind, task, line, ord), clk
+  SELECT $1, $2, clk.sec, e.kind, e.task, replace(replace(e.line, '"ts":"`+sentinelTS+`"', '"ts":"' || `+rfc3339("clk.sec")+` || '"'),
+      '`+holderJSON+`', coalesce(to_json(frc.holder)::text, '""'))::json
+  FROM frc, clk, unnest($14::text[], $15::text[], CASE WHEN frc.f THEN $19::text[] ELSE $16::text[] END) WITH ORDINALITY AS e(kind, task, line, ord)
   WHERE EXISTS (SELECT 1 FROM ok)
   ORDER BY e.ord
+  RETURNING 1
+),
+ovr AS (
+  INSERT INTO taskie_events (project, plan, ts, kind, task, body)
+  SELECT $1, $2, clk.sec, 'CLAIM_OVERRIDE', $3::text, replace(replace(replace($18::text,
+      '"ts":"`+sentinelTS+`"', '"ts":"' || `+rfc3339("clk.sec")+` || '"'),
+      '"expires":"`+sentinelTS+`"', '"expires":"' || `+rfc3339("frc.expires")+` || '"'),
+      '`+holderJSON+`', to_json(frc.holder)::text)::json
+  FROM frc, clk, (SELECT count(*) FROM ins) AS w(n)
+  WHERE frc.f AND EXISTS (SELECT 1 FROM ok)
   RETURNING 1
 ),
 lev AS`, 1) + `,
@@ -503,12 +534,31 @@ SELECT ` + curCols + `, clk.now, EXISTS (SELECT 1 FROM ok), life.k, (SELECT coal
 FROM clk LEFT JOIN cur ON true, life`
 }
 
+// holderJSON is store.HolderMarker as a JSON string.
+const holderJSON = `"\u0000holder"`
+
 // AppendWriteLife appends evs for task in one round trip, atomically with
 // the check that agent may write to it (the fence: a token presented is
 // the claim's; no live claim of another agent) and with the lifecycle
 // move of the write (moves; a state of moves.Refuse writes nothing). The
 // caller decides again on what was found (package parallel's rules).
 func (s *Store) AppendWriteLife(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string, f domain.Fence, moves store.LifeMoves, evs ...events.Event) (store.Written, error) {
+	return s.writeLife(ctx, p, task, agent, f, moves, nil, evs)
+}
+
+// AppendForcedLife is AppendWriteLife with --force: a live claim of
+// another holder (or of agent from another place) does not stop it, and
+// is logged as overridden with the events of ov.Forced; a stale token is
+// refused all the same.
+func (s *Store) AppendForcedLife(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string, f domain.Fence, moves store.LifeMoves, ov store.Override, evs ...events.Event) (store.Written, error) {
+	if len(ov.Forced) != len(evs) {
+		return store.Written{}, fmt.Errorf("task %d: %d forced events for %d", task, len(ov.Forced), len(evs))
+	}
+	return s.writeLife(ctx, p, task, agent, f, moves, &ov, evs)
+}
+
+// writeLife is AppendWriteLife, forced when ov is not nil.
+func (s *Store) writeLife(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string, f domain.Fence, moves store.LifeMoves, ov *store.Override, evs []events.Event) (store.Written, error) {
 	var w store.Written
 	if err := checkKey(p); err != nil {
 		return w, err
@@ -519,7 +569,7 @@ func (s *Store) AppendWriteLife(ctx context.Context, p store.PlanKey, task domai
 	}
 	status := ""
 	ekinds, etasks, elines := make([]string, len(evs)), make([]string, len(evs)), make([]string, len(evs))
-	for i, e := range evs {
+	line := func(e events.Event) (string, error) {
 		if e.TS.IsZero() {
 			e.TS = store.TimeSentinel
 		}
@@ -527,13 +577,35 @@ func (s *Store) AppendWriteLife(ctx context.Context, p store.PlanKey, task domai
 			e.Plan = p.Plan
 		}
 		b, err := json.Marshal(e)
-		if err != nil {
+		return string(b), err
+	}
+	for i, e := range evs {
+		if elines[i], err = line(e); err != nil {
 			return w, err
 		}
-		ekinds[i], etasks[i], elines[i] = e.Event, e.Task, string(b)
+		ekinds[i], etasks[i] = e.Event, e.Task
 		if e.Event == store.EventTaskResult && e.Task == task.String() {
 			m, _ := events.MetaOf[events.TaskResultMeta](e)
 			status = m.Status
+		}
+	}
+	force, override, forced := false, "", []string{}
+	if ov != nil {
+		// The override's event, its holder and the holder's expiry filled
+		// in by the statement.
+		force = true
+		override, err = line(events.Event{Task: task.String(), Event: events.ClaimOverride, Actor: agent, From: store.HolderMarker,
+			Reason: ov.Command + " with --force over a live claim",
+			Meta:   events.Meta(events.ClaimOverrideMeta{Command: ov.Command, Holder: store.HolderMarker, Expires: store.TimeSentinel})})
+		if err != nil {
+			return w, err
+		}
+		for _, e := range ov.Forced {
+			l, err := line(e)
+			if err != nil {
+				return w, err
+			}
+			forced = append(forced, l)
 		}
 	}
 	refuse := moves.Refuse
@@ -542,7 +614,8 @@ func (s *Store) AppendWriteLife(ctx context.Context, p store.PlanKey, task domai
 	}
 	var r claimRow
 	err = s.one(ctx, fmt.Sprintf("writing for task %d of plan %s", task, p.Plan), p, writeSQL(),
-		[]any{p.Project, p.Plan, int32(task), agent, f.Place, s.skewMicros(), f.Token, status, kinds, keys, lkinds, llines, refuse, ekinds, etasks, elines},
+		[]any{p.Project, p.Plan, int32(task), agent, f.Place, s.skewMicros(), f.Token, status, kinds, keys, lkinds, llines, refuse, ekinds, etasks, elines,
+			force, override, forced},
 		append(r.dest(), &w.Now, &w.Written, &w.LifeKey, &w.Lines)...)
 	if err != nil {
 		return store.Written{}, err
@@ -566,7 +639,7 @@ att AS (
     AND e.id > coalesce((SELECT max(r.id) FROM taskie_events r WHERE r.project = $1 AND r.plan = $2 AND r.task = $3::text
       AND r.stream = 'coord' AND r.kind = 'TASK_RESULT' AND r.body->'meta'->>'status' = 'retry'), 0)
 ),
-` + strings.Replace(lifeCTEsKeyed("tgt", "EXISTS (SELECT 1 FROM ok)", "rev", "(CASE WHEN EXISTS (SELECT 1 FROM rel) THEN 'r:' ELSE '' END) || life.k"), "\n),\nlev AS", `
+` + strings.Replace(lifeCTEsKeyed("tgt", "EXISTS (SELECT 1 FROM ok)", "(CASE WHEN EXISTS (SELECT 1 FROM rel) THEN 'r:' ELSE '' END) || life.k", "rev"), "\n),\nlev AS", `
 ),
 ok AS (
   SELECT 1 FROM clk LEFT JOIN cur ON true, life
