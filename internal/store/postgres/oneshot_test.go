@@ -246,3 +246,37 @@ func TestAppendFailLife(t *testing.T) {
 		t.Errorf("results (-want +got):\n%s", diff)
 	}
 }
+
+// Agents claiming one named task at once in one statement each: one
+// wins, the others are refused with the winner as holder.
+func TestClaimLifeRace(t *testing.T) {
+	url := migrated(t)
+	p := store.PlanKey{Project: "github.com/o/r", Plan: "x"}
+	moves := store.LifeMoves{Lines: map[string][][]byte{"none": {lifeLine("", "pending"), lifeLine("pending", "assigned")}}}
+	const n = 8
+	outcomes := make(chan string, n)
+	for i := range n {
+		s := open(t, url)
+		go func() {
+			c, err := s.ClaimLife(ctx, p, 7, fmt.Sprintf("agent-%d", i), time.Minute, domain.Fence{}, moves)
+			if err != nil {
+				outcomes <- err.Error()
+				return
+			}
+			outcomes <- c.Decision.Outcome.String()
+		}()
+	}
+	got := map[string]int{}
+	for range n {
+		got[<-outcomes]++
+	}
+	if diff := cmp.Diff(map[string]int{"granted": 1, "refused": n - 1}, got); diff != "" {
+		t.Errorf("outcomes (-want +got):\n%s", diff)
+	}
+	s := open(t, url)
+	var lines int
+	s.ScanLog(ctx, p, store.LogQuery{Task: "7"}, func([]byte) error { lines++; return nil })
+	if lines != 2 {
+		t.Errorf("%d lifecycle lines; want the winner's 2", lines)
+	}
+}
