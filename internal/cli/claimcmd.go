@@ -484,12 +484,29 @@ func claimNext(s *Streams, cp *coordPlan, agent string, ttl time.Duration, here 
 	if cp.c == cp.files {
 		// One session under the lock: the claims read once, the claim
 		// decided and written, and the clone's records of it.
+		var late error
 		order := func(claims []parallel.Claim, now time.Time) []domain.TaskID {
+			// A result is logged under this lock: those logged while this
+			// claim waited for it are decided on too (a task reported
+			// complete and released meanwhile is not claimed again).
+			changed, err := cp.catchUp(&res)
+			if err == nil && changed {
+				if tasks, _, err = cp.schedTasks(false); err == nil {
+					skip, err = cp.finished()
+				}
+			}
+			if err != nil {
+				late = err
+				return nil
+			}
 			ids, _ := pick(claims, now)
 			return ids
 		}
 		d, ok, err := cp.files.ClaimNextBy(cp.ctx, cp.key, agent, ttl, here, order, rec.record)
-		if err == nil && !ok {
+		switch {
+		case err == nil && late != nil:
+			err = late
+		case err == nil && !ok:
 			err = noneReady()
 		}
 		return d, nil, false, err

@@ -261,6 +261,29 @@ func (cp *coordPlan) failedTasks() []domain.TaskID {
 type results struct {
 	latest   map[domain.TaskID]events.Event
 	failures map[domain.TaskID]int
+	// end is where the file store's log was read to (kindScanner): a
+	// claim catches up from there under the coordination lock.
+	end int64
+}
+
+// add folds one TASK_RESULT in.
+func (r *results) add(e events.Event) {
+	if e.Event != store.EventTaskResult {
+		return
+	}
+	id, err := domain.ParseTaskID(e.Task)
+	if err != nil {
+		return
+	}
+	switch resultStatus(e) {
+	case parallel.ResultFailed:
+		r.failures[id]++
+	case parallel.ResultRetry: // claim --retry: the count starts again, no result stands
+		delete(r.failures, id)
+		delete(r.latest, id)
+		return
+	}
+	r.latest[id] = e
 }
 
 func (cp *coordPlan) results() (results, error) {
@@ -271,37 +294,40 @@ func (cp *coordPlan) results() (results, error) {
 	if cp.known != nil {
 		return *cp.known, nil
 	}
-	scan := cp.c.ScanEvents
 	if k, ok := cp.c.(kindScanner); ok { // the results' lines only are decoded
-		scan = func(ctx context.Context, p store.PlanKey, fn func(events.Event)) error {
-			return k.ScanEventsOf(ctx, p, store.EventTaskResult, fn)
-		}
+		end, err := k.ScanEventsOf(cp.ctx, cp.key, store.EventTaskResult, 0, r.add)
+		r.end = end
+		return r, err
 	}
-	err := scan(cp.ctx, cp.key, func(e events.Event) {
-		if e.Event != store.EventTaskResult {
-			return
-		}
-		id, err := domain.ParseTaskID(e.Task)
-		if err != nil {
-			return
-		}
-		switch resultStatus(e) {
-		case parallel.ResultFailed:
-			r.failures[id]++
-		case parallel.ResultRetry: // claim --retry: the count starts again, no result stands
-			delete(r.failures, id)
-			delete(r.latest, id)
-			return
-		}
-		r.latest[id] = e
-	})
+	err := cp.c.ScanEvents(cp.ctx, cp.key, r.add)
 	return r, err
 }
 
+// catchUp folds in the results logged since r was read; changed says
+// whether there were any. Run it under the coordination lock, where
+// results are logged, to decide on every result logged so far.
+func (cp *coordPlan) catchUp(r *results) (changed bool, err error) {
+	k, ok := cp.c.(kindScanner)
+	if !ok {
+		return false, nil
+	}
+	end, err := k.ScanEventsOf(cp.ctx, cp.key, store.EventTaskResult, r.end, func(e events.Event) {
+		changed = true
+		r.add(e)
+	})
+	if errors.Is(err, store.ErrLogShrank) { // replaced: read again whole
+		*r = results{latest: map[domain.TaskID]events.Event{}, failures: map[domain.TaskID]int{}}
+		end, err = k.ScanEventsOf(cp.ctx, cp.key, store.EventTaskResult, 0, r.add)
+		changed = true
+	}
+	r.end = end
+	return changed, err
+}
+
 // kindScanner is a coordination store that reads the events of one kind
-// without decoding the others.
+// from an offset of its log without decoding the others.
 type kindScanner interface {
-	ScanEventsOf(ctx context.Context, p store.PlanKey, kind string, fn func(events.Event)) error
+	ScanEventsOf(ctx context.Context, p store.PlanKey, kind string, from int64, fn func(events.Event)) (int64, error)
 }
 
 // resultOf reads a TASK_RESULT's meta.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"slices"
@@ -555,26 +556,46 @@ func (c *FileCoord) ScanEvents(_ context.Context, p PlanKey, fn func(events.Even
 	return events.ScanReader(f, c.root.Path(rel), fn, func(string) {})
 }
 
-// ScanEventsOf is ScanEvents for the events of one kind: a line is tested
-// on its bytes before it is decoded, so a claim that needs the results
-// does not decode every claim and release of the plan's history. A line
-// that names no kind literally may spell it with escapes: it is decoded
-// to be sure.
-func (c *FileCoord) ScanEventsOf(_ context.Context, p PlanKey, kind string, fn func(events.Event)) error {
+// ErrLogShrank is the error of a scan from an offset past the end of the
+// coordination log: it was replaced, and is read again from the start.
+var ErrLogShrank = errors.New("the coordination log is shorter than where it was read to")
+
+// ScanEventsOf streams the events of one kind from byte offset from of the
+// plan's coordination log (0: all of it), and returns the offset it read
+// to: the end of the last whole line. A line is tested on its bytes before
+// it is decoded, so a claim that needs the results does not decode every
+// claim and release of the plan's history; one that names no kind
+// literally may spell it with escapes, and is decoded to be sure. A last
+// line without its newline is being written (or was torn by a crash): it
+// is left for the next scan from the offset returned, which under the
+// coordination lock reads what was logged since.
+func (c *FileCoord) ScanEventsOf(_ context.Context, p PlanKey, kind string, from int64, fn func(events.Event)) (int64, error) {
 	rel, err := c.rel(p, CoordLogName)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	f, err := c.root.OpenRead(rel)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil
+		return 0, nil
 	}
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	size := st.Size()
+	if from > size {
+		return 0, ErrLogShrank
+	}
+	end, err := lastNewline(f, from, size)
+	if err != nil || end == from {
+		return from, err
+	}
 	word, esc := []byte(kind), []byte(`\u`)
-	return events.ScanLines(f, events.MaxLine, func(_ int, raw []byte) error {
+	err = events.ScanLines(io.NewSectionReader(f, from, end-from), events.MaxLine, func(_ int, raw []byte) error {
 		if !bytes.Contains(raw, word) && !bytes.Contains(raw, esc) {
 			return nil
 		}
@@ -586,4 +607,23 @@ func (c *FileCoord) ScanEventsOf(_ context.Context, p PlanKey, kind string, fn f
 		fn(e)
 		return nil
 	}, func(int) {})
+	return end, err
+}
+
+// lastNewline is the offset just past the last newline of f in [from,
+// size), from when there is none.
+func lastNewline(f io.ReaderAt, from, size int64) (int64, error) {
+	buf := make([]byte, 4096)
+	for hi := size; hi > from; {
+		lo := max(from, hi-int64(len(buf)))
+		n, err := f.ReadAt(buf[:hi-lo], lo)
+		if err != nil && !errors.Is(err, io.EOF) {
+			return 0, err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			return lo + int64(i) + 1, nil
+		}
+		hi = lo
+	}
+	return from, nil
 }

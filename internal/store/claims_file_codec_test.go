@@ -1,15 +1,19 @@
 package store
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/events"
 )
 
 // The hand-written codec of the coordination files writes what
@@ -109,5 +113,55 @@ func TestCoordCodecLeavesOddFilesToEncodingJSON(t *testing.T) {
 		if _, ok := decodeWorktreesDoc([]byte(in)); ok {
 			t.Errorf("%q: taken by the scanner", in)
 		}
+	}
+}
+
+// A scan of one kind of event reads to the end of the last whole line: a
+// line still being written is left for the scan from the offset returned,
+// which reads it whole once written. A log shorter than that offset was
+// replaced.
+func TestScanEventsOfFromOffset(t *testing.T) {
+	c, err := OpenFileCoordAt(t.TempDir(), ".taskie/coord", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	key := PlanKey{Plan: "p"}
+	rel, _ := c.rel(key, CoordLogName)
+	line := func(task, kind string) string {
+		return `{"ts":"2026-05-01T12:00:00Z","plan":"p","task":"` + task + `","event":"` + kind + `","actor":"a"}` + "\n"
+	}
+	whole := line("1", EventTaskResult) + line("2", EventClaim) + line("3", EventTaskResult)
+	cut := len(whole) - 20
+	if err := c.root.MkdirAll(".taskie/coord/p", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.root.WriteFile(rel, []byte(whole[:cut]), false); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	scan := func(from int64) int64 {
+		t.Helper()
+		end, err := c.ScanEventsOf(context.Background(), key, EventTaskResult, from, func(e events.Event) { got = append(got, e.Task) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		return end
+	}
+	end := scan(0)
+	if want := int64(len(line("1", EventTaskResult)) + len(line("2", EventClaim))); end != want || !slices.Equal(got, []string{"1"}) {
+		t.Fatalf("first scan: end %d (want %d), read %v", end, want, got)
+	}
+	if err := c.root.WriteFile(rel, []byte(whole), false); err != nil {
+		t.Fatal(err)
+	}
+	if end = scan(end); end != int64(len(whole)) || !slices.Equal(got, []string{"1", "3"}) {
+		t.Fatalf("second scan: end %d, read %v", end, got)
+	}
+	if err := c.root.WriteFile(rel, []byte(line("1", EventTaskResult)), false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.ScanEventsOf(context.Background(), key, EventTaskResult, end, func(events.Event) {}); !errors.Is(err, ErrLogShrank) {
+		t.Fatalf("a shorter log: %v, want ErrLogShrank", err)
 	}
 }
