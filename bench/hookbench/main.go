@@ -28,8 +28,16 @@ func main() {
 	taskie := flag.String("taskie", "bin/taskie", "taskie binary")
 	runs := flag.Int("runs", 200, "runs per scenario")
 	floor := flag.String("floor", "./bench/depsfloor", "the package of the linked-dependencies floor (built here)")
+	reads := flag.Bool("reads", false, "only the plan reads on 1,000 and 10,000 tasks")
+	fixtures := flag.String("fixtures", "", "with -reads: write the 1,000- and 10,000-task plans under this directory and exit")
 	flag.Parse()
-	if err := run(*taskie, *floor, *runs); err != nil {
+	err := error(nil)
+	if *reads {
+		err = readsOnly(*taskie, *runs, *fixtures)
+	} else {
+		err = run(*taskie, *floor, *runs)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "hookbench:", err)
 		os.Exit(1)
 	}

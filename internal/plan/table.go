@@ -21,9 +21,17 @@ func pipeAt(s string, i int) bool {
 }
 
 // splitRow splits a line into a row, or reports false when the line has
-// no delimiter pipe and so is not a table line. It makes one allocation
-// because it runs for every line of tasks.md.
+// no delimiter pipe and so is not a table line.
 func splitRow(s string) (row, bool) {
+	var a []string
+	return splitRowIn(s, &a)
+}
+
+// splitRowIn is splitRow taking the cells from arena (grown when short):
+// it runs for every line of tasks.md, and one arena for the whole file
+// saves an allocation per row. The row's cells are capped, so that an edit
+// appending to them never writes into the next row's.
+func splitRowIn(s string, arena *[]string) (row, bool) {
 	first, last, count := -1, -1, 0
 	for i := 0; i < len(s); i++ {
 		if pipeAt(s, i) {
@@ -45,15 +53,21 @@ func splitRow(s string) (row, bool) {
 	if last >= start && strings.TrimSpace(s[last+1:]) == "" {
 		r.trail, end = s[last:], last
 	}
-	r.cells = make([]string, 0, count+1)
+	a := *arena
+	if cap(a)-len(a) < count+1 {
+		a = make([]string, 0, max(count+1, 2*cap(a)))
+	}
+	from := len(a)
 	prev := start
 	for i := start; i < end; i++ {
 		if pipeAt(s, i) {
-			r.cells = append(r.cells, s[prev:i])
+			a = append(a, s[prev:i])
 			prev = i + 1
 		}
 	}
-	r.cells = append(r.cells, s[prev:end])
+	a = append(a, s[prev:end])
+	r.cells = a[from:len(a):len(a)]
+	*arena = a
 	return r, true
 }
 
@@ -63,11 +77,39 @@ func (r row) render() string {
 
 // values returns the trimmed, unescaped text of every cell.
 func (r row) values() []string {
-	out := make([]string, len(r.cells))
-	for i, c := range r.cells {
-		out[i] = unescapeCell(strings.TrimSpace(c))
+	var a []string
+	var b strings.Builder
+	return r.valuesIn(&a, &b)
+}
+
+// valuesIn is values taking its slice from arena, as splitRowIn, and
+// writing the cells it unescapes to text: a string taken from a
+// strings.Builder stays valid as it grows.
+func (r row) valuesIn(arena *[]string, text *strings.Builder) []string {
+	a := *arena
+	if cap(a)-len(a) < len(r.cells) {
+		a = make([]string, 0, max(len(r.cells), 2*cap(a)))
 	}
-	return out
+	from := len(a)
+	for _, c := range r.cells {
+		c = strings.TrimSpace(c)
+		if strings.Contains(c, `\|`) {
+			if text.Cap()-text.Len() < len(c) {
+				text.Grow(max(len(c), 4<<10))
+			}
+			at := text.Len()
+			for i := 0; i < len(c); i++ {
+				if c[i] == '\\' && i+1 < len(c) && c[i+1] == '|' {
+					continue
+				}
+				text.WriteByte(c[i])
+			}
+			c = text.String()[at:]
+		}
+		a = append(a, c)
+	}
+	*arena = a
+	return a[from:len(a):len(a)]
 }
 
 func unescapeCell(s string) string {

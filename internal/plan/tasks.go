@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // Task is one row of tasks.md.
@@ -53,9 +54,16 @@ func lookup(cells map[string]string, names ...string) (string, bool) {
 
 // derive fills the fields computed from the Depends on and Files cells.
 func (ts *Tasks) derive(t *Task) {
+	var a []int
+	ts.deriveIn(t, &a)
+}
+
+// deriveIn is derive taking the dependency ids from arena (ParseTasks
+// shares one for every row).
+func (ts *Tasks) deriveIn(t *Task, arena *[]int) {
 	t.DependsOn, t.Files = nil, nil
 	if ts.depCol >= 0 {
-		t.DependsOn = parseInts(t.Cells[ts.Header[ts.depCol]])
+		t.DependsOn = parseIntsIn(t.Cells[ts.Header[ts.depCol]], arena)
 	}
 	if ts.filesCol >= 0 {
 		t.Files = parseFiles(t.Cells[ts.Header[ts.filesCol]])
@@ -65,7 +73,15 @@ func (ts *Tasks) derive(t *Task) {
 // parseInts returns every distinct positive integer in s, in order, so
 // "1, 2", "#1 #2" and "T1 and T2" all work and "-"/"none" yield nothing.
 func parseInts(s string) []int {
-	var out []int
+	var a []int
+	return parseIntsIn(s, &a)
+}
+
+// parseIntsIn is parseInts appending to arena; the result is capped and
+// nil when s holds no id.
+func parseIntsIn(s string, arena *[]int) []int {
+	a := *arena
+	from := len(a)
 	for i := 0; i < len(s); {
 		if s[i] < '0' || s[i] > '9' {
 			i++
@@ -75,25 +91,60 @@ func parseInts(s string) []int {
 		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
 			j++
 		}
-		if n, err := strconv.Atoi(s[i:j]); err == nil && n > 0 && !slices.Contains(out, n) {
-			out = append(out, n)
+		if n, err := strconv.Atoi(s[i:j]); err == nil && n > 0 && !slices.Contains(a[from:], n) {
+			if len(a) == cap(a) && len(a) > from {
+				// Grown: this row's ids move with it, the earlier rows keep theirs.
+				a = append(make([]int, 0, max(64, 2*cap(a))), a[from:]...)
+				from = 0
+			}
+			a = append(a, n)
 		}
 		i = j
 	}
-	return out
+	*arena = a
+	if len(a) == from {
+		return nil
+	}
+	return a[from:len(a):len(a)]
 }
 
 // parseFiles splits a Files cell on commas and spaces.
 func parseFiles(s string) []string {
 	var out []string
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || unicode.IsSpace(r) }) {
-		f = strings.Trim(f, "`")
+	for len(s) > 0 {
+		r, size := rune(s[0]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s)
+		}
+		if r == ',' || unicode.IsSpace(r) {
+			s = s[size:]
+			continue
+		}
+		end := fieldEnd(s)
+		f := strings.Trim(s[:end], "`")
+		s = s[end:]
 		if f == "" || f == "-" || strings.EqualFold(f, "none") {
 			continue
 		}
 		out = append(out, f)
 	}
 	return out
+}
+
+// fieldEnd is where the field that s starts with ends: at the first comma
+// or space, or the end of s.
+func fieldEnd(s string) int {
+	for i := 0; i < len(s); {
+		r, size := rune(s[i]), 1
+		if r >= utf8.RuneSelf {
+			r, size = utf8.DecodeRuneInString(s[i:])
+		}
+		if r == ',' || unicode.IsSpace(r) {
+			return i
+		}
+		i += size
+	}
+	return len(s)
 }
 
 // positiveInt accepts only plain decimal digits, so "+3", "3.0" and "0"
