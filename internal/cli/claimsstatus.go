@@ -186,12 +186,10 @@ func (cp *coordPlan) withFiles(tasks []parallel.Task) error {
 		if pt, ok := ts.Find(int(t.ID)); ok && filesCol != "" && strings.TrimSpace(pt.Cells[filesCol]) != "" {
 			continue
 		}
-		if name := plan.TaskFile(int(t.ID)); snap.Exists(name) {
-			names, idx = append(names, name), append(idx, i)
-		}
+		names, idx = append(names, plan.TaskFile(int(t.ID))), append(idx, i)
 	}
-	k := 0 // ReadFiles calls back in order
-	snap.ReadFiles(names, func(_ string, data []byte, err error) {
+	k := 0 // ReadRegularFiles calls back in order; a missing file is an error
+	snap.ReadRegularFiles(names, func(_ string, data []byte, err error) {
 		if err == nil {
 			tasks[idx[k]].Files = parallel.FilesIn(data)
 		}

@@ -99,6 +99,30 @@ func (d *Dir) ReadFile(name string) ([]byte, error) {
 	return d.parent.readOpen(f, rel, LimitFor(rel))
 }
 
+// ReadRegular is ReadFile of a name that is a regular file directly in the
+// directory, not a link to one: anything else reads as missing
+// (fs.ErrNotExist), as a listing's regular entries would show it. A file
+// read this way costs no listing of the directory.
+func (d *Dir) ReadRegular(name string) ([]byte, error) {
+	rel := path.Join(d.rel, name)
+	f, ok, err := d.openPlain(name)
+	if !ok {
+		fi, err := d.parent.Lstat(rel)
+		if err != nil {
+			return nil, err
+		}
+		if !plainName(name) || !fi.Mode().IsRegular() {
+			return nil, d.parent.wrap(rel, fs.ErrNotExist)
+		}
+		return d.parent.ReadFile(rel)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return d.parent.readOpen(f, rel, LimitFor(rel))
+}
+
 // ReadTail is Root.ReadTail of the file name in the directory.
 func (d *Dir) ReadTail(name string, n int64) ([]byte, int64, error) {
 	rel := path.Join(d.rel, name)

@@ -49,12 +49,16 @@ type mdFile struct {
 
 // validator collects the violations of one Validate call.
 type validator struct {
-	in      Listing
-	dir     string
-	out     []Violation
-	md      []mdFile        // in directory order
-	mdSet   map[string]bool // names in md
-	present map[string]bool // allowed non-.md files that exist
+	in  Listing
+	dir string
+	out []Violation
+	md  []mdFile // in directory order
+	// The names of md a rule asks about: plan.md, design.md, tasks.md and
+	// the task files, not a set of every name (a plan of 10,000 tasks holds
+	// 60,000, mostly reviews no rule looks up).
+	hasPlan, hasDesign, hasTasks bool
+	taskFiles                    map[int]bool
+	present                      map[string]bool // allowed non-.md files that exist
 }
 
 // Listing is what validation looks at: the plan directory's entries and
@@ -89,7 +93,7 @@ type ListEntry struct {
 // rule 8.
 func ValidateListing(in Listing, checkState func(data []byte) []string) []Violation {
 	n := len(in.Entries)
-	v := &validator{in: in, dir: in.Dir, mdSet: make(map[string]bool, n), present: map[string]bool{}, md: make([]mdFile, 0, n)}
+	v := &validator{in: in, dir: in.Dir, taskFiles: map[int]bool{}, present: map[string]bool{}, md: make([]mdFile, 0, n)}
 	v.scan(in.Entries)
 	v.checkPlan()
 	v.checkBases()
@@ -163,7 +167,16 @@ func (v *validator) scan(entries []ListEntry) {
 				continue
 			}
 			v.md = append(v.md, mdFile{name, fn})
-			v.mdSet[name] = true
+			switch fn.Kind {
+			case KindPlan:
+				v.hasPlan = true
+			case KindDesign:
+				v.hasDesign = true
+			case KindTasks:
+				v.hasTasks = true
+			case KindTask:
+				v.taskFiles[fn.Task] = true
+			}
 		case allowedFile(name) && (e.Mode.IsRegular() || name == ".lock" || name == ".review.lock"):
 			v.present[name] = true
 		case name == "state.json":
@@ -210,7 +223,7 @@ func (v *validator) rel(path string) string {
 
 // checkPlan is rule 1.
 func (v *validator) checkPlan() {
-	if !v.mdSet["plan.md"] {
+	if !v.hasPlan {
 		v.add(1, "plan.md", 0, "plan.md is missing")
 	}
 }

@@ -25,10 +25,25 @@ func (v *validator) checkBases() {
 		if f.fn.Kind != KindReview {
 			continue
 		}
-		if base := baseFileOf(f.fn); !v.mdSet[base] {
-			v.add(4, f.name, 0, "%s reviews %s, which is missing", f.name, base)
+		if !v.hasBase(f.fn) {
+			v.add(4, f.name, 0, "%s reviews %s, which is missing", f.name, baseFileOf(f.fn))
 		}
 	}
+}
+
+// hasBase reports whether the file a review is about exists (baseFileOf).
+func (v *validator) hasBase(fn FileName) bool {
+	switch fn.Base {
+	case "task":
+		return v.taskFiles[fn.Task]
+	case "all-code", "tasks":
+		return v.hasTasks
+	case "plan":
+		return v.hasPlan
+	case "design":
+		return v.hasDesign
+	}
+	return false
 }
 
 // seriesKey identifies a review series: reviews of one file.
@@ -41,9 +56,27 @@ type seriesKey struct {
 // current names count alike.
 type seriesFile struct {
 	k    seriesKey
+	rank int // of k.base, to sort by numbers only
 	n    int
 	post bool
 	name string
+}
+
+// baseRank orders the review bases (ParseFileName knows these five).
+func baseRank(base string) int {
+	switch base {
+	case "all-code":
+		return 0
+	case "design":
+		return 1
+	case "plan":
+		return 2
+	case "task":
+		return 3
+	case "tasks":
+		return 4
+	}
+	return 5
 }
 
 // seriesName is the current-style name of a series file, for messages.
@@ -62,11 +95,17 @@ func (v *validator) checkSeries() {
 	files := make([]seriesFile, 0, len(v.md))
 	for _, f := range v.md {
 		if f.fn.Kind == KindReview || f.fn.Kind == KindPostReview {
-			files = append(files, seriesFile{seriesKey{f.fn.Base, f.fn.Task}, f.fn.N, f.fn.Kind == KindPostReview, f.name})
+			files = append(files, seriesFile{seriesKey{f.fn.Base, f.fn.Task}, baseRank(f.fn.Base), f.fn.N, f.fn.Kind == KindPostReview, f.name})
 		}
 	}
 	slices.SortFunc(files, func(a, b seriesFile) int {
-		return cmp.Or(strings.Compare(a.k.base, b.k.base), cmp.Compare(a.k.task, b.k.task), cmp.Compare(a.n, b.n))
+		switch {
+		case a.rank != b.rank:
+			return cmp.Compare(a.rank, b.rank)
+		case a.k.task != b.k.task:
+			return cmp.Compare(a.k.task, b.k.task)
+		}
+		return cmp.Compare(a.n, b.n)
 	})
 	for i := 0; i < len(files); {
 		j, latest := i, 0
@@ -97,15 +136,15 @@ func (v *validator) checkOneSeries(fs []seriesFile, latest int) {
 
 // checkTaskFiles is rule 6, reported once on the missing tasks.md.
 func (v *validator) checkTaskFiles() {
-	if v.mdSet["tasks.md"] {
+	if v.hasTasks {
 		return
 	}
 	var first string
 	count := 0
 	for _, f := range v.md {
 		if f.fn.Task > 0 {
-			if first == "" {
-				first = f.name
+			if first == "" || f.name < first {
+				first = f.name // the first by name, in whatever order the entries come
 			}
 			count++
 		}
@@ -121,7 +160,7 @@ func (v *validator) checkTaskFiles() {
 // checkTable is rule 7: every tasks.md parse problem, then the
 // dependencies (unknown ids, cycles).
 func (v *validator) checkTable() {
-	if !v.mdSet["tasks.md"] {
+	if !v.hasTasks {
 		return
 	}
 	if !v.in.HasTasks {

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -165,38 +164,24 @@ func (f *Files) read(id string) (*Snapshot, error) {
 		return nil, err
 	}
 	defer d.Close()
-	ents, err := d.ReadDir()
-	if err != nil {
-		return nil, err
-	}
 	s := &Snapshot{Plan: id, Dir: dir, Root: f.Repo.Root}
 	s.reader = func(name string) ([]byte, error) { return f.root.ReadFile(Rel(id, name)) }
 	s.readAll = func(names []string, fn func(string, []byte, error)) {
-		d, err := f.root.OpenDir(Rel(id, ""))
+		f.readNames(id, names, (*fsafe.Dir).ReadFile, fn)
+	}
+	s.readRegular = func(names []string, fn func(string, []byte, error)) {
+		f.readNames(id, names, (*fsafe.Dir).ReadRegular, fn)
+	}
+	s.lstat = func(name string) (fs.FileMode, error) {
+		fi, err := f.root.Lstat(Rel(id, name))
 		if err != nil {
-			for _, n := range names {
-				fn(n, nil, err)
-			}
-			return
+			return 0, err
 		}
-		defer d.Close()
-		for _, n := range names {
-			data, err := d.ReadFile(n)
-			fn(n, data, err)
-		}
+		return fi.Mode().Type(), nil
 	}
-	s.Entries = make([]Entry, 0, len(ents)) // sorted by name, as ReadDir lists them
-	s.files = make([]plan.FileName, 0, len(ents))
-	for _, e := range ents {
-		s.Entries = append(s.Entries, Entry{Name: e.Name(), Mode: e.Type()})
-	}
-	for _, e := range s.Entries {
-		if e.Regular() {
-			if fn := plan.ParseFileName(e.Name); fn.Kind != plan.KindUnknown {
-				s.files = append(s.files, fn)
-			}
-		}
-	}
+	// The listing is read when first asked for: the views that show
+	// tasks (status, ready, groups) need none of its names.
+	s.ls = &listing{open: func() (*fsafe.Dir, error) { return f.root.OpenDir(Rel(id, "")) }}
 	s.readState(f, d, id)
 	s.readTasks(d)
 	if tail, _, err := d.ReadTail(events.FileName, tailSize); err == nil {
@@ -204,6 +189,22 @@ func (f *Files) read(id string) (*Snapshot, error) {
 	}
 	s.Version = Version{State: Hash(s.StateRaw), Tasks: Hash(s.TasksRaw)}
 	return s, nil
+}
+
+// readNames reads files of plan id through one open directory, with read.
+func (f *Files) readNames(id string, names []string, read func(*fsafe.Dir, string) ([]byte, error), fn func(string, []byte, error)) {
+	d, err := f.root.OpenDir(Rel(id, ""))
+	if err != nil {
+		for _, n := range names {
+			fn(n, nil, err)
+		}
+		return
+	}
+	defer d.Close()
+	for _, n := range names {
+		data, err := read(d, n)
+		fn(n, data, err)
+	}
 }
 
 // PeekState reads and decodes a plan's state.json alone (plan choice looks
@@ -364,7 +365,7 @@ func (s *Snapshot) readTasks(d *fsafe.Dir) {
 }
 
 func (s *Snapshot) hasTemps() bool {
-	for _, e := range s.Entries {
+	for _, e := range s.Entries() {
 		if isTemp(e.Name) {
 			return true
 		}
@@ -833,15 +834,8 @@ func (s *Snapshot) rollForward(r redo) {
 	if r.state != nil {
 		s.decodeState(r.state)
 	}
-	if r.archive != nil {
-		moved := func(name string) bool { return slices.Contains(r.archive.Files, name) }
-		s.Entries = slices.DeleteFunc(s.Entries, func(e Entry) bool { return moved(e.Name) })
-		s.files = s.files[:0]
-		for _, e := range s.Entries {
-			if fn := plan.ParseFileName(e.Name); e.Regular() && fn.Kind != plan.KindUnknown {
-				s.files = append(s.files, fn)
-			}
-		}
+	if r.archive != nil && s.ls != nil {
+		s.ls.drop(r.archive.Files)
 	}
 	s.Version = Version{State: Hash(s.StateRaw), Tasks: Hash(s.TasksRaw)}
 }

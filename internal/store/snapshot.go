@@ -4,12 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
+	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/state"
 )
@@ -32,15 +35,19 @@ type Snapshot struct {
 	TasksRaw     []byte
 	TasksErr     error
 
-	// Entries is the plan directory listing, by name.
-	Entries []Entry
-
 	Version Version
 
-	files  []plan.FileName // parsed names of the regular .md files
+	// ls is the plan directory's listing, read on first use: a plan of
+	// 10,000 tasks holds tens of thousands of review files, and the views
+	// that show tasks need none of their names (nil: an empty listing).
+	ls *listing
+	// lstat, when set, is the type of one name of the plan directory, for
+	// Exists before (or without) the listing: nil when it is missing.
+	lstat  func(name string) (fs.FileMode, error)
 	reader func(name string) ([]byte, error)
-	// readAll, when set, reads many files through one open directory.
-	readAll func(names []string, fn func(name string, data []byte, err error))
+	// readAll, when set, reads many files through one open directory;
+	// readRegular too, the regular files only (ReadRegularFiles).
+	readAll, readRegular func(names []string, fn func(name string, data []byte, err error))
 	// last is the log's last commit event when it is among its last lines
 	// (lastIsLast: the very last), read with the snapshot.
 	last       *events.Event
@@ -57,6 +64,175 @@ func (s *Snapshot) LoggedSHA() string {
 	return s.last.SHA
 }
 
+// listing is a snapshot's plan directory listing, read on first use and
+// shared by the snapshot's copies: the parsed plan files alone (Files) or
+// every name (Entries), each read once.
+type listing struct {
+	mu sync.Mutex
+	// open opens the plan directory; nil: an empty listing.
+	open func() (*fsafe.Dir, error)
+	// gone are names a roll forward moved out (a commit's archive cut
+	// short): the listing shows the directory as the commit left it.
+	gone                   []string
+	haveEntries, haveFiles bool
+	sorted                 bool            // entries are sorted by name
+	entries                []Entry         // in the order listed until sorted
+	files                  []plan.FileName // parsed names of the regular .md files
+}
+
+// Entries is the plan directory listing, sorted by name: read on first use
+// (a plan of 10,000 tasks lists 60,000 names).
+func (s *Snapshot) Entries() []Entry {
+	l := s.ls
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.readOnce()
+	if !l.sorted {
+		slices.SortFunc(l.entries, func(a, b Entry) int { return strings.Compare(a.Name, b.Name) })
+		l.sorted = true
+	}
+	return l.entries
+}
+
+// eachEntry calls fn with every entry in no set order (validation sorts
+// what it reports: a plan of 10,000 tasks does not sort its 60,000 names).
+func (s *Snapshot) eachEntry(fn func(Entry)) {
+	l := s.ls
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.readOnce()
+	for _, e := range l.entries {
+		fn(e)
+	}
+}
+
+// readOnce reads the entries on first use; the caller holds mu.
+func (l *listing) readOnce() {
+	if l.haveEntries {
+		return
+	}
+	l.haveEntries = true
+	l.entries = l.readEntries()
+	l.entries = slices.DeleteFunc(l.entries, func(e Entry) bool { return l.isGone(e.Name) })
+}
+
+// readEntries lists every name: one string holds them all, so that 60,000
+// names cost a few allocations, not 60,000.
+func (l *listing) readEntries() []Entry {
+	if l.open == nil {
+		return nil
+	}
+	d, err := l.open()
+	if err != nil {
+		return nil // the directory opened a moment ago: read as empty, as a plan removed since
+	}
+	defer d.Close()
+	type span struct {
+		from, to int
+		mode     fs.FileMode
+	}
+	var buf []byte
+	var spans []span
+	err = d.EachName(func(name []byte, typ fs.FileMode) {
+		from := len(buf)
+		buf = append(buf, name...)
+		spans = append(spans, span{from, len(buf), typ})
+	})
+	if err != nil {
+		return nil
+	}
+	all := string(buf)
+	out := make([]Entry, len(spans))
+	for i, sp := range spans {
+		out[i] = Entry{Name: all[sp.from:sp.to], Mode: sp.mode}
+	}
+	return out
+}
+
+// files returns the parsed names of the regular .md files: from the
+// entries when listed, else from the names alone, none of them kept.
+func (l *listing) getFiles() []plan.FileName {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.haveFiles {
+		return l.files
+	}
+	l.haveFiles = true
+	if l.haveEntries {
+		l.files = make([]plan.FileName, 0, len(l.entries))
+		for _, e := range l.entries {
+			if e.Regular() {
+				if fn := plan.ParseFileName(e.Name); fn.Kind != plan.KindUnknown {
+					l.files = append(l.files, fn)
+				}
+			}
+		}
+		return l.files
+	}
+	if l.open == nil {
+		return nil
+	}
+	d, err := l.open()
+	if err != nil {
+		return nil
+	}
+	defer d.Close()
+	var files []plan.FileName
+	err = d.EachName(func(name []byte, typ fs.FileMode) {
+		if !typ.IsRegular() {
+			return
+		}
+		if fn := plan.ParseFileName(string(name)); fn.Kind != plan.KindUnknown && !l.isGone(string(name)) {
+			files = append(files, fn)
+		}
+	})
+	if err == nil {
+		l.files = files
+	}
+	return l.files
+}
+
+// drop takes names out of the listing, read or not.
+func (l *listing) drop(names []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.gone = append(l.gone, names...)
+	l.entries = slices.DeleteFunc(l.entries, func(e Entry) bool { return l.isGone(e.Name) })
+	l.haveFiles, l.files = false, nil
+}
+
+// isGone reports a name a roll forward moved out; the caller holds mu.
+func (l *listing) isGone(name string) bool { return slices.Contains(l.gone, name) }
+
+// listed reports whether the entries were read already.
+func (l *listing) listed() bool {
+	if l == nil {
+		return true
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.haveEntries
+}
+
+// gone reports a name a roll forward moved out.
+func (l *listing) goneName(name string) bool {
+	if l == nil {
+		return false
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.isGone(name)
+}
+
 // Entry is one name in the plan directory.
 type Entry struct {
 	Name string
@@ -69,10 +245,19 @@ func (e Entry) Regular() bool { return e.Mode.IsRegular() }
 // Path joins a file name to the plan directory.
 func (s *Snapshot) Path(name string) string { return s.Dir + "/" + name }
 
-// Exists reports whether a regular file of that name is in the plan.
+// Exists reports whether a regular file of that name is in the plan: in
+// the listing when it was read, else by a look at that one name.
 func (s *Snapshot) Exists(name string) bool {
-	i := sort.Search(len(s.Entries), func(i int) bool { return s.Entries[i].Name >= name })
-	return i < len(s.Entries) && s.Entries[i].Name == name && s.Entries[i].Regular()
+	if s.lstat != nil && !s.ls.listed() {
+		if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || s.ls.goneName(name) {
+			return false // a listing holds no such name
+		}
+		mode, err := s.lstat(name)
+		return err == nil && mode.IsRegular()
+	}
+	ents := s.Entries()
+	i := sort.Search(len(ents), func(i int) bool { return ents[i].Name >= name })
+	return i < len(ents) && ents[i].Name == name && ents[i].Regular()
 }
 
 // ReadFile reads another file of the plan (a task file) on demand.
@@ -97,6 +282,31 @@ func (s *Snapshot) ReadFiles(names []string, fn func(name string, data []byte, e
 	}
 }
 
+// ReadRegularFiles reads the names that are regular files of the plan
+// (Exists), calling fn for each, in order; a name that is not one is
+// fs.ErrNotExist. It costs a look at each name, not a listing of the
+// plan directory (a view that reads the open tasks' files of a plan of
+// 10,000 tasks does not list its 60,000 names).
+func (s *Snapshot) ReadRegularFiles(names []string, fn func(name string, data []byte, err error)) {
+	if s.readRegular == nil || s.ls.listed() {
+		for _, n := range names {
+			if !s.Exists(n) {
+				fn(n, nil, fmt.Errorf("%s: %w", s.Path(n), fs.ErrNotExist))
+				continue
+			}
+			data, err := s.ReadFile(n)
+			fn(n, data, err)
+		}
+		return
+	}
+	s.readRegular(names, func(n string, data []byte, err error) {
+		if err == nil && s.ls.goneName(n) {
+			data, err = nil, fmt.Errorf("%s: %w", s.Path(n), fs.ErrNotExist)
+		}
+		fn(n, data, err)
+	})
+}
+
 // ReviewExists reports whether review file n of a series exists (older
 // names included).
 func (s *Snapshot) ReviewExists(review domain.Phase, task domain.TaskID, n int) bool {
@@ -110,7 +320,7 @@ func (s *Snapshot) PostExists(review domain.Phase, task domain.TaskID, n int) bo
 
 func (s *Snapshot) has(kind plan.FileKind, review domain.Phase, task domain.TaskID, n int) bool {
 	t := seriesTask(review, task)
-	for _, fn := range s.files {
+	for _, fn := range s.Files() {
 		if fn.Kind == kind && fn.Base == BaseOf(review) && fn.Task == t && fn.N == n {
 			return true
 		}
@@ -120,13 +330,13 @@ func (s *Snapshot) has(kind plan.FileKind, review domain.Phase, task domain.Task
 
 // Files are the plan's .md files, parsed (plan.ParseFileName): the
 // snapshot's own, shared, not to be changed.
-func (s *Snapshot) Files() []plan.FileName { return s.files }
+func (s *Snapshot) Files() []plan.FileName { return s.ls.getFiles() }
 
 // Latest returns the highest review iteration on disk for a series.
 func (s *Snapshot) Latest(review domain.Phase, task domain.TaskID) int {
 	t := seriesTask(review, task)
 	best := 0
-	for _, fn := range s.files {
+	for _, fn := range s.Files() {
 		if fn.Kind == plan.KindReview && fn.Base == BaseOf(review) && fn.Task == t && fn.N > best {
 			best = fn.N
 		}
@@ -150,7 +360,7 @@ func seriesTask(review domain.Phase, task domain.TaskID) int {
 func (s *Snapshot) SeriesFiles(review domain.Phase, task domain.TaskID) []string {
 	t := seriesTask(review, task)
 	var names []string
-	for _, e := range s.Entries {
+	for _, e := range s.Entries() {
 		fn := plan.ParseFileName(e.Name)
 		if e.Regular() && (fn.Kind == plan.KindReview || fn.Kind == plan.KindPostReview) && fn.Base == BaseOf(review) && fn.Task == t {
 			names = append(names, e.Name)
@@ -173,6 +383,9 @@ func (s *Snapshot) TaskFiles() []string {
 	if s.Tasks == nil {
 		return out
 	}
+	if len(s.Tasks.Tasks) > 64 {
+		s.Entries() // one listing costs less than a look at each name
+	}
 	for _, t := range s.Tasks.Tasks {
 		if name := plan.TaskFile(t.ID); s.Exists(name) {
 			out = append(out, name)
@@ -187,7 +400,10 @@ func (s *Snapshot) HasTaskFile() bool {
 	if s.Tasks == nil {
 		return false
 	}
-	for _, t := range s.Tasks.Tasks {
+	for i, t := range s.Tasks.Tasks {
+		if i == 8 {
+			s.Entries() // none of the first: one listing costs less than a look at each name
+		}
 		if s.Exists(plan.TaskFile(t.ID)) {
 			return true
 		}
@@ -248,9 +464,7 @@ func (s *Snapshot) TaskID(arg string) (domain.TaskID, error) {
 func (s *Snapshot) Validate(lint func(*state.State) []string) []plan.Violation {
 	in := plan.Listing{Dir: s.Dir, Tasks: s.TasksRaw, HasTasks: s.TasksRaw != nil || s.TasksErr != nil && !errors.Is(s.TasksErr, fs.ErrNotExist),
 		State: s.StateRaw, HasState: s.StateRaw != nil || unread(s.StateRaw, s.StateErr), TaskProblems: s.TaskProblems, TasksParsed: s.TasksRaw != nil, Table: s.Tasks}
-	for _, e := range s.Entries {
-		in.Entries = append(in.Entries, plan.ListEntry{Name: e.Name, Mode: e.Mode})
-	}
+	s.eachEntry(func(e Entry) { in.Entries = append(in.Entries, plan.ListEntry{Name: e.Name, Mode: e.Mode}) })
 	// Rule 8 from the state decoded once, not from the bytes again.
 	return plan.ValidateListing(in, func([]byte) []string { return s.stateProblems(lint) })
 }

@@ -258,7 +258,7 @@ func TestLoadSnapshot(t *testing.T) {
 				t.Errorf("Tasks %v, TasksRaw %q, Version.Tasks %q disagree", s.Tasks != nil, s.TasksRaw, s.Version.Tasks)
 			}
 			var names []string
-			for _, e := range s.Entries {
+			for _, e := range s.Entries() {
 				names = append(names, e.Name)
 			}
 			if !slices.Equal(names, w.entries) {
