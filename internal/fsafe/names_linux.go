@@ -19,7 +19,7 @@ func (d *Dir) EachName(fn func(name []byte, typ fs.FileMode)) error {
 		return d.parent.wrap(d.rel, err)
 	}
 	fd := int(d.f.Fd())
-	buf := make([]byte, 256<<10)
+	buf := make([]byte, direntBuf)
 	for {
 		n, err := unix.Getdents(fd, buf)
 		if err == unix.EINTR {
@@ -57,6 +57,10 @@ func (d *Dir) EachName(fn func(name []byte, typ fs.FileMode)) error {
 		}
 	}
 }
+
+// direntBuf is the size of one read of the directory: 60,000 names in a
+// few reads (tests make it small to read many times).
+var direntBuf = 256 << 10
 
 // direntType maps a dirent's d_type to type bits; false when unknown.
 func direntType(t byte) (fs.FileMode, bool) {

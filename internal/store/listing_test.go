@@ -1,0 +1,91 @@
+package store_test
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/taskie-dev/taskie/internal/plan"
+	"github.com/taskie-dev/taskie/internal/store"
+)
+
+// TestExistsWithoutListing: a snapshot answers Exists, ReadRegularFiles and
+// Files before its listing is read (a look at the one name, the names
+// alone) exactly as from the listing: a regular file exists, a link to one,
+// a directory, a FIFO or a name with a slash does not.
+func TestExistsWithoutListing(t *testing.T) {
+	f, root := repo(t, map[string]string{
+		"plan.md": "# Plan\n", "tasks.md": tasks3, "task-1.md": "one\n", "task-2-review-1.md": "r\n",
+		"/elsewhere/task.md": "outside\n", "sub/task-9.md": "nested\n",
+	})
+	pd := filepath.Join(root, ".taskie", "plans", id)
+	if err := os.Symlink("task-1.md", filepath.Join(pd, "task-2.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(pd, "task-3.md"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(pd, "task-4.md"), 0o644); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	names := []string{"plan.md", "tasks.md", "task-1.md", "task-2.md", "task-3.md", "task-4.md", "task-5.md",
+		"task-2-review-1.md", "sub/task-9.md", "../p/task-1.md", "", ".", ".."}
+	type answer struct {
+		Exists bool
+		Data   string
+		Err    bool
+	}
+	ask := func(s *store.Snapshot) map[string]answer {
+		out := map[string]answer{}
+		for _, n := range names {
+			out[n] = answer{Exists: s.Exists(n)}
+		}
+		s.ReadRegularFiles(names, func(n string, data []byte, err error) {
+			a := out[n]
+			a.Data, a.Err = string(data), err != nil
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("ReadRegularFiles(%q): %v, want fs.ErrNotExist", n, err)
+			}
+			out[n] = a
+		})
+		return out
+	}
+	fresh, err := f.Load(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := fresh.Files() // from the names alone, before any listing
+	unlisted := ask(fresh)
+	listed, err := f.Load(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed.Entries()
+	if diff := cmp.Diff(ask(listed), unlisted); diff != "" {
+		t.Errorf("before the listing (+) vs from it (-):\n%s", diff)
+	}
+	if !unlisted["task-1.md"].Exists || unlisted["task-1.md"].Data != "one\n" || unlisted["task-2.md"].Exists || unlisted["task-3.md"].Exists || unlisted["task-4.md"].Exists {
+		t.Errorf("answers %v: want only the regular task-1.md", unlisted)
+	}
+	key := func(fn plan.FileName) string {
+		return fn.Base + "/" + fn.Kind.String() + "/" + string(rune('0'+fn.Task)) + "/" + string(rune('0'+fn.N))
+	}
+	var got, want []string
+	for _, fn := range files {
+		got = append(got, key(fn))
+	}
+	for _, fn := range listed.Files() {
+		want = append(want, key(fn))
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Files from the names alone (+) vs from the listing (-):\n%s", diff)
+	}
+}
