@@ -18,6 +18,7 @@ import (
 	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/events"
 	"github.com/taskie-dev/taskie/internal/gitwt"
+	"github.com/taskie-dev/taskie/internal/history"
 	"github.com/taskie-dev/taskie/internal/implied"
 	"github.com/taskie-dev/taskie/internal/lifecycle"
 	"github.com/taskie-dev/taskie/internal/parallel"
@@ -371,7 +372,57 @@ func resultFailed(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResultOp
 // failWriter writes a failed result in one round trip, with the release
 // of the writer's claim and the lifecycle move.
 type failWriter interface {
+	TaskLife(ctx context.Context, p store.PlanKey, task domain.TaskID, kinds []string) ([][]byte, int64, error)
 	AppendFailLife(ctx context.Context, p store.PlanKey, task domain.TaskID, agent string, f domain.Fence, w store.FailWrite) (store.Failed, error)
+}
+
+// failLines are the lifecycle lines of step on task's shared record as
+// read (lines; created in pending first when it has none), their time
+// left for the store to set.
+func failLines(planID string, task domain.TaskID, lines [][]byte, step lifeStep) ([][]byte, error) {
+	fold := history.NewLifecycle()
+	var l events.Lean
+	for _, line := range lines {
+		if events.ParseLean(line, &l) == nil {
+			fold.Add(&l)
+		}
+	}
+	now := time.Now().UTC().Truncate(time.Second)
+	t, ok := fold.Tasks()[task]
+	var pre []lifecycle.Effect
+	if ok {
+		now = latest(now, t.Since)
+	} else {
+		var err error
+		if t, pre, err = lifecycle.New(task, lifecycle.ActorAgent, now); err != nil {
+			return nil, err
+		}
+	}
+	_, effs, err := step(t, now)
+	if err != nil {
+		if lifecycle.Refused(err) {
+			err = &refusal{err: err, task: t, actor: lifecycle.ActorAgent}
+		}
+		return nil, err
+	}
+	var out [][]byte
+	for _, e := range lifecycle.Events(append(pre, effs...)) {
+		e.Plan, e.TS = planID, store.TimeSentinel
+		b, err := json.Marshal(e)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+// latest is the later of two times.
+func latest(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // resultFailedOne stores a failed result in one round trip of a shared
@@ -406,13 +457,32 @@ func resultFailedOne(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResul
 		}
 		w.Results = append(w.Results, line)
 	}
-	kept := failStep(false, agent)
-	if snap, err := cp.p.Snapshot(); err == nil && snap.State != nil { // else no lifecycle, as commitLife
-		w.Kept, w.Released = lifeMovesAt(cp.p.ID, kept, agent, ""), lifeMovesAt(cp.p.ID, failStep(true, agent), agent, "")
-	}
-	res, err := fl.AppendFailLife(cp.ctx, cp.key, task, agent, f, w)
-	if err != nil {
-		return err
+	// The failure counts on the task's shared record as it is: read, the
+	// lines decided on it, and written only while it is unchanged (read
+	// again when another write came between).
+	snap, err := cp.p.Snapshot()
+	life := err == nil && snap.State != nil // else no lifecycle, as commitLife
+	var res store.Failed
+	for try := 0; ; try++ {
+		lines, at, err := fl.TaskLife(cp.ctx, cp.key, task, history.LifecycleKinds())
+		if err != nil {
+			return err
+		}
+		w.At, w.Kept, w.Released = at, nil, nil
+		if life {
+			if w.Kept, err = failLines(cp.p.ID, task, lines, failStep(false, agent)); err != nil {
+				return moveErr(cp.p, err)
+			}
+			if w.Released, err = failLines(cp.p.ID, task, lines, failStep(true, agent)); err != nil {
+				return moveErr(cp.p, err)
+			}
+		}
+		if res, err = fl.AppendFailLife(cp.ctx, cp.key, task, agent, f, w); err != nil {
+			return err
+		}
+		if res.Written.Written || res.At == at || try == 4 {
+			break
+		}
 	}
 	wd := parallel.DecideWriteAt(task, res.Found, agent, f, false, res.Now)
 	switch {
@@ -421,7 +491,8 @@ func resultFailedOne(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResul
 	case wd.Outcome == parallel.WriteRefused:
 		return refusedWrite("task result", task, agent, wd)
 	case !res.Written.Written:
-		return moveErr(cp.p, lifeRefusal(task, res.LifeKey, kept, res.Now))
+		return &exitError{code: ExitProblems, err: fmt.Errorf("task %d: its shared lifecycle record kept changing while the failure was written; nothing was stored", task),
+			hint: "run the same command again"}
 	}
 	if res.Released {
 		cp.dropHeld(task, agent, f)

@@ -79,11 +79,15 @@ type Claimed struct {
 // of the writer's claim and the lifecycle move: Results[i] is the
 // TASK_RESULT line of attempt i+1, the last one that of every attempt
 // after, AttemptMarker standing for its number; Kept and Released are the
-// lifecycle moves when the writer holds no claim and when its claim is
-// released with the result (Kept.Refuse refuses the write).
+// lifecycle lines when the writer holds no claim and when its claim is
+// released with the result, decided on the task's shared record as read
+// (a failure counts on the record's own counts): the statement writes
+// nothing unless the record's latest lifecycle event is still At (0:
+// none; see TaskLife).
 type FailWrite struct {
 	Results        [][]byte
-	Kept, Released LifeMoves
+	Kept, Released [][]byte
+	At             int64
 }
 
 // AttemptMarker stands for the attempt number in the last of
@@ -93,8 +97,9 @@ const AttemptMarker = 999999997
 // Failed is what a failed result written in one statement found and did.
 type Failed struct {
 	Written
-	Attempt  int  // the attempt the result counts
-	Released bool // the writer's claim was released with it
+	Attempt  int   // the attempt the result counts
+	Released bool  // the writer's claim was released with it
+	At       int64 // the record's latest lifecycle event found
 }
 
 // Override is a write made with --force in one statement over whatever

@@ -628,8 +628,10 @@ func (s *Store) writeLife(ctx context.Context, p store.PlanKey, task domain.Task
 // writes, counting the attempt (the failed results since the last
 // deliberate retry, plus one): $14 are the result's lines by attempt
 // (their last one for every attempt after, the marker standing for its
-// number), $15 the lines' kind. The agent's claim is released with it and
-// the lifecycle lines of "r:" keys are then recorded instead.
+// number), $15 the lines' kind. The agent's claim is released with it;
+// the lifecycle lines are those of key "k", or "r" when the claim was
+// released, written only while the task's latest lifecycle event is $8
+// (the record they were decided on).
 func failSQL() string {
 	return `WITH ` + clockCTE + `, ` + curCTE() + `,
 att AS (
@@ -639,14 +641,17 @@ att AS (
     AND e.id > coalesce((SELECT max(r.id) FROM taskie_events r WHERE r.project = $1 AND r.plan = $2 AND r.task = $3::text
       AND r.stream = 'coord' AND r.kind = 'TASK_RESULT' AND r.body->'meta'->>'status' = 'retry'), 0)
 ),
-` + strings.Replace(lifeCTEsKeyed("tgt", "EXISTS (SELECT 1 FROM ok)", "(CASE WHEN EXISTS (SELECT 1 FROM rel) THEN 'r:' ELSE '' END) || life.k", "rev"), "\n),\nlev AS", `
+lid AS (
+  SELECT coalesce((SELECT e.id FROM taskie_events e WHERE e.project = $1 AND e.plan = $2 AND e.task = $3::text AND e.stream = 'plan'
+    AND e.kind = ANY($9::text[]) ORDER BY e.ts DESC, e.id DESC LIMIT 1), 0) AS id
+),
+` + strings.Replace(lifeCTEsKeyed("tgt", "EXISTS (SELECT 1 FROM ok)", "(CASE WHEN EXISTS (SELECT 1 FROM rel) THEN 'r' ELSE 'k' END)", "rev"), "\n),\nlev AS", `
 ),
 ok AS (
-  SELECT 1 FROM clk LEFT JOIN cur ON true, life
+  SELECT 1 FROM clk LEFT JOIN cur ON true, lid
   WHERE `+fenceOK+`
     AND (cur.task IS NULL OR cur.agent = '' OR cur.raw_expires <= clk.now OR cur.agent = $4)
-    AND NOT (life.k = ANY($13::text[]))
-    AND $8::bigint = 0 -- unused: $8 keeps the numbering of the other writes
+    AND lid.id = $8::bigint AND cardinality($13::text[]) = 0
 ),
 rel AS (
   UPDATE taskie_claims c SET agent = '', acquired = NULL, expires = NULL, heartbeat = NULL, place = '', result = 'failed'
@@ -672,9 +677,9 @@ rev AS (
   RETURNING 1
 ),
 lev AS`, 1) + `
-SELECT ` + curCols + `, clk.now, EXISTS (SELECT 1 FROM ok), att.n, EXISTS (SELECT 1 FROM rel), life.k,
+SELECT ` + curCols + `, clk.now, EXISTS (SELECT 1 FROM ok), att.n, EXISTS (SELECT 1 FROM rel), life.k, lid.id,
   (SELECT coalesce(array_agg(body ORDER BY id), '{}') FROM lev)
-FROM clk LEFT JOIN cur ON true, life, att`
+FROM clk LEFT JOIN cur ON true, life, att, lid`
 }
 
 // AppendFailLife writes a failed result for task in one round trip:
@@ -689,21 +694,11 @@ func (s *Store) AppendFailLife(ctx context.Context, p store.PlanKey, task domain
 	if len(w.Results) == 0 {
 		return out, fmt.Errorf("task %d: a failed result with no event", task)
 	}
-	moves := store.LifeMoves{Lines: map[string][][]byte{}}
-	for k, ls := range w.Kept.Lines {
-		moves.Lines[k] = ls
-	}
-	for k, ls := range w.Released.Lines {
-		moves.Lines["r:"+k] = ls
-	}
-	kinds, keys, lkinds, llines, err := lifeArgs(moves)
+	kinds, keys, lkinds, llines, err := lifeArgs(store.LifeMoves{Lines: map[string][][]byte{"k": w.Kept, "r": w.Released}})
 	if err != nil {
 		return out, err
 	}
-	refuse := w.Kept.Refuse
-	if refuse == nil {
-		refuse = []string{}
-	}
+	refuse := []string{}
 	results := make([]string, len(w.Results))
 	for i, l := range w.Results {
 		results[i] = string(l)
@@ -711,13 +706,44 @@ func (s *Store) AppendFailLife(ctx context.Context, p store.PlanKey, task domain
 	var r claimRow
 	var attempt int64
 	err = s.one(ctx, fmt.Sprintf("writing the failed result of task %d of plan %s", task, p.Plan), p, failSQL(),
-		[]any{p.Project, p.Plan, int32(task), agent, f.Place, s.skewMicros(), f.Token, int64(0), kinds, keys, lkinds, llines, refuse, results, store.EventTaskResult},
-		append(r.dest(), &out.Now, &out.Written.Written, &attempt, &out.Released, &out.LifeKey, &out.Lines)...)
+		[]any{p.Project, p.Plan, int32(task), agent, f.Place, s.skewMicros(), f.Token, w.At, kinds, keys, lkinds, llines, refuse, results, store.EventTaskResult},
+		append(r.dest(), &out.Now, &out.Written.Written, &attempt, &out.Released, &out.LifeKey, &out.At, &out.Lines)...)
 	if err != nil {
 		return store.Failed{}, err
 	}
 	out.Found, out.Now, out.Attempt = r.claim(), out.Now.UTC(), int(attempt)
 	return out, nil
+}
+
+// TaskLife reads task's shared lifecycle record: its plan events of
+// kinds (and of the lifecycle kinds a one-statement write looks at), in
+// the order history folds them, and the id of the latest lifecycle event
+// (0: none), which FailWrite.At names.
+func (s *Store) TaskLife(ctx context.Context, p store.PlanKey, task domain.TaskID, kinds []string) (lines [][]byte, at int64, err error) {
+	if err := checkKey(p); err != nil {
+		return nil, 0, err
+	}
+	err = s.do(ctx, fmt.Sprintf("reading the lifecycle of task %d of plan %s", task, p.Plan), func(ctx context.Context, conn *pgx.Conn) error {
+		lines, at = nil, 0
+		rows, err := conn.Query(ctx, `SELECT id, kind = ANY($5::text[]), body::text FROM taskie_events
+WHERE project = $1 AND plan = $2 AND task = $3 AND stream = 'plan' AND (kind = ANY($4::text[]) OR kind = ANY($5::text[]))
+ORDER BY ts, id`, p.Project, p.Plan, task.String(), kinds, lifeKinds)
+		if err != nil {
+			return err
+		}
+		var id int64
+		var life bool
+		var body []byte
+		_, err = pgx.ForEachRow(rows, []any{&id, &life, &body}, func() error {
+			if life {
+				at = id
+			}
+			lines = append(lines, slices.Clone(body))
+			return nil
+		})
+		return err
+	})
+	return lines, at, err
 }
 
 // one runs statement q in one round trip, its commit with it and the

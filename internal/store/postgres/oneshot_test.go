@@ -205,16 +205,25 @@ func TestAppendFailLife(t *testing.T) {
 	}
 	w := store.FailWrite{
 		Results:  [][]byte{result("1"), result(strconv.Itoa(store.AttemptMarker))},
-		Kept:     store.LifeMoves{Lines: map[string][][]byte{"assigned": {lifeLine("assigned", "assigned")}}},
-		Released: store.LifeMoves{Lines: map[string][][]byte{"assigned/mine": {lifeLine("assigned", "pending")}}},
+		Kept:     [][]byte{lifeLine("pending", "pending")},
+		Released: [][]byte{lifeLine("assigned", "pending")},
 	}
-	fail := func(agent string, f domain.Fence) string {
+	// fail decides on the record as read (stale: on the one before).
+	fail := func(agent string, f domain.Fence, stale bool) string {
 		t.Helper()
+		_, at, err := s.TaskLife(ctx, p, 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.At = at
+		if stale {
+			w.At--
+		}
 		got, err := s.AppendFailLife(ctx, p, 1, agent, f, w)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return fmt.Sprintf("written %v attempt %d released %v lines %d", got.Written.Written, got.Attempt, got.Released, len(got.Lines))
+		return fmt.Sprintf("written %v attempt %d released %v lines %d changed %v", got.Written.Written, got.Attempt, got.Released, len(got.Lines), got.At != w.At)
 	}
 	lifeMine := []byte(`{"ts":"2026-03-01T09:00:00Z","plan":"x","task":"1","event":"STATE_TRANSITION","from":"pending","to":"assigned","actor":"agent","meta":{"agent":"a"}}`)
 	if _, err := s.AppendPlanLines(ctx, p, [][]byte{lifeMine}, nil); err != nil {
@@ -225,9 +234,10 @@ func TestAppendFailLife(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, st := range []struct{ name, got, want string }{
-		{"the holder: released", fail("a", domain.Fence{Place: here.Place, Token: d.Claim.Token}), "written true attempt 1 released true lines 1"},
-		{"its stale token: refused", fail("a", domain.Fence{Place: here.Place, Token: d.Claim.Token}), "written false attempt 2 released false lines 0"},
-		{"free: written, nothing released", fail("b", here), "written true attempt 2 released false lines 0"},
+		{"the holder: released", fail("a", domain.Fence{Place: here.Place, Token: d.Claim.Token}, false), "written true attempt 1 released true lines 1 changed false"},
+		{"its stale token: refused", fail("a", domain.Fence{Place: here.Place, Token: d.Claim.Token}, false), "written false attempt 2 released false lines 0 changed false"},
+		{"the record changed since it was read: nothing written", fail("b", here, true), "written false attempt 2 released false lines 0 changed true"},
+		{"free: written, nothing released", fail("b", here, false), "written true attempt 2 released false lines 1 changed false"},
 	} {
 		if st.got != st.want {
 			t.Errorf("%s: %s; want %s", st.name, st.got, st.want)
