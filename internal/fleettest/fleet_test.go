@@ -45,37 +45,56 @@ const (
 	beat     = ttl / 2 // an agent's heartbeat period: the slack a takeover gets past the lease
 	oneWay   = 25 * time.Millisecond
 	kills    = 4
-	// drainBound bounds the drain, so that the whole test stays within a
-	// minute in `make test`; the whole plan must drain within it.
+	// drainBound bounds the chaos drain, so that the whole test stays
+	// within two minutes in `make test`; the whole plan must drain within it.
 	drainBound = 45 * time.Second
-	planID     = "fleet"
-	benchEnv   = "TASKIE_FLEET_CLAIMS" // a number of tasks: the claim race, bounded by nothing but the race
-	idlePause  = 300 * time.Millisecond
-	raceTTL    = time.Hour // the race's leases outlive it: a task claimed twice is a double claim
+	planID     = "fleet"               // the chaos drain's plan
+	racePlan   = "race"                // the clean race's plan: claims only
+	raceTasks  = 150                   // the clean race's tasks in `make test`
+	raceBound  = 25 * time.Second      // the clean race in `make test` (the benchmark has none)
+	floorRuns  = 4                     // `taskie --version` per agent loop: the process-start floor
+	aloneRuns  = 8                     // claims (and --version) by one agent with the machine to itself
+	benchEnv   = "TASKIE_FLEET_CLAIMS" // a number of tasks: the benchmark, a clean race of that many claims
+	// An agent that found no task ready waits idleFirst, then twice as
+	// long each time up to idleMax (a drained plan waits for its last
+	// leases: 30 agents polling every 300 ms were a process and a
+	// PostgreSQL backend every 10 ms, taking the cores from the holders).
+	idleFirst = 250 * time.Millisecond
+	idleMax   = time.Second
+	raceTTL   = time.Hour // the race's leases outlive it: a task claimed twice is a double claim
 )
 
-// TestFleetThreeMachines plays three machines, ten agents each, draining
-// one plan of 200 tasks through a 50 ms RTT link to PostgreSQL while
-// holders are SIGKILLed and the server restarts once (-m immediate). The
-// whole plan must drain, with no task claimed twice at once, no result
-// lost and no stale write accepted. See docs/fleet.md, "How we prove it".
+// TestFleetThreeMachines plays three machines, ten agent loops each,
+// against one PostgreSQL through a 50 ms RTT link, in three phases:
 //
-// TASKIE_FLEET_CLAIMS=10000 runs the same fleet as a benchmark: a race of
-// that many tasks, each agent process claiming one (`claim --next` under
-// a new name, leases that outlive the race) until none is left; no kills,
-// no restart, no time bound. It asserts every task was claimed exactly
-// once and reports claims/s and the claim's p50/p99.
+//   - the cost of one claim: `taskie --version` through the same loops
+//     (the process-start floor) and claims by one agent alone, with their
+//     round trips and CPU (the process's, its PostgreSQL backend's, the
+//     harness's);
+//   - a clean race: every loop claims (`claim --next` under a new name,
+//     leases that outlive the race) until none of a plan's tasks is left,
+//     no kills, no restart: the throughput and the claim's p50/p99;
+//   - the chaos drain: one plan of 200 tasks claimed, renewed, reported
+//     and released while holders are SIGKILLed and the server restarts
+//     once (-m immediate). The whole plan must drain, with no task claimed
+//     twice at once, no result lost and no stale write accepted.
+//
+// The targets (p99 ≤ 150 ms, ≥ 500 claims/s) are printed beside the
+// figures with what bounds them on this machine, not asserted.
+// TASKIE_FLEET_CLAIMS=10000 is the benchmark: the clean race over that
+// many tasks, without a time bound, and no chaos drain. See docs/fleet.md,
+// "How we prove it".
 func TestFleetThreeMachines(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("the fleet test starts PostgreSQL and namespaces on Linux only")
 	}
-	tasks, benchMode := 200, false
+	racing, benchMode := raceTasks, false
 	if v := os.Getenv(benchEnv); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
 			t.Fatalf("%s=%q: want a number of tasks", benchEnv, v)
 		}
-		tasks, benchMode = n, true
+		racing, benchMode = n, true
 	}
 	// Commits answered must survive the restart: a result that exited 0
 	// is in the log (the throwaway server's asynchronous commits lost it).
@@ -100,55 +119,58 @@ func TestFleetThreeMachines(t *testing.T) {
 		}
 	}
 	target := fmt.Sprintf("127.0.0.1:%d", srv.Port())
+	w := &wire{}
 	for i := range ms {
-		addr := latencyProxy(t, ms[i].hostIP+":0", target, oneWay)
+		addr := latencyProxy(t, ms[i].hostIP+":0", target, oneWay, w)
 		u, _ := url.Parse(dbURL)
 		u.Host = addr
 		ms[i].dbURL = u.String()
 	}
 
-	f := newFleet(t, tasks, ms)
+	f := newFleet(t, 200, ms)
+	f.raceTasks = racing
 	f.setUp()
 	for _, m := range f.ms {
 		f.checkNamespace(m)
 	}
+	f.postmaster = postmasterPID(ctx, dbURL)
+	if f.postmaster == 0 {
+		t.Log("PostgreSQL's server process not found in /proc: its CPU is not reported")
+	}
 
-	// The drain.
-	runCtx, cancel := context.WithTimeout(ctx, drainBound)
+	// The cost of one claim, then the clean race.
+	w.take()
+	c := &costs{}
+	f.measureAlone(w, c)
+	f.measureFloor(c)
+	f.race(ctx, w, c, benchMode)
+	f.reportClean(c)
+	f.checkRace(c)
+	f.checkLog(ctx, dbURL, racePlan)
 	if benchMode {
-		runCtx, cancel = context.WithCancel(ctx)
-	}
-	defer cancel()
-	var wg sync.WaitGroup
-	f.start = time.Now()
-	for mi := range f.ms {
-		for ai := range perMach {
-			if benchMode {
-				wg.Go(func() { f.racer(runCtx, mi, ai) })
-			} else {
-				wg.Go(func() { f.agent(runCtx, mi, ai) })
-			}
-		}
-	}
-	if !benchMode {
-		wg.Go(func() { f.killer(runCtx) })
-		wg.Go(func() { f.restarter(runCtx, srv) })
-	}
-	wg.Wait()
-	f.end = time.Now()
-	f.report()
-	if benchMode {
-		f.checkRace()
-		f.checkLog(ctx, srv, dbURL)
 		return
 	}
-	if n := f.doneCount(); n < tasks {
-		load, _ := os.ReadFile("/proc/loadavg")
-		t.Errorf("the fleet drained %d of %d tasks within %v (load average %s)", n, tasks, drainBound, strings.TrimSpace(string(load)))
+
+	// The chaos drain.
+	w.pause(true) // its counts are the clean race's already
+	w.take()
+	runCtx, cancel := context.WithTimeout(ctx, drainBound)
+	defer cancel()
+	f.start = time.Now()
+	before := snap(f.postmaster)
+	f.loops(func(mi, ai int) { f.agent(runCtx, mi, ai) }, func(wg *sync.WaitGroup) {
+		wg.Go(func() { f.killer(runCtx) })
+		wg.Go(func() { f.restarter(runCtx, srv) })
+	})
+	f.end = time.Now()
+	f.chaosUse = between(before, snap(0))
+	if n := f.doneCount(); n < f.tasks {
+		t.Errorf("the fleet drained %d of %d tasks within %v (load average %s)", n, f.tasks, drainBound, loadAvg())
 	}
-	f.checkLog(ctx, srv, dbURL)
+	f.checkLog(ctx, dbURL, planID)
 	f.checkTimeline()
 	f.checkReclaims()
+	f.reportChaos()
 	f.checkStatusesAndMerge()
 }
 
@@ -202,11 +224,16 @@ type agentState struct {
 }
 
 type fleet struct {
-	t      *testing.T
-	tasks  int
-	ms     []machine
-	env    []string
-	origin string
+	t         *testing.T
+	tasks     int // the chaos drain's plan
+	raceTasks int // the clean race's plan (0: none)
+	ms        []machine
+	env       []string
+	origin    string
+
+	postmaster int   // PostgreSQL's server process (0: not found)
+	chaosUse   usage // what the chaos drain cost the machine
+	sum        chaosSum
 
 	start, end time.Time
 
@@ -223,6 +250,14 @@ type fleet struct {
 	downTo    time.Time
 	takeovers map[string]time.Time // "task from": when the database took the lease over (its clock)
 	raced     map[string][]string  // the race: task → the agents it was granted to
+}
+
+// chaosSum is what the chaos drain's checks found, for its report.
+type chaosSum struct {
+	logDoubles, strangers, stale, lost int // in the coordination log
+	timeDoubles, timeStale             int // in the agents' timeline
+	killed, reclaimed                  int // holders killed, their tasks taken over in time
+	worstTake, worstBound              time.Duration
 }
 
 func newFleet(t *testing.T, tasks int, ms []machine) *fleet {
@@ -316,29 +351,37 @@ func (f *fleet) taskie(m machine) []string {
 func (f *fleet) setUp() {
 	root := f.t.TempDir()
 	src := filepath.Join(root, "src")
-	pd := filepath.Join(src, ".taskie", "plans", planID)
-	if err := os.MkdirAll(pd, 0o755); err != nil {
-		f.t.Fatal(err)
+	plans := map[string]int{planID: f.tasks}
+	if f.raceTasks > 0 {
+		plans[racePlan] = f.raceTasks
 	}
-	var tasks strings.Builder
-	tasks.WriteString("| Id | Status | Title |\n|----|--------|-------|\n")
-	for i := 1; i <= f.tasks; i++ {
-		fmt.Fprintf(&tasks, "| %d | pending | task %d |\n", i, i)
-	}
-	for name, body := range map[string]string{
-		"plan.md":    "# Fleet\n\nOne plan drained by three machines.\n",
-		"tasks.md":   tasks.String(),
-		"state.json": `{"phase": "create-tasks", "next_phase": null}` + "\n",
-	} {
-		if err := os.WriteFile(filepath.Join(pd, name), []byte(body), 0o644); err != nil {
+	for id, n := range plans {
+		pd := filepath.Join(src, ".taskie", "plans", id)
+		if err := os.MkdirAll(pd, 0o755); err != nil {
 			f.t.Fatal(err)
+		}
+		var tasks strings.Builder
+		tasks.WriteString("| Id | Status | Title |\n|----|--------|-------|\n")
+		for i := 1; i <= n; i++ {
+			fmt.Fprintf(&tasks, "| %d | pending | task %d |\n", i, i)
+		}
+		for name, body := range map[string]string{
+			"plan.md":    "# Fleet\n\nOne plan drained by three machines.\n",
+			"tasks.md":   tasks.String(),
+			"state.json": `{"phase": "create-tasks", "next_phase": null}` + "\n",
+		} {
+			if err := os.WriteFile(filepath.Join(pd, name), []byte(body), 0o644); err != nil {
+				f.t.Fatal(err)
+			}
 		}
 	}
 	f.must(root, nil, "git", "init", "-q", "-b", "main", src)
 	f.must(src, nil, taskieBin, "init")
 	// A change through taskie: the plan's log records state.json as it
 	// was written, so that `recover --check` agrees in every clone.
-	f.must(src, nil, taskieBin, "set", "max_reviews", "3")
+	for id := range plans {
+		f.must(src, nil, taskieBin, "set", "--plan", id, "max_reviews", "3")
+	}
 	f.must(src, nil, "git", "add", "-A")
 	f.must(src, nil, "git", "commit", "-q", "-m", "the plan")
 	// The agents' work: a result names a commit other than the HEAD the
@@ -402,18 +445,15 @@ func (f *fleet) fail(kind string) {
 // process is a new agent: its claim is lost, the lease must run out).
 func (f *fleet) agent(ctx context.Context, mi, ai int) {
 	m := f.ms[mi]
-	if err := enter(m.ns); err != nil {
-		f.t.Errorf("%s: %v", m.name, err)
-		return
-	}
 	st := f.agents[mi*perMach+ai]
 	env := f.taskie(m)
 	life := 0
 	name := func() string { return fmt.Sprintf("m%d-a%02d-%d", mi+1, ai, life) }
 	tt := ttl.String()
+	idle := idleFirst
 	for ctx.Err() == nil && f.doneCount() < f.tasks {
 		agent := name()
-		r := f.exec(ctx, st, m.clone, env, taskieBin, "claim", "--next", "--as", agent, "--ttl", tt)
+		r := f.exec(ctx, st, m.clone, env, taskieBin, "claim", "--plan", planID, "--next", "--as", agent, "--ttl", tt)
 		f.mu.Lock()
 		f.claimAll = append(f.claimAll, r.end.Sub(r.start))
 		if r.code == 0 {
@@ -424,9 +464,11 @@ func (f *fleet) agent(ctx context.Context, mi, ai int) {
 			if !strings.Contains(r.stderr, "no task") && !strings.Contains(r.stderr, "none") {
 				f.fail("claim --next: " + firstLine(r.stderr))
 			}
-			sleep(ctx, idlePause)
+			sleep(ctx, idle)
+			idle = min(2*idle, idleMax)
 			continue
 		}
+		idle = idleFirst
 		task := strings.TrimSpace(r.stdout)
 		token := ""
 		if mt := tokenRE.FindStringSubmatch(r.stderr); mt != nil {
@@ -451,7 +493,7 @@ func (f *fleet) agent(ctx context.Context, mi, ai int) {
 			}
 			return append(args, "--token", token)
 		}
-		r = f.exec(ctx, st, m.clone, env, taskieBin, withToken("heartbeat", task, "--as", agent, "--ttl", tt)...)
+		r = f.exec(ctx, st, m.clone, env, taskieBin, withToken("heartbeat", "--plan", planID, task, "--as", agent, "--ttl", tt)...)
 		st.mu.Lock()
 		killed, sigAt := st.killed, st.sigAt
 		st.phase, st.killed = "", false
@@ -475,7 +517,7 @@ func (f *fleet) agent(ctx context.Context, mi, ai int) {
 		}
 
 		for try := 0; try < 3; try++ {
-			r = f.exec(ctx, st, m.clone, env, taskieBin, withToken("task", "result", task, "--status", "complete", "--commit", m.work, "--as", agent)...)
+			r = f.exec(ctx, st, m.clone, env, taskieBin, withToken("task", "result", "--plan", planID, task, "--status", "complete", "--commit", m.work, "--as", agent)...)
 			if r.code == 0 {
 				f.mu.Lock()
 				h.resultStart, h.resultEnd, h.resultSaid = r.start, r.end, strings.TrimSpace(r.stderr)
@@ -492,66 +534,10 @@ func (f *fleet) agent(ctx context.Context, mi, ai int) {
 		f.mu.Lock()
 		h.releaseStart = time.Now()
 		f.mu.Unlock()
-		if r = f.exec(ctx, st, m.clone, env, taskieBin, withToken("release", task, "--as", agent)...); r.code != 0 {
+		if r = f.exec(ctx, st, m.clone, env, taskieBin, withToken("release", "--plan", planID, task, "--as", agent)...); r.code != 0 {
 			f.fail("release: " + firstLine(r.stderr))
 		}
 	}
-}
-
-// racer is one agent process slot of the claim race on machine mi: one
-// `claim --next` after another, each under a new name (a new agent, so
-// that none is given its own claim back), until no task is left.
-func (f *fleet) racer(ctx context.Context, mi, ai int) {
-	m := f.ms[mi]
-	if err := enter(m.ns); err != nil {
-		f.t.Errorf("%s: %v", m.name, err)
-		return
-	}
-	env := f.taskie(m)
-	for n := 0; ctx.Err() == nil; n++ {
-		agent := fmt.Sprintf("m%d-a%02d-%d", mi+1, ai, n)
-		r := f.exec(ctx, nil, m.clone, env, taskieBin, "claim", "--next", "--as", agent, "--ttl", raceTTL.String())
-		f.mu.Lock()
-		f.claimAll = append(f.claimAll, r.end.Sub(r.start))
-		if r.code == 0 {
-			task := strings.TrimSpace(r.stdout)
-			f.claimWon = append(f.claimWon, r.end.Sub(r.start))
-			f.raced[task] = append(f.raced[task], agent)
-			f.done[task] = true
-		}
-		f.mu.Unlock()
-		switch {
-		case r.code == 0:
-		case strings.Contains(r.stderr, "no task is ready"):
-			return // every task is claimed
-		default:
-			f.fail("claim --next: " + firstLine(r.stderr))
-		}
-	}
-}
-
-// checkRace asserts every task of the race was claimed exactly once.
-func (f *fleet) checkRace() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	doubles, missing := 0, 0
-	for i := 1; i <= f.tasks; i++ {
-		switch got := f.raced[strconv.Itoa(i)]; {
-		case len(got) == 0:
-			missing++
-		case len(got) > 1:
-			doubles++
-			if doubles <= 10 {
-				f.t.Errorf("task %d claimed %d times at once: %v", i, len(got), got)
-			}
-		}
-	}
-	if missing > 0 {
-		f.t.Errorf("%d of %d tasks never claimed", missing, f.tasks)
-	}
-	line := fmt.Sprintf("fleet race: %d tasks, %d claims granted, %d double claims, %d never claimed", f.tasks, len(f.claimWon), doubles, missing)
-	f.t.Log(line)
-	fmt.Println(line)
 }
 
 // claimed records a granted claim and returns the holding it took over
@@ -575,7 +561,7 @@ func (f *fleet) claimed(h *holding) *holding {
 // fencing token, while the new holder holds the task. It must be refused.
 func (f *fleet) lateResult(ctx context.Context, dead *holding) {
 	m := f.ms[dead.mi]
-	r := f.exec(ctx, nil, m.clone, f.taskie(m), taskieBin, "task", "result", dead.task, "--status", "complete", "--commit", m.work, "--as", dead.agent, "--token", dead.token)
+	r := f.exec(ctx, nil, m.clone, f.taskie(m), taskieBin, "task", "result", "--plan", planID, dead.task, "--status", "complete", "--commit", m.work, "--as", dead.agent, "--token", dead.token)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.lateTried++
@@ -632,31 +618,6 @@ func (f *fleet) restarter(ctx context.Context, srv *pgtest.Server) {
 		f.downFrom.Sub(f.start).Round(time.Millisecond), f.downTo.Sub(f.downFrom).Round(time.Millisecond))
 }
 
-// report logs and prints the figures.
-func (f *fleet) report() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	wall := f.end.Sub(f.start)
-	won := len(f.claimWon)
-	where := "3 network namespaces"
-	if f.ms[0].ns == "" {
-		where = "3 clones on loopback"
-	}
-	line := fmt.Sprintf("fleet: %s, %d agents, %d tasks, 50 ms RTT: %d claims in %v = %.1f claims/s; claim --next end to end (process start included) p50 %v p99 %v (granted), p50 %v p99 %v (all %d calls); targets p99 ≤ 150ms, ≥ 500 claims/s",
-		where, len(f.agents), f.tasks, won, wall.Round(time.Millisecond), float64(won)/wall.Seconds(),
-		pct(f.claimWon, 50), pct(f.claimWon, 99), pct(f.claimAll, 50), pct(f.claimAll, 99), len(f.claimAll))
-	f.t.Log(line)
-	fmt.Println(line)
-	if len(f.failures) > 0 {
-		var kinds []string
-		for k, n := range f.failures {
-			kinds = append(kinds, fmt.Sprintf("%d× %s", n, k))
-		}
-		slices.Sort(kinds)
-		f.t.Logf("commands that failed and were retried or left to the lease (the restart, lost leases):\n  %s", strings.Join(kinds, "\n  "))
-	}
-}
-
 func pct(ds []time.Duration, p int) time.Duration {
 	if len(ds) == 0 {
 		return 0
@@ -682,13 +643,13 @@ type coordEvent struct {
 // the only way past a holder), no result lost (every result an agent saw
 // accepted is in the log), no result written by an agent the log says
 // does not hold the task at that point.
-func (f *fleet) checkLog(ctx context.Context, srv *pgtest.Server, dbURL string) {
+func (f *fleet) checkLog(ctx context.Context, dbURL, plan string) {
 	conn, err := pgx.Connect(ctx, dbURL)
 	if err != nil {
 		f.t.Fatalf("reading the coordination log: %v", err)
 	}
 	defer conn.Close(ctx)
-	rows, err := conn.Query(ctx, "SELECT id, ts, kind, body::text FROM taskie_events WHERE plan = $1 AND stream = 'coord' ORDER BY id", planID)
+	rows, err := conn.Query(ctx, "SELECT id, ts, kind, body::text FROM taskie_events WHERE plan = $1 AND stream = 'coord' ORDER BY id", plan)
 	if err != nil {
 		f.t.Fatalf("reading the coordination log: %v", err)
 	}
@@ -760,7 +721,7 @@ func (f *fleet) checkLog(ctx context.Context, srv *pgtest.Server, dbURL string) 
 			}
 		}
 	}
-	f.t.Logf("coordination log: %d events %v", len(log), kinds)
+	f.t.Logf("coordination log of plan %s: %d events %v", plan, len(log), kinds)
 	for _, d := range doubles {
 		f.t.Errorf("claimed twice at once: %s", d)
 	}
@@ -784,7 +745,10 @@ func (f *fleet) checkLog(ctx context.Context, srv *pgtest.Server, dbURL string) 
 			}
 		}
 	}
-	f.t.Logf("results: %d tasks with a result accepted, %d lost", len(f.done), lost)
+	if plan == planID {
+		f.sum.logDoubles, f.sum.strangers, f.sum.stale, f.sum.lost = len(doubles), len(strangers), len(stale), lost
+		f.t.Logf("results: %d tasks with a result accepted, %d lost", len(f.done), lost)
+	}
 }
 
 // checkTimeline asserts what the agents saw: no claim granted while
@@ -816,6 +780,7 @@ func (f *fleet) checkTimeline() {
 	for _, l := range f.lateTaken {
 		f.t.Errorf("write accepted from a non-holder: %s", l)
 	}
+	f.sum.timeDoubles, f.sum.timeStale = doubles, stale
 	f.t.Logf("%d late results from dead holders (their stale token, after the takeover), %d accepted; %d double claims, %d results from a non-holder in the agents' timeline",
 		f.lateTried, len(f.lateTaken), doubles, stale)
 }
@@ -854,9 +819,15 @@ func (f *fleet) checkReclaims() {
 				took.Round(time.Millisecond), limit.Sub(h.killedAt).Round(time.Millisecond))
 			if at.After(limit) {
 				f.t.Errorf("task %s: taken over %v after its holder was killed, more than the TTL %v plus one heartbeat %v plus the slowest claim %v", task, took.Round(time.Millisecond), ttl, beat, slowest.Round(time.Millisecond))
+			} else {
+				f.sum.reclaimed++
+			}
+			if took > f.sum.worstTake {
+				f.sum.worstTake, f.sum.worstBound = took, limit.Sub(h.killedAt)
 			}
 		}
 	}
+	f.sum.killed = n
 	if n == 0 {
 		f.t.Errorf("no holder was killed: the killer found none in %d tries", kills)
 	}
@@ -869,7 +840,7 @@ func (f *fleet) checkReclaims() {
 func (f *fleet) checkStatusesAndMerge() {
 	before := map[string]string{}
 	for _, m := range f.ms {
-		before[m.name] = f.must(m.clone, f.taskie(m), taskieBin, "query")
+		before[m.name] = f.must(m.clone, f.taskie(m), taskieBin, "query", "--plan", planID)
 	}
 	if differ := differing(before); differ > 0 {
 		f.t.Logf("before the merge, the clones' query disagrees on %d tasks (each clone decides from its own state.json)", differ)
@@ -900,19 +871,21 @@ func (f *fleet) checkStatusesAndMerge() {
 	for _, m := range f.ms {
 		pull(m)
 		heads[strings.TrimSpace(f.must(m.clone, nil, "git", "rev-parse", "HEAD"))] = true
-		if r := f.exec(context.Background(), nil, m.clone, f.taskie(m), taskieBin, "recover", "--check"); r.code != 0 {
-			f.t.Errorf("%s: recover --check after the merge: %s", m.name, r)
+		for _, plan := range []string{planID, racePlan} {
+			if r := f.exec(context.Background(), nil, m.clone, f.taskie(m), taskieBin, "recover", plan, "--check"); r.code != 0 {
+				f.t.Errorf("%s: recover %s --check after the merge: %s", m.name, plan, r)
+			}
 		}
 		var st struct {
 			Tasks    json.RawMessage `json:"tasks"`
 			ByStatus json.RawMessage `json:"tasks_by_status"`
 		}
-		out := f.must(m.clone, f.taskie(m), taskieBin, "status", "--json")
+		out := f.must(m.clone, f.taskie(m), taskieBin, "status", "--plan", planID, "--json")
 		if err := json.Unmarshal([]byte(out), &st); err != nil {
 			f.t.Fatalf("%s: status --json: %v: %s", m.name, err, out)
 		}
 		statuses[m.name] = string(st.Tasks) + " " + string(st.ByStatus)
-		queries[m.name] = f.must(m.clone, f.taskie(m), taskieBin, "query")
+		queries[m.name] = f.must(m.clone, f.taskie(m), taskieBin, "query", "--plan", planID)
 	}
 	if len(heads) != 1 {
 		f.t.Errorf("the clones end on different commits: %v", heads)

@@ -1,6 +1,7 @@
 package fleettest
 
 import (
+	"bytes"
 	"encoding/binary"
 	"net"
 	"sync"
@@ -68,17 +69,24 @@ func delayed(dst, src net.Conn, delay time.Duration, seen func([]byte)) {
 		b  []byte
 		at time.Time
 	}
-	q := make(chan chunk, 4096)
+	// A few chunks in flight per direction are plenty for a protocol
+	// that waits for its answers; a full queue holds the reader back (TCP
+	// flow control), as a slow link does. One read buffer, each chunk
+	// copied out at its size: a 32 KB buffer per read and a 4,096-chunk
+	// queue per connection were most of the harness's CPU (allocation
+	// and collection), with a connection per taskie process.
+	q := make(chan chunk, 64)
 	go func() {
 		defer close(q)
+		buf := make([]byte, 32<<10)
 		for {
-			b := make([]byte, 32<<10)
-			n, err := src.Read(b)
+			n, err := src.Read(buf)
 			if n > 0 {
+				b := bytes.Clone(buf[:n])
 				if seen != nil {
-					seen(b[:n])
+					seen(b)
 				}
-				q <- chunk{b[:n], time.Now().Add(delay)}
+				q <- chunk{b, time.Now().Add(delay)}
 			}
 			if err != nil {
 				return
@@ -103,8 +111,16 @@ func delayed(dst, src net.Conn, delay time.Duration, seen func([]byte)) {
 // (start-up and authentication) and those of statements, with the
 // statements' text.
 type wire struct {
-	mu    sync.Mutex
-	conns []*wireConn
+	mu     sync.Mutex
+	conns  []*wireConn
+	paused bool // connections opened now are not watched
+}
+
+// pause stops (true) or resumes watching the connections opened from now.
+func (w *wire) pause(p bool) {
+	w.mu.Lock()
+	w.paused = p
+	w.mu.Unlock()
 }
 
 // wireConn is one connection's traffic as the client sent it.
@@ -130,8 +146,11 @@ func (w *wire) open() *wireConn {
 	}
 	c := &wireConn{w: w, turn: true}
 	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.paused {
+		return nil
+	}
 	w.conns = append(w.conns, c)
-	w.mu.Unlock()
 	return c
 }
 
