@@ -50,7 +50,7 @@ const (
 	drainBound = 45 * time.Second
 	planID     = "fleet"               // the chaos drain's plan
 	racePlan   = "race"                // the clean race's plan: claims only
-	raceTasks  = 150                   // the clean race's tasks in `make test`
+	raceTasks  = 300                   // the clean race's tasks in `make test`
 	raceBound  = 25 * time.Second      // the clean race in `make test` (the benchmark has none)
 	floorRuns  = 4                     // `taskie --version` per agent loop: the process-start floor
 	aloneRuns  = 8                     // claims (and --version) by one agent with the machine to itself
