@@ -136,6 +136,8 @@ func TestFleetThreeMachines(t *testing.T) {
 	f.postmaster = postmasterPID(ctx, dbURL)
 	if f.postmaster == 0 {
 		t.Log("PostgreSQL's server process not found in /proc: its CPU is not reported")
+	} else {
+		t.Logf("PostgreSQL's server process: %d", f.postmaster)
 	}
 
 	// The cost of one claim, then the clean race.

@@ -3,7 +3,9 @@ package fleettest
 import (
 	"bytes"
 	"encoding/binary"
+	"io"
 	"net"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -261,4 +263,52 @@ func (w *wire) take() wireCount {
 	}
 	w.conns = nil
 	return n
+}
+
+// TestLatencyProxyCost bounds what the proxy allocates per connection: the
+// fleet opens one for every taskie process, and a proxy that allocated a
+// 4,096-chunk queue per direction and 32 KB per read spent most of the
+// harness's CPU allocating and collecting.
+func TestLatencyProxyCost(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() { // an echo server
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() { io.Copy(c, c); c.Close() }()
+		}
+	}()
+	addr := latencyProxy(t, "127.0.0.1:0", ln.Addr().String(), time.Millisecond)
+	const conns, msgs = 20, 10
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for range conns {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 100)
+		for range msgs {
+			if _, err := c.Write(buf); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.ReadFull(c, buf); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.Close()
+	}
+	runtime.ReadMemStats(&after)
+	per := (after.TotalAlloc - before.TotalAlloc) / conns
+	t.Logf("%d bytes allocated per connection of %d round trips", per, msgs)
+	if per > 128<<10 {
+		t.Errorf("the proxy allocated %d KB per connection of %d round trips of 100 bytes; want at most 128 KB", per>>10, msgs)
+	}
 }
