@@ -280,9 +280,11 @@ func (f *fleet) reportClean(c *costs) {
 		pct(lat(c.versionAlone), 50), ms(per(cpuSum(c.versionAlone), len(c.versionAlone))), agents, fl, c.floorWall.Round(time.Millisecond), floorRate,
 		pct(lat(c.floor), 50), pct(lat(c.floor), 99), ms(per(cpuSum(c.floor), fl)))
 
-	// The bounds.
+	// The bounds. A claim's floor is its link and its CPU: what it takes
+	// with idle cores, however many agents there are.
 	alone50 := pct(lat(c.alone), 50)
 	claimCPU := aCPU + max(aPG, 0) + aSelf
+	floor := link + aCPU + max(aPG, 0)
 	little := float64(agents) / alone50.Seconds()
 	cpuBound := float64(cores) / claimCPU.Seconds()
 	bound := min(little, cpuBound, floorRate)
@@ -290,14 +292,13 @@ func (f *fleet) reportClean(c *costs) {
 	if bound >= 500 {
 		reach = "within reach here"
 	}
-	alone99 := pct(lat(c.alone), 99)
-	p99 := "out of reach even alone"
-	if alone99 <= 150*time.Millisecond {
-		p99 = "met by a claim with the cores to itself, not while claims queue for them"
+	p99 := fmt.Sprintf("out of reach: a claim's floor (link %v + CPU %s) is %v", link, ms(aCPU+max(aPG, 0)), floor.Round(time.Millisecond))
+	if floor <= 150*time.Millisecond {
+		p99 = fmt.Sprintf("within reach of a claim with idle cores (its floor: link %v + CPU %s = %v), not while claims queue for the cores", link, ms(aCPU+max(aPG, 0)), floor.Round(time.Millisecond))
 	}
-	f.say("fleet bounds: Little's law, %d agents / %v a claim alone = %.0f claims/s with cores to spare (500/s needs %.0f agents); %d cores / %s of CPU a claim = %.0f claims/s (500/s needs %.1f cores); process start through %d loops %.0f/s. ≥ 500 claims/s is %s; p99 ≤ 150 ms: a claim alone p99 %v, %s",
+	f.say("fleet bounds: Little's law, %d agents / %v a claim alone = %.0f claims/s with cores to spare (500/s needs %.0f agents); %d cores / %s of CPU a claim = %.0f claims/s (500/s needs %.1f cores); process start through %d loops %.0f/s. ≥ 500 claims/s is %s; p99 ≤ 150 ms (alone here: p50 %v, p99 %v) is %s",
 		agents, alone50, little, math.Ceil(500*alone50.Seconds()), cores, ms(claimCPU), cpuBound, 500*claimCPU.Seconds(),
-		agents, floorRate, reach, alone99, p99)
+		agents, floorRate, reach, alone50, pct(lat(c.alone), 99), p99)
 }
 
 // reportChaos prints the chaos drain's figures: what its checks found, and
