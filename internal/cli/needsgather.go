@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -198,16 +199,27 @@ func notImported(p *store.Plan) (missing, total int) {
 
 // lifecycleRecords are the plan's lifecycle records as status shows them:
 // state.json's (every clone's with a shared store), with the tasks whose
-// commit is there completed in memory.
+// commit is there completed in memory. They are the records the views
+// fold (implied.View) without the fold: status folds its tasks once, not
+// once more for the needs-you list (10,000 records cost as much as
+// parsing tasks.md).
 func lifecycleRecords(p *store.Plan) []lifecycle.Task {
-	if _, err := p.State(); err != nil {
+	st, err := p.State()
+	if err != nil {
 		return nil
 	}
+	recs, shared := sharedLifecycle(p)
+	if shared && recs != nil {
+		recs = maps.Clone(recs) // settled below, in place
+	} else if recs, err = taskrec.Records(st); err != nil {
+		return nil // `taskie validate` reports the field
+	}
+	implied.SettledView(p, recs)
 	var out []lifecycle.Task
-	for _, r := range planRecords(p, taskrec.Input{Untimed: true}) {
-		if r.Recorded {
-			out = append(out, r.Life)
-		}
+	for _, t := range recs {
+		// The record's maps are the caller's: the list gets its own.
+		t.Failures, t.Entered = maps.Clone(t.Failures), maps.Clone(t.Entered)
+		out = append(out, t)
 	}
 	slices.SortFunc(out, func(a, b lifecycle.Task) int { return int(a.ID - b.ID) })
 	return out
