@@ -8,10 +8,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/taskie-dev/taskie/internal/store/postgres/pgtest"
@@ -53,9 +53,7 @@ func runProc(dir string, env []string, bin string, args ...string) procRun {
 	}
 	r.code = c.ProcessState.ExitCode()
 	r.cpu = c.ProcessState.UserTime() + c.ProcessState.SystemTime()
-	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		r.faults = ru.Minflt + ru.Majflt
-	}
+	r.faults = pageFaults(c.ProcessState)
 	return r
 }
 
@@ -67,6 +65,32 @@ type loopFigures struct {
 	lat, cpu []time.Duration // sorted
 	faults   []int64         // sorted
 	steps    map[string]*stepFigures
+	// serverCPU is the database server's CPU time per claim (its
+	// processes that ended during the run), 0 when not known.
+	serverCPU time.Duration
+}
+
+// childrenCPU is the CPU time of the ended children of process pid
+// (Linux: /proc/<pid>/stat cutime and cstime), 0 when not known.
+func childrenCPU(pid int) time.Duration {
+	if pid <= 0 {
+		return 0
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]) // after the command name
+	if len(f) < 15 {
+		return 0
+	}
+	var ticks int64
+	for _, v := range f[13:15] { // fields 16 and 17: cutime, cstime
+		n, _ := strconv.ParseInt(v, 10, 64)
+		ticks += n
+	}
+	return time.Duration(ticks) * time.Second / 100 // USER_HZ
 }
 
 type stepFigures struct {
@@ -105,6 +129,7 @@ func binaryBench(bin string, loops, tasks, reps int, url, only string, cycle boo
 	defer os.RemoveAll(dir)
 	env := append(os.Environ(), "TASKIE_AGENT=", "TASKIE_CLAIM_TOKEN=", "TASKIE_DATABASE_URL=", "NO_COLOR=1")
 	stores := []string{}
+	serverPID := 0 // the throwaway server's postmaster: its CPU per claim is reported
 	if only != "postgres" {
 		stores = append(stores, "files")
 	}
@@ -115,6 +140,7 @@ func binaryBench(bin string, loops, tasks, reps int, url, only string, cycle boo
 				fmt.Printf("PostgreSQL skipped: %v\n", err)
 			} else {
 				defer srv.Stop()
+				serverPID = srv.PID()
 				if url, err = srv.NewDB(context.Background()); err != nil {
 					return err
 				}
@@ -144,9 +170,13 @@ func binaryBench(bin string, loops, tasks, reps int, url, only string, cycle boo
 			if err != nil {
 				return err
 			}
+			srvCPU := childrenCPU(serverPID)
 			f, err := drain(repo, senv, bin, loops, tasks, &agentCycle{cycle: cycle, work: work})
 			if err != nil {
 				return fmt.Errorf("%s: %w", st, err)
+			}
+			if st == "postgres" && serverPID > 0 {
+				f.serverCPU = (childrenCPU(serverPID) - srvCPU) / time.Duration(f.n)
 			}
 			results[st] = append(results[st], f)
 		}
@@ -168,6 +198,9 @@ func binaryBench(bin string, loops, tasks, reps int, url, only string, cycle boo
 		fmt.Printf("%-12s %6.0f claims/s  p50 %6.1f ms  p99 %6.1f ms  CPU/claim p50 %5.2f ms  faults p50 %4d | floor %6.0f/s p50 %5.1f ms CPU %5.2f ms faults %4d | %3.0f %% of the floor (target >= %.0f %%) %s\n",
 			name, f.perSec, ms(pctl(f.lat, 50)), ms(pctl(f.lat, 99)), ms(pctl(f.cpu, 50)), pctl(f.faults, 50),
 			fl.perSec, ms(pctl(fl.lat, 50)), ms(pctl(fl.cpu, 50)), pctl(fl.faults, 50), pct, target, verdict)
+		if f.serverCPU > 0 {
+			fmt.Printf("    PostgreSQL server CPU per claim (its processes, the connection's included): %.2f ms\n", ms(f.serverCPU))
+		}
 		for _, step := range []string{"claim", "heartbeat", "result", "release"} {
 			s := f.steps[step]
 			if s == nil || !cycle {

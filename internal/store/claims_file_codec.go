@@ -254,6 +254,16 @@ func (r *jr) object(member func(key string) bool) {
 	}
 }
 
+// null consumes a null when it comes next.
+func (r *jr) null() bool {
+	r.ws()
+	if r.ok && len(r.b)-r.i >= 4 && string(r.b[r.i:r.i+4]) == "null" {
+		r.i += 4
+		return true
+	}
+	return false
+}
+
 // array reads an array, calling elem to read each element.
 func (r *jr) array(elem func()) {
 	r.want('[')
@@ -330,11 +340,17 @@ func decodeClaimsDoc(data []byte) (doc claimsDoc, ok bool) {
 		case "plan":
 			doc.Plan = r.str()
 		case "claims":
-			doc.Claims = readClaimsArray(r)
+			doc.Claims = nil
+			if !r.null() {
+				doc.Claims = readClaimsArray(r)
+			}
 		case "last_token":
 			doc.LastToken = r.int()
 		case "lost":
-			doc.Lost = readClaimsArray(r)
+			doc.Lost = nil
+			if !r.null() {
+				doc.Lost = readClaimsArray(r)
+			}
 		default:
 			return false
 		}
@@ -433,6 +449,10 @@ func decodeWorktreesDoc(data []byte) (doc worktreesDoc, ok bool) {
 	r.object(func(k string) bool {
 		switch k {
 		case "worktrees":
+			doc.Worktrees = nil
+			if r.null() {
+				return true
+			}
 			doc.Worktrees = []Worktree{}
 			r.array(func() {
 				var t Worktree
@@ -460,6 +480,10 @@ func decodeWorktreesDoc(data []byte) (doc worktreesDoc, ok bool) {
 				doc.Worktrees = append(doc.Worktrees, t)
 			})
 		case "checkouts":
+			doc.Checkouts = nil
+			if r.null() {
+				return true
+			}
 			doc.Checkouts = []Checkout{}
 			r.array(func() {
 				var c Checkout
@@ -516,9 +540,7 @@ func encodeHeld(hs []Held) ([]byte, error) {
 // not take.
 func decodeHeld(data []byte) (hs []Held, ok bool) {
 	r := newJR(data)
-	r.ws()
-	if len(data)-r.i >= 4 && string(data[r.i:r.i+4]) == "null" {
-		r.i += 4
+	if r.null() {
 		return nil, r.end()
 	}
 	hs = []Held{}

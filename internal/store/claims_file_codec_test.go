@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,12 +92,48 @@ func check[T any](t *testing.T, v T, enc func(T) ([]byte, error), dec func([]byt
 	}
 }
 
+// The scanner takes what taskie writes: a whole file checked against
+// encoding/json's reading, nulls included, as a claim reads it.
+func TestCoordCodecTakesWhatTaskieWrites(t *testing.T) {
+	for _, in := range []string{
+		`{"plan": "p", "claims": null}`,
+		`{"plan": "p", "claims": [], "lost": null}`,
+		"{\n  \"worktrees\": null,\n  \"checkouts\": [\n    {\n      \"task\": \"1\",\n      \"path\": \"/r\",\n      \"head\": \"8e6a\",\n      \"claimed\": \"2026-11-27T20:45:25Z\"\n    }\n  ]\n}",
+		`{"worktrees": [], "checkouts": null}`,
+		`null`,
+	} {
+		var ok bool
+		switch {
+		case strings.Contains(in, "plan"):
+			var want claimsDoc
+			json.Unmarshal([]byte(in), &want)
+			var got claimsDoc
+			got, ok = decodeClaimsDoc([]byte(in))
+			if diff := cmp.Diff(want, got); ok && diff != "" {
+				t.Errorf("%s: (-encoding/json +codec)\n%s", in, diff)
+			}
+		case in == "null":
+			_, ok = decodeHeld([]byte(in))
+		default:
+			var want worktreesDoc
+			json.Unmarshal([]byte(in), &want)
+			var got worktreesDoc
+			got, ok = decodeWorktreesDoc([]byte(in))
+			if diff := cmp.Diff(want, got, cmp.AllowUnexported(worktreesDoc{})); ok && diff != "" {
+				t.Errorf("%s: (-encoding/json +codec)\n%s", in, diff)
+			}
+		}
+		if !ok {
+			t.Errorf("%s: left to encoding/json", in)
+		}
+	}
+}
+
 // Files the scanner does not take are left to encoding/json: hand edits
 // with other keys, escapes, nulls, numbers written otherwise.
 func TestCoordCodecLeavesOddFilesToEncodingJSON(t *testing.T) {
 	for _, in := range []string{
 		``,
-		`{"plan": "p", "claims": null}`,
 		`{"plan": "p", "Claims": []}`,
 		`{"plan": "p\u0041", "claims": []}`,
 		`{"plan": "p", "claims": [], "last_token": 1.0}`,

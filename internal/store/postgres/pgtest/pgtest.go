@@ -189,6 +189,15 @@ func (s *Server) logTail() string {
 // Port is the server's TCP port on 127.0.0.1.
 func (s *Server) Port() int { return s.port }
 
+// PID is the server's process id (its postmaster): benchmarks read the
+// CPU time of the server processes it reaped from it.
+func (s *Server) PID() int {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return 0
+	}
+	return s.cmd.Process.Pid
+}
+
 // URL is the URL of database db on the server, as the postgres superuser.
 func (s *Server) URL(db string) string {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/%s?sslmode=disable", s.port, db)
