@@ -108,7 +108,7 @@ func TestFleetThreeMachines(t *testing.T) {
 	ms, err := namespaces(t, machines)
 	if err != nil {
 		t.Logf("no network namespaces: %v — THE THREE MACHINES ARE THREE PLAIN CLONES ON LOOPBACK (127.0.0.1), each still behind its own latency proxy", err)
-		fmt.Printf("fleet: no network namespaces (%v): three plain clones on loopback\n", err)
+		fmt.Printf("figure: fleet: no network namespaces (%v): three plain clones on loopback\n", err)
 		ms = nil
 		for i := range machines {
 			ms = append(ms, machine{name: fmt.Sprintf("machine-%d", i+1), hostIP: "127.0.0.1"})

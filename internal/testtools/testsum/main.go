@@ -129,6 +129,7 @@ func (s *summary) add(e event) {
 	case "pass":
 		if e.Test != "" {
 			s.passed++
+			s.figures(s.output[k])
 		} else {
 			fmt.Fprintf(s.out, "ok      %s\t%.1fs\n", e.Package, e.Elapsed)
 		}
@@ -150,6 +151,20 @@ func (s *summary) add(e event) {
 			fmt.Fprintf(s.out, "FAIL    %s\t%.1fs\n%s", e.Package, e.Elapsed, strings.Join(s.output[k], ""))
 		}
 		delete(s.output, k)
+	}
+}
+
+// figurePrefix starts a line a test prints as a figure of its own: the
+// fleet test's measurements, shown by make test even when it passes.
+const figurePrefix = "figure: "
+
+// figures prints the figure lines of a test that passed (a failing test's
+// are in its output already).
+func (s *summary) figures(lines []string) {
+	for _, l := range lines {
+		if strings.HasPrefix(l, figurePrefix) {
+			fmt.Fprint(s.out, l)
+		}
 	}
 }
 

@@ -42,6 +42,29 @@ func TestSummary(t *testing.T) {
 	}
 }
 
+// TestSummaryShowsFigures: a passing test's output is dropped, but for
+// the lines it printed as figures (the fleet test's measurements).
+func TestSummaryShowsFigures(t *testing.T) {
+	in := strings.Join([]string{
+		`{"Action":"run","Package":"p/f","Test":"TestFleet"}`,
+		`{"Action":"output","Package":"p/f","Test":"TestFleet","Output":"    f_test.go:9: a log line\n"}`,
+		`{"Action":"output","Package":"p/f","Test":"TestFleet","Output":"figure: fleet 38 claims/s\n"}`,
+		`{"Action":"pass","Package":"p/f","Test":"TestFleet"}`,
+		`{"Action":"pass","Package":"p/f","Elapsed":30}`,
+	}, "\n")
+	var out bytes.Buffer
+	s := &summary{out: &out, output: map[key][]string{}}
+	if !s.read(strings.NewReader(in)) {
+		t.Errorf("read = false, want true:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "figure: fleet 38 claims/s\n") {
+		t.Errorf("output lacks the figure:\n%s", out.String())
+	}
+	if strings.Contains(out.String(), "a log line") {
+		t.Errorf("output shows a passing test's log:\n%s", out.String())
+	}
+}
+
 // TestSummaryOfSeveralStreams: the parts of make test write to pipes of
 // their own; every stream is counted, and one that cannot be read fails
 // the summary.
