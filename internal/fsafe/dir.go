@@ -6,7 +6,26 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync/atomic"
 )
+
+// listHook, when set (SetListHook), is told of every directory listed:
+// tests count a command's listings with it; unset it costs one atomic load.
+var listHook atomic.Pointer[func(path string)]
+
+// SetListHook makes fn see the path of every directory that ReadDir and
+// EachName list, until restore is called. For tests (the hook's count a
+// stop's listings of its plan): fn must be safe for concurrent use.
+func SetListHook(fn func(path string)) (restore func()) {
+	old := listHook.Swap(&fn)
+	return func() { listHook.Store(old) }
+}
+
+func listing(path string) {
+	if fn := listHook.Load(); fn != nil {
+		(*fn)(path)
+	}
+}
 
 // Dir is one directory of the repository, opened once for a burst of reads
 // of the files directly in it (one snapshot of a plan): a plain regular
@@ -59,6 +78,7 @@ func (d *Dir) Close() error { return d.f.Close() }
 
 // ReadDir lists the directory, sorted by name.
 func (d *Dir) ReadDir() ([]fs.DirEntry, error) {
+	listing(d.parent.Path(d.rel))
 	entries, err := listDir(d.f, d.parent.Path(d.rel))
 	if err != nil {
 		return nil, d.parent.wrap(d.rel, err)

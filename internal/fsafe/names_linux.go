@@ -15,6 +15,7 @@ import (
 // 10,000 tasks lists 60,000 names, and a caller that keeps a few of them
 // should not pay for the rest.
 func (d *Dir) EachName(fn func(name []byte, typ fs.FileMode)) error {
+	listing(d.parent.Path(d.rel))
 	if _, err := d.f.Seek(0, 0); err != nil {
 		return d.parent.wrap(d.rel, err)
 	}

@@ -107,6 +107,9 @@ func (h *stopper) run() Result {
 
 // facts gathers what the decision needs from the snapshot, once.
 func (h *stopper) facts(snap *store.Snapshot) workflow.StopFacts {
+	// Validation first: it lists the plan directory and keeps the names,
+	// which the review files are then parsed from (no second listing).
+	violations := snap.Validate(workflow.Lint)
 	f := workflow.StopFacts{
 		State:           snap.State,
 		Active:          h.in.StopHookActive,
@@ -120,7 +123,7 @@ func (h *stopper) facts(snap *store.Snapshot) workflow.StopFacts {
 		Autopilot:       h.cfg.Autopilot,
 		Reviews:         snap.Files(),
 	}
-	for _, v := range snap.Validate(workflow.Lint) {
+	for _, v := range violations {
 		if v.Severity == plan.SeverityError {
 			f.Violations = append(f.Violations, v.String())
 		}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taskie-dev/taskie/internal/benchfix"
 	"github.com/taskie-dev/taskie/internal/fsafe"
 	"github.com/taskie-dev/taskie/internal/state"
 	"github.com/taskie-dev/taskie/internal/store"
@@ -133,4 +134,32 @@ func BenchmarkStopWithReview(b *testing.B) {
 	}
 	b.ReportMetric(float64(total.PlanLocks)/float64(n), "planlocks/op")
 	b.ReportMetric(float64(total.StateDecodes)/float64(n), "decodes/op")
+}
+
+// A stop with nothing due lists its plan's directory once: validation and
+// the review files read the same listing (a plan of many tasks holds
+// thousands of names).
+func TestStopNothingDueListsThePlanOnce(t *testing.T) {
+	root := t.TempDir()
+	dir, err := benchfix.Plan(root, 20, 40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	var lists atomic.Int64
+	restore := fsafe.SetListHook(func(path string) {
+		if filepath.Clean(path) == dir {
+			lists.Add(1)
+		}
+	})
+	in := []byte(fmt.Sprintf(`{"session_id":"s1","cwd":%q,"stop_hook_active":false,"hook_event_name":"Stop"}`, root))
+	var out, errOut bytes.Buffer
+	code := Stop(Env{Stdin: bytes.NewReader(in), Stdout: &out, Stderr: &errOut, Getenv: func(string) string { return "" }, InputDeadline: time.Second})
+	restore()
+	if code != 0 || out.Len() != 0 || errOut.Len() != 0 {
+		t.Fatalf("exit %d, stdout %q, stderr %q: want a silent allow", code, out.String(), errOut.String())
+	}
+	if n := lists.Load(); n != 1 {
+		t.Errorf("the stop listed the plan directory %d times, want 1", n)
+	}
 }
