@@ -38,10 +38,15 @@ func DetectAgent(data []byte) Agent {
 	if json.Unmarshal(data, &in) != nil {
 		return Claude
 	}
-	if id, ok := in.TurnID.(string); ok && id != "" {
+	return agentOf(in.TurnID, in.TranscriptPath)
+}
+
+// agentOf is DetectAgent on fields already decoded.
+func agentOf(turnID any, transcript string) Agent {
+	if id, ok := turnID.(string); ok && id != "" {
 		return Codex
 	}
-	if strings.HasPrefix(filepath.Base(in.TranscriptPath), "rollout-") {
+	if strings.HasPrefix(filepath.Base(transcript), "rollout-") {
 		return Codex
 	}
 	return Claude

@@ -74,8 +74,12 @@ func Decode(data []byte) (Input, error) {
 	if err := json.Unmarshal(data, &in); err != nil {
 		return Input{}, fmt.Errorf("hook input is not a JSON object: %v", err)
 	}
+	// What the typed fields cannot hold, in one more pass (not two): the
+	// flag's either type and the agent's marks (DetectAgent's).
 	var flags struct {
-		Active any `json:"stop_hook_active"`
+		Active         any    `json:"stop_hook_active"`
+		TurnID         any    `json:"turn_id"`
+		TranscriptPath string `json:"transcript_path"`
 	}
 	_ = json.Unmarshal(data, &flags)
 	switch v := flags.Active.(type) {
@@ -84,6 +88,6 @@ func Decode(data []byte) (Input, error) {
 	case string:
 		in.StopHookActive = strings.EqualFold(v, "true")
 	}
-	in.Agent = DetectAgent(data)
+	in.Agent = agentOf(flags.TurnID, flags.TranscriptPath)
 	return in, nil
 }

@@ -19,8 +19,15 @@ type planLog struct {
 }
 
 func openLog(root *fsafe.Root, id string) *planLog {
+	return openLogIn(root, id, root.MkdirAll(".taskie/logs", 0o755) == nil)
+}
+
+// openLogIn opens a plan's log once the logs directory is known to be
+// there (dirOK): a stop that writes to the logs of 50 plans creates the
+// directory once, not 50 times.
+func openLogIn(root *fsafe.Root, id string, dirOK bool) *planLog {
 	pl := &planLog{dir: root.Path(".taskie/logs")}
-	if err := root.MkdirAll(".taskie/logs", 0o755); err == nil {
+	if dirOK {
 		pl.f, _ = root.OpenAppend(".taskie/logs/" + id + ".log")
 	}
 	if pl.f != nil {

@@ -34,7 +34,10 @@ func SelectPlan(fs *store.Files, in Input, now time.Time, window time.Duration) 
 	cin := planchoice.Input{SessionID: in.SessionID, Now: now, MidTurnWindow: window}
 	for _, id := range ids {
 		known[id] = true
-		c := planchoice.Candidate{ID: id, Mtime: fs.Repo.Mtime(id)}
+		c := planchoice.Candidate{ID: id}
+		if len(ids) > 1 { // the age orders plans; one plan needs no order
+			c.Mtime = fs.Repo.Mtime(id)
+		}
 		if s, err := fs.PeekState(id); err == nil {
 			c.Owner, c.Pending = s.SessionID, s.IsEnabled() && s.Next() != ""
 			awaits[id] = string(s.Next())

@@ -199,8 +199,9 @@ func readInput(e Env, hook string) (Input, error) {
 // waiting, where `taskie status` and `taskie continue` show it.
 func logChoice(root *fsafe.Root, hook string, in Input, sel Selection) {
 	why := "plan choice: " + string(sel.Reason) + ": " + strings.TrimPrefix(sel.Message, "taskie: ")
+	dirOK := root.MkdirAll(".taskie/logs", 0o755) == nil
 	for _, id := range append([]string{"hook"}, sel.Candidates...) {
-		lg := openLog(root, id)
+		lg := openLogIn(root, id, dirOK)
 		lg.event(hook, in, "allow", why)
 		lg.close()
 	}
