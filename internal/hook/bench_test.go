@@ -104,3 +104,25 @@ func BenchmarkStopTranscriptNamedPlan(b *testing.B) {
 		return err
 	})
 }
+
+// BenchmarkStopTranscriptNoneChosen is bench/run's row: 50 plans await the
+// hook, the session owns none and its transcript names none, so the stop
+// drives none and says so, in its reply and in the log of every plan.
+func BenchmarkStopTranscriptNoneChosen(b *testing.B) {
+	root := b.TempDir()
+	transcript, err := benchfix.Plans(root, 50, 5<<20)
+	if err != nil {
+		b.Fatal(err)
+	}
+	in := []byte(fmt.Sprintf(`{"session_id":"bench","cwd":%q,"stop_hook_active":false,"hook_event_name":"Stop","transcript_path":%q}`, root, transcript))
+	var out bytes.Buffer
+	env := Env{Stdout: &out, Stderr: io.Discard, Getenv: func(string) string { return "" }, InputDeadline: time.Second}
+	b.ReportAllocs()
+	for b.Loop() {
+		out.Reset()
+		env.Stdin = bytes.NewReader(in)
+		if code := Stop(env); code != 0 || !strings.Contains(out.String(), "none was driven") {
+			b.Fatalf("exit %d: %q", code, out.String())
+		}
+	}
+}
