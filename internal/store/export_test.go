@@ -4,3 +4,7 @@ package store
 // (relative to the repository root) fail with fn's error, as a full disk
 // would; nil lets every write through again.
 func SetFailWrite(f *Files, fn func(rel string) error) { f.failWrite = fn }
+
+// SetSmallPlan sets the most tasks of a plan listed whole at once, for a
+// test; it returns the old value.
+func SetSmallPlan(n int) int { old := smallPlan; smallPlan = n; return old }

@@ -184,12 +184,19 @@ func (f *Files) read(id string) (*Snapshot, error) {
 	s.ls = &listing{open: func() (*fsafe.Dir, error) { return f.root.OpenDir(Rel(id, "")) }}
 	s.readState(f, d, id)
 	s.readTasks(d)
+	s.ls.small = s.Tasks == nil || len(s.Tasks.Tasks) <= smallPlan
 	if tail, _, err := d.ReadTail(events.FileName, tailSize); err == nil {
 		s.last, s.lastIsLast = lastCommitIn(tail)
 	}
 	s.Version = Version{State: Hash(s.StateRaw), Tasks: Hash(s.TasksRaw)}
 	return s, nil
 }
+
+// smallPlan is the most tasks of a plan whose snapshot lists every name
+// at the first question about any (the Stop hook's plans: one listing
+// answers Exists, Files and Validate); a bigger plan's snapshot reads only
+// what it is asked for.
+var smallPlan = 256
 
 // readNames reads files of plan id through one open directory, with read.
 func (f *Files) readNames(id string, names []string, read func(*fsafe.Dir, string) ([]byte, error), fn func(string, []byte, error)) {

@@ -17,9 +17,11 @@ import (
 
 // TestExistsWithoutListing: a snapshot answers Exists, ReadRegularFiles and
 // Files before its listing is read (a look at the one name, the names
-// alone) exactly as from the listing: a regular file exists, a link to one,
+// alone) exactly as from the listing (as a big plan's snapshot does): a regular file exists, a link to one,
 // a directory, a FIFO or a name with a slash does not.
 func TestExistsWithoutListing(t *testing.T) {
+	old := store.SetSmallPlan(0) // every plan reads only what it is asked for
+	t.Cleanup(func() { store.SetSmallPlan(old) })
 	f, root := repo(t, map[string]string{
 		"plan.md": "# Plan\n", "tasks.md": tasks3, "task-1.md": "one\n", "task-2-review-1.md": "r\n",
 		"/elsewhere/task.md": "outside\n", "sub/task-9.md": "nested\n",

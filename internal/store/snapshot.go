@@ -75,9 +75,12 @@ type listing struct {
 	// short): the listing shows the directory as the commit left it.
 	gone                   []string
 	haveEntries, haveFiles bool
-	sorted                 bool            // entries are sorted by name
-	entries                []Entry         // in the order listed until sorted
-	files                  []plan.FileName // parsed names of the regular .md files
+	// small is a plan of at most smallPlan tasks: its first question
+	// about a name (Exists, Files) lists every name, kept for the next.
+	small   bool
+	sorted  bool            // entries are sorted by name
+	entries []Entry         // in the order listed until sorted
+	files   []plan.FileName // parsed names of the regular .md files
 }
 
 // Entries is the plan directory listing, sorted by name: read on first use
@@ -167,6 +170,10 @@ func (l *listing) getFiles() []plan.FileName {
 		return l.files
 	}
 	l.haveFiles = true
+	if l.small {
+		// The Stop hook asks for the files, then validates: one listing.
+		l.readOnce()
+	}
 	if l.haveEntries {
 		l.files = make([]plan.FileName, 0, len(l.entries))
 		for _, e := range l.entries {
@@ -248,7 +255,7 @@ func (s *Snapshot) Path(name string) string { return s.Dir + "/" + name }
 // Exists reports whether a regular file of that name is in the plan: in
 // the listing when it was read, else by a look at that one name.
 func (s *Snapshot) Exists(name string) bool {
-	if s.lstat != nil && !s.ls.listed() {
+	if s.lstat != nil && !s.ls.listed() && !s.ls.small {
 		if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\`) || s.ls.goneName(name) {
 			return false // a listing holds no such name
 		}
