@@ -157,6 +157,15 @@ func Decode(data []byte) (map[domain.TaskID]Task, error) {
 	if len(data) == 0 || string(data) == "null" {
 		return out, nil
 	}
+	if fast, ok := decodeScan(data); ok {
+		return fast, nil
+	}
+	return decodeJSON(data)
+}
+
+// decodeJSON is Decode by encoding/json: any form, with its errors.
+func decodeJSON(data []byte) (map[domain.TaskID]Task, error) {
+	out := map[domain.TaskID]Task{}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("lifecycle: %v", err)
