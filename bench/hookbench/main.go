@@ -30,10 +30,11 @@ func main() {
 	floor := flag.String("floor", "./bench/depsfloor", "the package of the linked-dependencies floor (built here)")
 	reads := flag.Bool("reads", false, "only the plan reads on 1,000 and 10,000 tasks")
 	fixtures := flag.String("fixtures", "", "with -reads: write the 1,000- and 10,000-task plans under this directory and exit")
+	before := flag.String("before", "", "with -reads: another taskie binary, timed in turn with -taskie on each row")
 	flag.Parse()
 	err := error(nil)
 	if *reads {
-		err = readsOnly(*taskie, *runs, *fixtures)
+		err = readsOnly(*taskie, *before, *runs, *fixtures)
 	} else {
 		err = run(*taskie, *floor, *runs)
 	}
