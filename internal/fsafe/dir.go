@@ -119,6 +119,16 @@ func (d *Dir) ReadFile(name string) ([]byte, error) {
 	return d.parent.readOpen(f, rel, LimitFor(rel))
 }
 
+// OpenAppend is Root.OpenAppend of the file name in the directory: a log
+// among many (the hook writes one line to each of 50 plans' logs) opened
+// with one lookup, not a walk from the repository root.
+func (d *Dir) OpenAppend(name string) (*os.File, error) {
+	if f, ok := d.appendPlain(name); ok {
+		return f, nil
+	}
+	return d.parent.OpenAppend(path.Join(d.rel, name))
+}
+
 // ReadRegular is ReadFile of a name that is a regular file directly in the
 // directory, not a link to one: anything else reads as missing
 // (fs.ErrNotExist), as a listing's regular entries would show it. A file

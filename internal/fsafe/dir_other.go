@@ -18,3 +18,6 @@ func (d *Dir) openPlain(string) (*os.File, bool, error) { return nil, false, nil
 
 // openSubPlain hands every name to the repository root.
 func (d *Dir) openSubPlain(string) (*os.File, bool) { return nil, false }
+
+// appendPlain hands every name to the repository root.
+func (d *Dir) appendPlain(string) (*os.File, bool) { return nil, false }

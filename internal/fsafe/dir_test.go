@@ -147,3 +147,61 @@ func TestSubLikeOpenDir(t *testing.T) {
 		})
 	}
 }
+
+// A Dir appends where the Root would: a plain or missing name directly,
+// a link inside the repository judged from the root, and nothing outside
+// it or that is not a regular file.
+func TestDirAppendsLikeRoot(t *testing.T) {
+	r, root := newRoot(t)
+	outside := t.TempDir()
+	writeFile(t, filepath.Join(outside, "secret.log"), "secret\n")
+	logs := filepath.Join(root, ".taskie", "logs")
+	writeFile(t, filepath.Join(logs, "p.log"), "a\n")
+	writeFile(t, filepath.Join(root, "docs", "kept.log"), "k\n")
+	symlink(t, "../../docs/kept.log", filepath.Join(logs, "in.log"))
+	symlink(t, filepath.Join(outside, "secret.log"), filepath.Join(logs, "out.log"))
+	if err := os.Mkdir(filepath.Join(logs, "dir.log"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d, err := r.OpenDir(".taskie/logs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for _, tc := range []struct {
+		name, file, want string
+		err              error
+	}{
+		{name: "p.log", file: filepath.Join(logs, "p.log"), want: "a\nx\n"},
+		{name: "new.log", file: filepath.Join(logs, "new.log"), want: "x\n"},
+		{name: "in.log", file: filepath.Join(root, "docs", "kept.log"), want: "k\nx\n"},
+		{name: "out.log", err: ErrOutsideRepo},
+		{name: "../../../x.log", err: ErrOutsideRepo},
+		{name: "dir.log", err: ErrNotRegular},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := d.OpenAppend(tc.name)
+			if tc.err != nil {
+				if !errors.Is(err, tc.err) {
+					t.Fatalf("err = %v, want %v", err, tc.err)
+				}
+				f.Close()
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := f.WriteString("x\n"); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			got, _ := os.ReadFile(tc.file)
+			if string(got) != tc.want {
+				t.Errorf("%s holds %q, want %q", tc.file, got, tc.want)
+			}
+		})
+	}
+	if b, _ := os.ReadFile(filepath.Join(outside, "secret.log")); string(b) != "secret\n" {
+		t.Errorf("the file outside the repository was written: %q", b)
+	}
+}

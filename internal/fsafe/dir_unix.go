@@ -50,6 +50,32 @@ func (d *Dir) openPlain(name string) (f *os.File, ok bool, err error) {
 	return f, true, nil
 }
 
+// appendPlain opens name for appending, creating it (0644 less the
+// umask) when missing, when it is or will be a regular file directly in
+// the directory (not a link), with one lookup relative to the open
+// directory; ok is false for anything else, which the root must judge.
+func (d *Dir) appendPlain(name string) (*os.File, bool) {
+	if !plainName(name) {
+		return nil, false
+	}
+	dfd := int(d.f.Fd())
+	var st unix.Stat_t
+	// As the root's: a look before the open, so that a device is never opened.
+	if err := unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); err == nil && st.Mode&unix.S_IFMT != unix.S_IFREG || err != nil && err != unix.ENOENT {
+		return nil, false
+	}
+	fd, err := unix.Openat(dfd, name, unix.O_WRONLY|unix.O_APPEND|unix.O_CREAT|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(newFilePerm))
+	if err != nil {
+		return nil, false
+	}
+	f := os.NewFile(uintptr(fd), d.parent.Path(path.Join(d.rel, name)))
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() || setBlocking(f) != nil {
+		f.Close()
+		return nil, false
+	}
+	return f, true
+}
+
 // openSubPlain opens name when it is a directory directly in this one (not
 // a link); ok is false for anything else, which the root must judge.
 func (d *Dir) openSubPlain(name string) (*os.File, bool) {

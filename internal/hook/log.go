@@ -19,17 +19,36 @@ type planLog struct {
 }
 
 func openLog(root *fsafe.Root, id string) *planLog {
-	return openLogIn(root, id, root.MkdirAll(".taskie/logs", 0o755) == nil)
-}
-
-// openLogIn opens a plan's log once the logs directory is known to be
-// there (dirOK): a stop that writes to the logs of 50 plans creates the
-// directory once, not 50 times.
-func openLogIn(root *fsafe.Root, id string, dirOK bool) *planLog {
 	pl := &planLog{dir: root.Path(".taskie/logs")}
-	if dirOK {
+	if err := root.MkdirAll(".taskie/logs", 0o755); err == nil {
 		pl.f, _ = root.OpenAppend(".taskie/logs/" + id + ".log")
 	}
+	return pl.start(id)
+}
+
+// openLogs opens the logs directory once for the logs of many plans (a
+// stop tells 50 plans' logs why none was driven): each is then opened with
+// one lookup. nil when the directory cannot be made or opened.
+func openLogs(root *fsafe.Root) *fsafe.Dir {
+	if root.MkdirAll(".taskie/logs", 0o755) != nil {
+		return nil
+	}
+	d, _ := root.OpenDir(".taskie/logs")
+	return d
+}
+
+// openLogIn opens a plan's log in the logs directory d (openLogs), or as
+// openLog does when d is nil.
+func openLogIn(root *fsafe.Root, d *fsafe.Dir, id string) *planLog {
+	if d == nil {
+		return openLog(root, id)
+	}
+	pl := &planLog{dir: root.Path(".taskie/logs")}
+	pl.f, _ = d.OpenAppend(id + ".log")
+	return pl.start(id)
+}
+
+func (pl *planLog) start(id string) *planLog {
 	if pl.f != nil {
 		pl.l = slog.New(slog.NewJSONHandler(pl.f, nil)).With("plan", id)
 	}

@@ -199,9 +199,12 @@ func readInput(e Env, hook string) (Input, error) {
 // waiting, where `taskie status` and `taskie continue` show it.
 func logChoice(root *fsafe.Root, hook string, in Input, sel Selection) {
 	why := "plan choice: " + string(sel.Reason) + ": " + strings.TrimPrefix(sel.Message, "taskie: ")
-	dirOK := root.MkdirAll(".taskie/logs", 0o755) == nil
+	d := openLogs(root)
+	if d != nil {
+		defer d.Close()
+	}
 	for _, id := range append([]string{"hook"}, sel.Candidates...) {
-		lg := openLogIn(root, id, dirOK)
+		lg := openLogIn(root, d, id)
 		lg.event(hook, in, "allow", why)
 		lg.close()
 	}

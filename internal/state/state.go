@@ -185,6 +185,13 @@ func Decode(path string, data []byte) (*State, error) {
 // (state.json, config.json) reports bad content this way.
 func DecodeObject(path string, data []byte) (map[string]json.RawMessage, error) {
 	var raw map[string]json.RawMessage
+	// The common case, one well-formed value, without a stream decoder's
+	// buffer (the hook reads the state of every plan at every stop); the
+	// decoder below says where anything else goes wrong.
+	if json.Unmarshal(data, &raw) == nil && raw != nil {
+		return raw, nil
+	}
+	raw = nil
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&raw); err != nil {
 		return nil, syntaxError(path, data, err)
