@@ -31,12 +31,13 @@ func main() {
 	reads := flag.Bool("reads", false, "only the plan reads on 1,000 and 10,000 tasks")
 	fixtures := flag.String("fixtures", "", "with -reads: write the 1,000- and 10,000-task plans under this directory and exit")
 	before := flag.String("before", "", "with -reads: another taskie binary, timed in turn with -taskie on each row")
+	startup := flag.Bool("startup", false, "only --version and the hook rows, against the bare program and the floor")
 	flag.Parse()
 	err := error(nil)
 	if *reads {
 		err = readsOnly(*taskie, *before, *runs, *fixtures)
 	} else {
-		err = run(*taskie, *floor, *runs)
+		err = run(*taskie, *floor, *runs, *startup)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "hookbench:", err)
@@ -81,7 +82,7 @@ const (
 	hookMem   = 15 << 10
 )
 
-func run(taskie, floorPkg string, runs int) error {
+func run(taskie, floorPkg string, runs int, startupOnly bool) error {
 	tmp, err := os.MkdirTemp("", "taskie-bench-*")
 	if err != nil {
 		return err
@@ -165,6 +166,10 @@ func run(taskie, floorPkg string, runs int) error {
 		over = over || r.median > sc.target
 		fmt.Printf("%-52s median %7.2f ms  p95 %7.2f ms  peak %5.1f MB piped, %s tty  (target < %v, < %d MB; %+.2f ms over the reference) %s\n", sc.name,
 			ms(r.median), ms(r.p95), mb(r.maxRSSKB), ttyMB(r.ttyKB), sc.target, sc.memKB>>10, ms(r.median)-ms(ref.median), verdict(over))
+	}
+	if startupOnly {
+		fmt.Printf("load average %s\n", loadavg())
+		return nil
 	}
 	if err := scaleRows(taskie, tmp, big, runs, ref.median); err != nil {
 		return err
