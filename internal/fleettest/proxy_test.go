@@ -190,6 +190,10 @@ func (c *wireConn) fromClient(b []byte) {
 				return
 			}
 			n := int(binary.BigEndian.Uint32(c.buf))
+			if n < 8 { // not PostgreSQL's protocol: stop reading it
+				c.buf, c.started = nil, true
+				return
+			}
 			if len(c.buf) < n {
 				return
 			}
@@ -204,6 +208,10 @@ func (c *wireConn) fromClient(b []byte) {
 			return
 		}
 		n := 1 + int(binary.BigEndian.Uint32(c.buf[1:]))
+		if n < 5 { // a length shorter than its own field: not the protocol
+			c.buf = nil
+			return
+		}
 		if len(c.buf) < n {
 			return
 		}
@@ -310,5 +318,35 @@ func TestLatencyProxyCost(t *testing.T) {
 	t.Logf("%d bytes allocated per connection of %d round trips", per, msgs)
 	if per > 128<<10 {
 		t.Errorf("the proxy allocated %d KB per connection of %d round trips of 100 bytes; want at most 128 KB", per>>10, msgs)
+	}
+}
+
+// TestWireNotPostgres: bytes that are not PostgreSQL's protocol (a length
+// of zero) end the wire's reading of a connection instead of looping on
+// it forever, which hung the proxy that carried them.
+func TestWireNotPostgres(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		in   [][]byte
+	}{
+		{"untyped", [][]byte{make([]byte, 300)}},
+		{"typed", [][]byte{{0, 0, 0, 8, 0, 3, 0, 0}, {'Q', 0, 0, 0, 0, 0, 0}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := &wire{}
+			c := w.open()
+			done := make(chan struct{})
+			go func() {
+				for _, b := range tc.in {
+					c.fromClient(b)
+				}
+				close(done)
+			}()
+			select {
+			case <-done:
+			case <-time.After(5 * time.Second):
+				t.Fatal("the wire is still reading 5 s later")
+			}
+		})
 	}
 }
