@@ -567,3 +567,22 @@ func decodeHeld(data []byte) (hs []Held, ok bool) {
 	})
 	return hs, r.end()
 }
+
+// encodeCheckoutLine writes one line of the checkout log, as json.Marshal
+// writes a Checkout.
+func encodeCheckoutLine(k Checkout) ([]byte, error) {
+	if y := k.Claimed.Year(); y < 0 || y > 9999 {
+		b, err := json.Marshal(k)
+		return append(b, '\n'), err
+	}
+	b := make([]byte, 0, 160)
+	b = append(b, `{"task":"`...)
+	b = strconv.AppendInt(b, int64(k.Task), 10)
+	b = append(b, `","path":`...)
+	b = appendJSONString(b, k.Path)
+	b = append(b, `,"head":`...)
+	b = appendJSONString(b, k.Head)
+	b = append(b, `,"claimed":"`...)
+	b = k.Claimed.AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"', '}', '\n'), nil
+}

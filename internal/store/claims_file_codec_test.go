@@ -59,6 +59,13 @@ func TestCoordCodecMatchesEncodingJSON(t *testing.T) {
 			hs = append(hs, Held{Task: domain.TaskID(rng.IntN(30)), Agent: str(), Place: str(), Token: rng.Int64N(9), At: tm()})
 		}
 		t.Run(fmt.Sprint(i), func(t *testing.T) {
+			for _, k := range ks {
+				want, werr := json.Marshal(k)
+				got, gerr := encodeCheckoutLine(k)
+				if werr != nil || gerr != nil || string(got) != string(want)+"\n" {
+					t.Fatalf("checkout line: %s (%v), want %s (%v)", got, gerr, want, werr)
+				}
+			}
 			check(t, cd, encodeClaimsDoc, func(b []byte) (claimsDoc, bool) { return decodeClaimsDoc(b) })
 			check(t, wd, encodeWorktreesDoc, func(b []byte) (worktreesDoc, bool) { return decodeWorktreesDoc(b) })
 			check(t, hs, encodeHeld, func(b []byte) ([]Held, bool) { return decodeHeld(b) })

@@ -127,13 +127,40 @@ func (t *CoordTx) UpdateWorktrees(fn func(ws []Worktree, now time.Time) ([]Workt
 	})
 }
 
-// RecordCheckout is FileCoord.RecordCheckout in the session.
+// RecordCheckout is FileCoord.RecordCheckout in the session: a line
+// appended to checkouts.jsonl, the newest line of a task replacing the
+// ones before it. Appending creates no file: replacing worktrees.json on
+// every claim cost the kernel a new inode, under the lock. The log is
+// compacted to the newest line of each task when it passes
+// maxCheckoutLog.
 func (t *CoordTx) RecordCheckout(task domain.TaskID, path, head string) error {
-	return t.updateDoc(func(doc *worktreesDoc, now time.Time) error {
-		doc.Checkouts = slices.DeleteFunc(doc.Checkouts, func(k Checkout) bool { return k.Task == task })
-		doc.Checkouts = append(doc.Checkouts, Checkout{Task: task, Path: path, Head: head, Claimed: now})
-		return nil
-	})
+	rel, err := t.c.rel(t.p, CheckoutsName)
+	if err != nil {
+		return err
+	}
+	line, err := encodeCheckoutLine(Checkout{Task: task, Path: path, Head: head, Claimed: t.now})
+	if err != nil {
+		return err
+	}
+	if err := t.c.root.AppendFile(rel, line, 0o644, t.c.Durable); err != nil {
+		return err
+	}
+	if fi, err := t.c.root.Lstat(rel); err == nil && fi.Size() > maxCheckoutLog {
+		ks, err := t.c.readCheckouts(t.p)
+		if err != nil {
+			return err
+		}
+		var data []byte
+		for _, k := range ks {
+			l, err := encodeCheckoutLine(k)
+			if err != nil {
+				return err
+			}
+			data = append(data, l...)
+		}
+		return t.c.root.WriteFile(rel, data, t.c.Durable)
+	}
+	return nil
 }
 
 func (t *CoordTx) updateDoc(fn func(doc *worktreesDoc, now time.Time) error) error {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,14 @@ import (
 // WorktreesName is a plan's record of its worktrees, in its coordination
 // directory.
 const WorktreesName = "worktrees.json"
+
+// CheckoutsName is the log of the checkouts tasks were claimed from (one
+// Checkout a line, the newest of a task standing). Records written before
+// it are in worktrees.json's checkouts, read when the log has none.
+const CheckoutsName = "checkouts.jsonl"
+
+// maxCheckoutLog is the size past which the checkout log is compacted.
+const maxCheckoutLog = 256 << 10
 
 // Worktree is a git worktree taskie made for a task or for the plan, or
 // adopted when a task was claimed from it.
@@ -109,11 +118,11 @@ func (c *FileCoord) UpdateWorktrees(ctx context.Context, p PlanKey, fn func(ws [
 // RecordCheckout records head as the HEAD of the checkout at path when
 // task was claimed, replacing the task's previous record.
 func (c *FileCoord) RecordCheckout(ctx context.Context, p PlanKey, task domain.TaskID, path, head string) error {
-	return c.updateDoc(ctx, p, func(doc *worktreesDoc, now time.Time) error {
-		doc.Checkouts = slices.DeleteFunc(doc.Checkouts, func(k Checkout) bool { return k.Task == task })
-		doc.Checkouts = append(doc.Checkouts, Checkout{Task: task, Path: path, Head: head, Claimed: now})
-		return nil
-	})
+	var err error
+	if lerr := c.Records(ctx, p, func(tx *CoordTx) { err = tx.RecordCheckout(task, path, head) }); lerr != nil {
+		return lerr
+	}
+	return err
 }
 
 func (c *FileCoord) updateDoc(ctx context.Context, p PlanKey, fn func(doc *worktreesDoc, now time.Time) error) error {
@@ -136,12 +145,50 @@ func (c *FileCoord) ClaimBase(p PlanKey, task domain.TaskID) (path, since string
 	if w, found := FindWorktree(doc.Worktrees, task); found {
 		return w.Path, w.Since(), true, nil
 	}
+	ks, err := c.readCheckouts(p)
+	if err != nil {
+		return "", "", false, err
+	}
+	for _, k := range ks {
+		if k.Task == task {
+			return k.Path, k.Head, true, nil
+		}
+	}
 	for _, k := range doc.Checkouts {
 		if k.Task == task {
 			return k.Path, k.Head, true, nil
 		}
 	}
 	return "", "", false, nil
+}
+
+// readCheckouts reads the checkout log: the newest record of each task,
+// by task. A line that does not parse (torn by a crash) is skipped.
+func (c *FileCoord) readCheckouts(p PlanKey) ([]Checkout, error) {
+	rel, err := c.rel(p, CheckoutsName)
+	if err != nil {
+		return nil, err
+	}
+	data, err := c.root.ReadFileLimit(rel, 16<<20)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	newest := map[domain.TaskID]Checkout{}
+	for line := range bytes.Lines(data) {
+		var k Checkout
+		if json.Unmarshal(line, &k) == nil && k.Task > 0 {
+			newest[k.Task] = k
+		}
+	}
+	out := make([]Checkout, 0, len(newest))
+	for _, k := range newest {
+		out = append(out, k)
+	}
+	slices.SortFunc(out, func(a, b Checkout) int { return int(a.Task) - int(b.Task) })
+	return out, nil
 }
 
 // FindWorktree returns the worktree recorded for task (0: the plan's).

@@ -2,6 +2,8 @@ package store
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -125,4 +127,34 @@ func wtTestCoord(t *testing.T) *FileCoord {
 	t.Cleanup(func() { c.Close() })
 	c.Durable = false
 	return c
+}
+
+// TestCheckoutLog: a claim's checkout is a line appended to the log, the
+// newest of a task standing; the log is compacted to one line per task
+// once large; a record of an earlier version, in worktrees.json, is
+// still read for a task the log does not name.
+func TestCheckoutLog(t *testing.T) {
+	c := wtTestCoord(t)
+	p, ctx := PlanKey{Plan: "p"}, context.Background()
+	long := strings.Repeat("x", 2000)
+	for i := range 200 { // past maxCheckoutLog
+		if err := c.RecordCheckout(ctx, p, domain.TaskID(1+i%3), "/r/"+long, fmt.Sprint("h", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rel, _ := c.rel(p, CheckoutsName)
+	fi, err := c.root.Lstat(rel)
+	if err != nil || fi.Size() > maxCheckoutLog {
+		t.Fatalf("checkout log: %v, %v bytes", err, fi)
+	}
+	old, _ := c.rel(p, WorktreesName)
+	if err := c.root.WriteFile(old, []byte(`{"worktrees": null, "checkouts": [{"task": "9", "path": "/old", "head": "h9", "claimed": "2026-05-01T12:00:00Z"}]}`), false); err != nil {
+		t.Fatal(err)
+	}
+	for task, want := range map[domain.TaskID]string{1: "h198", 2: "h199", 3: "h197", 9: "h9", 4: ""} {
+		_, since, ok, err := c.ClaimBase(p, task)
+		if err != nil || since != want || ok != (want != "") {
+			t.Errorf("task %d: %q %v %v, want %q", task, since, ok, err, want)
+		}
+	}
 }
