@@ -106,7 +106,6 @@ func routeFacts(s *store.Snapshot, st *state.State, rs []taskrec.Record) workflo
 		State:    st,
 		HasPlan:  s.Exists("plan.md"),
 		HasTasks: s.Tasks != nil,
-		Reviews:  s.Files(),
 	}
 	if s.Tasks != nil {
 		// Each task's one status: its lifecycle state's rendering, the
@@ -117,10 +116,35 @@ func routeFacts(s *store.Snapshot, st *state.State, rs []taskrec.Record) workflo
 			}
 		}
 	}
+	// The review files of the series the route can ask about, not every
+	// file of the plan (60,000 in a plan of 10,000 tasks).
+	f.Reviews = s.ReviewFiles(routeSeries(st, f.Tasks))
 	if st != nil {
 		f.Subtasks = s.Subtasks(st.Task())
 	}
 	return f
+}
+
+// routeSeries are the review series workflow.Continue looks at: with a
+// state, the reviews of its phase and next phase (and the review a
+// post-review phase belongs to), of its task; without one, the guess from
+// the files: the plan, tasks and all-code reviews, and the code review of
+// every task in progress.
+func routeSeries(st *state.State, tasks []workflow.TaskFact) []store.Series {
+	if st != nil {
+		var out []store.Series
+		for _, p := range []domain.Phase{st.Next(), st.Phase, domain.ReviewOf(st.Next()), domain.ReviewOf(st.Phase)} {
+			out = append(out, store.Series{Review: p, Task: st.Task()})
+		}
+		return out
+	}
+	out := []store.Series{{Review: domain.PlanReview}, {Review: domain.TasksReview}, {Review: domain.AllCodeReview}}
+	for _, t := range tasks {
+		if t.Status == "in-progress" {
+			out = append(out, store.Series{Review: domain.CodeReview, Task: t.ID})
+		}
+	}
+	return out
 }
 
 // imply adds to a change, on the snapshot read under the plan lock, what

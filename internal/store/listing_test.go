@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/taskie-dev/taskie/internal/domain"
 	"github.com/taskie-dev/taskie/internal/plan"
 	"github.com/taskie-dev/taskie/internal/store"
 )
@@ -89,5 +91,54 @@ func TestExistsWithoutListing(t *testing.T) {
 	slices.Sort(want)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Files from the names alone (+) vs from the listing (-):\n%s", diff)
+	}
+}
+
+// TestReviewFilesOfSeries: the review files of a few series, read from
+// the names with those prefixes alone, are the ones Files holds for them:
+// legacy names included, a task's other files and other series left out.
+func TestReviewFilesOfSeries(t *testing.T) {
+	old := store.SetSmallPlan(0)
+	t.Cleanup(func() { store.SetSmallPlan(old) })
+	files := map[string]string{"plan.md": "p\n", "tasks.md": tasks3}
+	for _, n := range []string{"plan-review-1.md", "plan-post-review-1.md", "plan-review-2.md", "tasks-review-1.md",
+		"task-1-review-1.md", "task-1-post-review-1.md", "task-1-code-review-2.md", "task-1-output.md", "task-1-cto-1.md",
+		"task-12-review-1.md", "task-2-review-3.md", "all-code-review-1.md", "design-review-1.md", "task-1.md"} {
+		files[n] = "x\n"
+	}
+	f, _ := repo(t, files)
+	for _, series := range [][]store.Series{
+		{{Review: "code-review", Task: 1}},
+		{{Review: "plan-review", Task: 1}, {Review: "post-plan-review"}, {Review: "next-task"}},
+		{{Review: "tasks-review"}, {Review: "all-code-review"}, {Review: "code-review", Task: 12}},
+		{{Review: "design-review"}, {Review: "code-review", Task: 3}},
+		nil,
+	} {
+		names := func(fns []plan.FileName) []string {
+			var out []string
+			for _, fn := range fns {
+				out = append(out, fmt.Sprintf("%s/%v/%d/%d/%v", fn.Base, fn.Kind, fn.Task, fn.N, fn.Legacy))
+			}
+			slices.Sort(out)
+			return out
+		}
+		fresh, err := f.Load(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := names(fresh.ReviewFiles(series))
+		var want []plan.FileName
+		for _, fn := range fresh.Files() {
+			for _, sr := range series {
+				if (fn.Kind == plan.KindReview || fn.Kind == plan.KindPostReview) && fn.Base == store.BaseOf(sr.Review) &&
+					(sr.Review == "code-review" && fn.Task == int(sr.Task) || sr.Review != "code-review" && fn.Task == 0) && domain.IsReview(sr.Review) {
+					want = append(want, fn)
+					break
+				}
+			}
+		}
+		if diff := cmp.Diff(names(want), got); diff != "" {
+			t.Errorf("ReviewFiles(%v) (+) vs Files (-):\n%s", series, diff)
+		}
 	}
 }
