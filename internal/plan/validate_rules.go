@@ -98,15 +98,7 @@ func (v *validator) checkSeries() {
 			files = append(files, seriesFile{seriesKey{f.fn.Base, f.fn.Task}, baseRank(f.fn.Base), f.fn.N, f.fn.Kind == KindPostReview, f.name})
 		}
 	}
-	slices.SortFunc(files, func(a, b seriesFile) int {
-		switch {
-		case a.rank != b.rank:
-			return cmp.Compare(a.rank, b.rank)
-		case a.k.task != b.k.task:
-			return cmp.Compare(a.k.task, b.k.task)
-		}
-		return cmp.Compare(a.n, b.n)
-	})
+	sortSeries(files)
 	for i := 0; i < len(files); {
 		j, latest := i, 0
 		for ; j < len(files) && files[j].k == files[i].k; j++ {
@@ -117,6 +109,43 @@ func (v *validator) checkSeries() {
 		v.checkOneSeries(files[i:j], latest)
 		i = j
 	}
+}
+
+// sortSeries sorts series files by base, task and iteration. The usual
+// plan (task ids below 2^28, iterations below 2^14, fewer than 2^19 files)
+// sorts one number per file, its key above its index: a plan of 10,000
+// tasks sorts 50,000 review files, and moving their 64-byte records
+// through a comparison function was most of validating it.
+func sortSeries(files []seriesFile) {
+	packable := len(files) < 1<<19
+	for _, f := range files {
+		if !packable || f.k.task >= 1<<28 || f.n >= 1<<14 || f.rank > 7 {
+			packable = false
+			break
+		}
+	}
+	if !packable {
+		slices.SortFunc(files, func(a, b seriesFile) int {
+			switch {
+			case a.rank != b.rank:
+				return cmp.Compare(a.rank, b.rank)
+			case a.k.task != b.k.task:
+				return cmp.Compare(a.k.task, b.k.task)
+			}
+			return cmp.Compare(a.n, b.n)
+		})
+		return
+	}
+	keys := make([]uint64, len(files))
+	for i, f := range files {
+		keys[i] = uint64(f.rank)<<61 | uint64(f.k.task)<<33 | uint64(f.n)<<19 | uint64(i)
+	}
+	slices.Sort(keys)
+	sorted := make([]seriesFile, len(files))
+	for i, k := range keys {
+		sorted[i] = files[k&(1<<19-1)]
+	}
+	copy(files, sorted)
 }
 
 // checkOneSeries checks one series, sorted by iteration.
