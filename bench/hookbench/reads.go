@@ -29,6 +29,16 @@ func readsOnly(taskie, before string, runs int, keep string) error {
 		_, err := benchfix.Plan(filepath.Join(keep, "p10000"), 10000, 50000)
 		return err
 	}
+	// The commands run in the plans' directories: the binaries by absolute path.
+	for _, b := range []*string{&taskie, &before} {
+		if *b != "" {
+			abs, err := filepath.Abs(*b)
+			if err != nil {
+				return err
+			}
+			*b = abs
+		}
+	}
 	tmp, err := os.MkdirTemp("", "taskie-bench-*")
 	if err != nil {
 		return err
