@@ -13,8 +13,8 @@ import (
 // tests count a command's listings with it; unset it costs one atomic load.
 var listHook atomic.Pointer[func(path string)]
 
-// SetListHook makes fn see the path of every directory that ReadDir and
-// EachName list, until restore is called. For tests (the hook's count a
+// SetListHook makes fn see the path of every directory that Root.ReadDir,
+// Dir.ReadDir and Dir.EachName list, until restore is called. For tests (the hook's count a
 // stop's listings of its plan): fn must be safe for concurrent use.
 func SetListHook(fn func(path string)) (restore func()) {
 	old := listHook.Swap(&fn)

@@ -118,6 +118,7 @@ func (r *Root) ReadDir(rel string) ([]fs.DirEntry, error) {
 	if err := r.precheck(rel, fs.ModeDir, "lists"); err != nil {
 		return nil, err
 	}
+	listing(r.Path(rel))
 	f, err := r.root.OpenFile(rel, os.O_RDONLY|nonblockFlag, 0)
 	if err != nil {
 		return nil, r.wrap(rel, err)
