@@ -1,7 +1,6 @@
 package hook
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"strings"
 
@@ -18,9 +17,9 @@ const (
 	Codex  = workflow.Codex      // Codex: skills, $taskie-<action>
 )
 
-// DetectAgent tells which agent wrote a hook input. Codex's inputs carry
-// what Claude Code's never do (checked with @openai/codex 0.169.0 and
-// Claude Code 2.1.197):
+// agentOf tells which agent wrote a hook input, from its turn_id and
+// transcript_path. Codex's inputs carry what Claude Code's never do
+// (checked with @openai/codex 0.169.0 and Claude Code 2.1.197):
 //   - "turn_id" on every turn-scoped event (Stop, UserPromptSubmit, the
 //     tool events); Claude Code has no turn id;
 //   - a transcript that is a Codex rollout,
@@ -28,20 +27,7 @@ const (
 //     every event that has one (SessionStart has no turn_id); Claude
 //     Code's are ~/.claude/projects/<dir>/<session>.jsonl.
 //
-// Anything else — including input that is not JSON — is Claude Code, the
-// agent taskie served first.
-func DetectAgent(data []byte) Agent {
-	var in struct {
-		TurnID         any    `json:"turn_id"`
-		TranscriptPath string `json:"transcript_path"`
-	}
-	if json.Unmarshal(data, &in) != nil {
-		return Claude
-	}
-	return agentOf(in.TurnID, in.TranscriptPath)
-}
-
-// agentOf is DetectAgent on fields already decoded.
+// Anything else is Claude Code, the agent taskie served first.
 func agentOf(turnID any, transcript string) Agent {
 	if id, ok := turnID.(string); ok && id != "" {
 		return Codex

@@ -14,12 +14,15 @@ func TestDetectAgent(t *testing.T) {
 		{"Claude Code SessionStart", `{"session_id":"5c1e","transcript_path":"/root/.claude/projects/-p/5c1e.jsonl","cwd":"/p","hook_event_name":"SessionStart","source":"startup","model":"claude-opus-4-8"}`, Claude},
 		{"a test's minimal input", `{"session_id":"s1","cwd":"/p","stop_hook_active":false,"hook_event_name":"Stop"}`, Claude},
 		{"empty turn_id", `{"turn_id":""}`, Claude},
-		{"not JSON", `nope`, Claude},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := DetectAgent([]byte(tc.input)); got != tc.want {
-				t.Errorf("DetectAgent = %s, want %s", got, tc.want)
+			in, err := Decode([]byte(tc.input))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if in.Agent != tc.want {
+				t.Errorf("agent = %s, want %s", in.Agent, tc.want)
 			}
 		})
 	}

@@ -75,7 +75,7 @@ func Decode(data []byte) (Input, error) {
 		return Input{}, fmt.Errorf("hook input is not a JSON object: %v", err)
 	}
 	// What the typed fields cannot hold, in one more pass (not two): the
-	// flag's either type and the agent's marks (DetectAgent's).
+	// flag's either type and the agent's marks (agentOf's).
 	var flags struct {
 		Active         any    `json:"stop_hook_active"`
 		TurnID         any    `json:"turn_id"`
