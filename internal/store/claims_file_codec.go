@@ -2,6 +2,7 @@ package store
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -234,19 +235,22 @@ func (r *jr) bool() bool {
 }
 
 // object reads an object, calling member for each key; member reads the
-// value, or returns false for a key it does not know.
+// value, or returns false for a key it does not know. A key met twice is
+// left to encoding/json, which merges the two values.
 func (r *jr) object(member func(key string) bool) {
 	r.want('{')
 	if r.is('}') {
 		return
 	}
+	seen := make([]string, 0, 8)
 	for r.ok {
 		k := r.str()
 		r.want(':')
-		if !r.ok || !member(k) {
+		if !r.ok || slices.Contains(seen, k) || !member(k) {
 			r.ok = false
 			return
 		}
+		seen = append(seen, k)
 		if r.is('}') {
 			return
 		}
