@@ -4,12 +4,15 @@ package cli
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // claim --next reads the results before it waits for the coordination
@@ -53,7 +56,7 @@ func TestClaimNextSeesResultsLoggedWhileWaiting(t *testing.T) {
 		out, code := run("claim", "--next", "--as", "b")
 		done <- result{out, code}
 	}()
-	time.Sleep(300 * time.Millisecond) // b has read the results and waits for the lock
+	waitBlocked(t, lock) // b has read the results and waits for the lock
 	// Under the lock, as a's `task result` and `release` would: task 1's
 	// result is complete, its claim gone.
 	ev := `{"ts":"2026-05-01T12:00:00Z","plan":"p","task":"1","event":"TASK_RESULT","actor":"a","meta":{"status":"complete","commit":"abc1234"}}` + "\n"
@@ -71,4 +74,30 @@ func TestClaimNextSeesResultsLoggedWhileWaiting(t *testing.T) {
 	if r.code != 0 || !strings.HasPrefix(r.out, "2\n") {
 		t.Errorf("claim --next while task 1 was reported complete and released: exit %d, %q; want task 2", r.code, r.out)
 	}
+}
+
+// waitBlocked returns once a flock on f is waited for, as /proc/locks
+// shows: a fixed sleep let a slow machine's claim reach the lock only
+// after the results were written, and the test passed without testing.
+// Without /proc/locks it sleeps.
+func waitBlocked(t *testing.T, f *os.File) {
+	t.Helper()
+	var st syscall.Stat_t
+	if err := syscall.Fstat(int(f.Fd()), &st); err != nil {
+		t.Fatal(err)
+	}
+	ino := fmt.Sprintf(" %02x:%02x:%d ", unix.Major(uint64(st.Dev)), unix.Minor(uint64(st.Dev)), st.Ino)
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		locks, err := os.ReadFile("/proc/locks")
+		if err != nil {
+			time.Sleep(300 * time.Millisecond)
+			return
+		}
+		for _, l := range strings.Split(string(locks), "\n") {
+			if strings.Contains(l, "-> FLOCK") && strings.Contains(l, ino) {
+				return
+			}
+		}
+	}
+	t.Fatal("no claim waited for the coordination lock")
 }
