@@ -184,22 +184,13 @@ func (s *Store) ClaimNextLife(ctx context.Context, p store.PlanKey, ready, inPro
 	var now time.Time
 	var token int64
 	err = s.do(ctx, "claiming the next ready task of plan "+p.Plan, func(ctx context.Context, conn *pgx.Conn) error {
-		b := &pgx.Batch{}
-		b.Queue(offerSQL, p.Project, p.Plan, ids)
-		b.Queue("COMMIT")
-		b.Queue(claimNextSQL(), p.Project, p.Plan, ids, agent, f.Place, s.skewMicros(), ttl.Microseconds(), ttl.String(),
+		br, err := sendOffered(ctx, conn, p, ids, claimNextSQL(), p.Project, p.Plan, ids, agent, f.Place, s.skewMicros(), ttl.Microseconds(), ttl.String(),
 			kinds, keys, lkinds, llines, busy)
-		b.Queue("COMMIT")
-		b.Queue(notifySQL, Channel, payload(p))
-		br := conn.SendBatch(ctx, b)
+		if err != nil {
+			return err
+		}
 		defer br.Close()
-		if _, err := br.Exec(); err != nil {
-			return err
-		}
-		if _, err := br.Exec(); err != nil {
-			return err
-		}
-		err := br.QueryRow().Scan(append(r.dest(), &now, &token, &lines)...)
+		err = br.QueryRow().Scan(append(r.dest(), &now, &token, &lines)...)
 		if err == pgx.ErrNoRows {
 			return nil
 		}
@@ -326,23 +317,12 @@ func (s *Store) ClaimLife(ctx context.Context, p store.PlanKey, task domain.Task
 	var token int64
 	var written bool
 	err = s.do(ctx, fmt.Sprintf("claiming task %d of plan %s", task, p.Plan), func(ctx context.Context, conn *pgx.Conn) error {
-		// The task's row first (committed at once), so that the claim
-		// locks it: two first claims queue on it.
-		b := &pgx.Batch{}
-		b.Queue(offerSQL, p.Project, p.Plan, []int32{int32(task)})
-		b.Queue("COMMIT")
-		b.Queue(claimSQL(), p.Project, p.Plan, int32(task), agent, f.Place, s.skewMicros(), ttl.Microseconds(), ttl.String(),
+		br, err := sendOffered(ctx, conn, p, []int32{int32(task)}, claimSQL(), p.Project, p.Plan, int32(task), agent, f.Place, s.skewMicros(), ttl.Microseconds(), ttl.String(),
 			kinds, keys, lkinds, llines, refuse)
-		b.Queue("COMMIT")
-		b.Queue(notifySQL, Channel, payload(p))
-		br := conn.SendBatch(ctx, b)
+		if err != nil {
+			return err
+		}
 		defer br.Close()
-		if _, err := br.Exec(); err != nil {
-			return err
-		}
-		if _, err := br.Exec(); err != nil {
-			return err
-		}
 		if err := br.QueryRow().Scan(append(r.dest(), &now, &token, &written, &c.LifeKey, &c.Closed, &c.Complete, &c.Lines)...); err != nil {
 			return err
 		}
@@ -761,6 +741,27 @@ func (s *Store) one(ctx context.Context, what string, p store.PlanKey, q string,
 		}
 		return committed(br)
 	})
+}
+
+// sendOffered sends the offer of the rows of ids, committed at once so
+// that claim statement q, in its own transaction after, locks them (two
+// first claims queue on a row), then q, its commit and the plan's
+// notification. br is left at q's answer, for the caller to read and close.
+func sendOffered(ctx context.Context, conn *pgx.Conn, p store.PlanKey, ids []int32, q string, args ...any) (pgx.BatchResults, error) {
+	b := &pgx.Batch{}
+	b.Queue(offerSQL, p.Project, p.Plan, ids)
+	b.Queue("COMMIT")
+	b.Queue(q, args...)
+	b.Queue("COMMIT")
+	b.Queue(notifySQL, Channel, payload(p))
+	br := conn.SendBatch(ctx, b)
+	for range 2 {
+		if _, err := br.Exec(); err != nil {
+			br.Close()
+			return nil, err
+		}
+	}
+	return br, nil
 }
 
 // committed reads the answer to the COMMIT of a batch: a transaction the
