@@ -21,6 +21,7 @@ import (
 	_ "crypto/subtle"
 	_ "crypto/tls"
 	_ "embed"
+	_ "encoding/binary"
 	_ "encoding/hex"
 	_ "encoding/json"
 	_ "errors"

@@ -13,9 +13,6 @@ import (
 // another holder kept the lock.
 var ErrLockTimeout = errors.New("timed out waiting for the lock")
 
-// lockPoll is how often a waiting Lock tries again.
-const lockPoll = 20 * time.Millisecond
-
 // Lock is an advisory lock on a file (flock on Unix, LockFileEx on
 // Windows), held until Unlock, Release or the end of the process. Lock a
 // sidecar file, never a file that WriteFile replaces: the rename swaps the
@@ -69,18 +66,6 @@ func (r *Root) Lock(rel string, timeout time.Duration) (*Lock, error) {
 	}
 	locked(r.Path(rel))
 	return &Lock{f: f, path: r.Path(rel)}, nil
-}
-
-// pollLock tries every lockPoll until timeout has passed.
-func pollLock(f *os.File, timeout time.Duration) (bool, error) {
-	deadline := time.Now().Add(timeout)
-	for time.Now().Before(deadline) {
-		time.Sleep(min(lockPoll, time.Until(deadline)))
-		if ok, err := lockFile(f, true); ok || err != nil {
-			return ok, err
-		}
-	}
-	return false, nil
 }
 
 // TryLock takes an exclusive lock on the regular file rel without waiting,

@@ -37,5 +37,16 @@ func unlockFile(f *os.File) error {
 // waitLock waits for an exclusive lock on f, trying again every lockPoll,
 // until timeout has passed; ok is false then.
 func waitLock(f *os.File, timeout time.Duration) (ok bool, err error) {
-	return pollLock(f, timeout)
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		time.Sleep(min(lockPoll, time.Until(deadline)))
+		if ok, err := lockFile(f, true); ok || err != nil {
+			return ok, err
+		}
+	}
+	return false, nil
 }
+
+// lockPoll is how often a waiting Lock tries again (Windows has no
+// blocking wait with a timeout).
+const lockPoll = 20 * time.Millisecond

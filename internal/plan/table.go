@@ -112,13 +112,6 @@ func (r row) valuesIn(arena *[]string, text *strings.Builder) []string {
 	return a[from:len(a):len(a)]
 }
 
-func unescapeCell(s string) string {
-	if !strings.Contains(s, `\|`) {
-		return s
-	}
-	return strings.ReplaceAll(s, `\|`, "|")
-}
-
 func escapeCell(s string) string {
 	return strings.ReplaceAll(s, "|", `\|`)
 }

@@ -70,15 +70,9 @@ func (ts *Tasks) deriveIn(t *Task, arena *[]int) {
 	}
 }
 
-// parseInts returns every distinct positive integer in s, in order, so
-// "1, 2", "#1 #2" and "T1 and T2" all work and "-"/"none" yield nothing.
-func parseInts(s string) []int {
-	var a []int
-	return parseIntsIn(s, &a)
-}
-
-// parseIntsIn is parseInts appending to arena; the result is capped and
-// nil when s holds no id.
+// parseIntsIn returns every distinct positive integer in s, in order, so
+// "1, 2", "#1 #2" and "T1 and T2" all work and "-"/"none" yield nothing;
+// appended to arena, the result is capped and nil when s holds no id.
 func parseIntsIn(s string, arena *[]int) []int {
 	a := *arena
 	from := len(a)

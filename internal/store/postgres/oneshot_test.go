@@ -103,7 +103,7 @@ func TestOneStatementEventsOrder(t *testing.T) {
 	// The statement runs at about S.6; another clone moved the task at S
 	// (its clock counts seconds).
 	sec := time.Now().UTC().Add(time.Hour).Truncate(time.Second)
-	s.skew.Store(int64(sec.Add(600 * time.Millisecond).Sub(time.Now())))
+	s.skew.Store(int64(time.Until(sec.Add(600 * time.Millisecond))))
 	other := []byte(`{"ts":"` + sec.Format(time.RFC3339) + `","plan":"x","task":"1","event":"STATE_TRANSITION","from":"","to":"pending","actor":"agent"}`)
 	if _, err := s.AppendPlanLines(ctx, p, [][]byte{other}, nil); err != nil {
 		t.Fatal(err)
