@@ -142,13 +142,13 @@ var floors = []struct {
 	allowed []string
 	why     string
 }{
-	{[]string{"internal/domain", "internal/fsafe"}, nil,
-		"the vocabulary and the one file layer are the bottom floor: they import nothing of taskie's"},
-	{[]string{"internal/state", "internal/events", "internal/plan"}, []string{"internal/domain", "internal/fsafe", "internal/state", "internal/events", "internal/plan"},
+	{[]string{"internal/domain", "internal/jsonscan", "internal/fsafe"}, nil,
+		"the vocabulary (with the JSON scanner) and the one file layer are the bottom floor: they import nothing of taskie's"},
+	{[]string{"internal/state", "internal/events", "internal/plan"}, []string{"internal/domain", "internal/jsonscan", "internal/fsafe", "internal/state", "internal/events", "internal/plan"},
 		"a format layer parses and renders bytes: it imports only the vocabulary, the file layer and the other format layers"},
-	{deciders, append([]string{"internal/domain", "internal/state", "internal/events", "internal/plan"}, deciders...),
+	{deciders, append([]string{"internal/domain", "internal/jsonscan", "internal/state", "internal/events", "internal/plan"}, deciders...),
 		"a decider takes values: it imports only the vocabulary, the format layers and the other deciders"},
-	{folds, append(append([]string{"internal/domain", "internal/state", "internal/events", "internal/plan"}, deciders...), folds...),
+	{folds, append(append([]string{"internal/domain", "internal/jsonscan", "internal/state", "internal/events", "internal/plan"}, deciders...), folds...),
 		"a fold of the log reads events it is handed: it imports only the vocabulary, the format layers, the deciders and the other folds"},
 }
 

@@ -1,11 +1,10 @@
 package lifecycle
 
 import (
-	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/jsonscan"
 )
 
 // decodeScan reads the lifecycle object as Encode writes it, without
@@ -16,201 +15,74 @@ import (
 // other keys, escapes, nulls, fractions, a key twice), which Decode then
 // reads with encoding/json as before, with its errors.
 func decodeScan(data []byte) (out map[domain.TaskID]Task, ok bool) {
-	s := scan{b: data}
+	r := jsonscan.New(data)
 	out = map[domain.TaskID]Task{}
-	if !s.is('{') {
-		return nil, false
-	}
-	if s.is('}') {
-		return out, s.end()
-	}
-	for {
-		k, ok := s.str()
-		if !ok || !s.is(':') {
-			return nil, false
-		}
+	r.Object(func(k string) bool {
 		id, err := domain.ParseTaskID(k)
 		if err != nil || id <= 0 {
-			return nil, false
+			return false
 		}
-		if _, dup := out[id]; dup {
-			return nil, false
+		if _, dup := out[id]; dup { // "1" and "01"
+			return false
 		}
-		t, ok := s.record(id)
-		if !ok {
-			return nil, false
-		}
+		t, ok := scanRecord(r, id)
 		out[id] = t
-		if s.is('}') {
-			return out, s.end()
-		}
-		if !s.is(',') {
-			return nil, false
-		}
+		return ok
+	})
+	if !r.End() {
+		return nil, false
 	}
-}
-
-type scan struct {
-	b []byte
-	i int
-}
-
-func (s *scan) ws() {
-	for s.i < len(s.b) && (s.b[s.i] == ' ' || s.b[s.i] == '\n' || s.b[s.i] == '\r' || s.b[s.i] == '\t') {
-		s.i++
-	}
-}
-
-func (s *scan) is(c byte) bool {
-	s.ws()
-	if s.i < len(s.b) && s.b[s.i] == c {
-		s.i++
-		return true
-	}
-	return false
-}
-
-func (s *scan) end() bool {
-	s.ws()
-	return s.i == len(s.b)
-}
-
-// str reads a string without escapes, of valid UTF-8.
-func (s *scan) str() (string, bool) {
-	if !s.is('"') {
-		return "", false
-	}
-	start := s.i
-	for s.i < len(s.b) {
-		switch c := s.b[s.i]; {
-		case c == '"':
-			raw := s.b[start:s.i]
-			s.i++
-			return string(raw), utf8.Valid(raw)
-		case c == '\\' || c < 0x20:
-			return "", false
-		}
-		s.i++
-	}
-	return "", false
-}
-
-// int reads a JSON integer (no fraction, no exponent, no leading zero).
-func (s *scan) int() (int64, bool) {
-	s.ws()
-	start := s.i
-	if s.i < len(s.b) && s.b[s.i] == '-' {
-		s.i++
-	}
-	digits := s.i
-	for s.i < len(s.b) && s.b[s.i] >= '0' && s.b[s.i] <= '9' {
-		s.i++
-	}
-	if s.i == digits || (s.b[digits] == '0' && s.i-digits > 1) {
-		return 0, false
-	}
-	if s.i < len(s.b) && (s.b[s.i] == '.' || s.b[s.i] == 'e' || s.b[s.i] == 'E') {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(string(s.b[start:s.i]), 10, 64)
-	return n, err == nil
+	return out, true
 }
 
 // counts reads a state-keyed object of integers.
-func (s *scan) counts(put func(State, int64)) bool {
-	if !s.is('{') {
-		return false
-	}
-	if s.is('}') {
-		return true
-	}
-	seen := map[string]bool{}
-	for {
-		k, ok := s.str()
-		if !ok || seen[k] || !s.is(':') {
-			return false
-		}
-		seen[k] = true
-		n, ok := s.int()
-		if !ok {
-			return false
-		}
-		put(State(k), n)
-		if s.is('}') {
-			return true
-		}
-		if !s.is(',') {
-			return false
-		}
-	}
+func counts(r *jsonscan.Reader, put func(State, int64) bool) {
+	r.Object(func(k string) bool { return put(State(k), r.Int()) })
 }
 
-// record reads one record, as decodeTask would.
-func (s *scan) record(id domain.TaskID) (Task, bool) {
+// scanRecord reads one record, as decodeTask would.
+func scanRecord(r *jsonscan.Reader, id domain.TaskID) (Task, bool) {
 	t := Task{ID: id, Failures: map[State]int{}, Entered: map[State]time.Duration{}}
 	var since, created, warned string
-	seen := map[string]bool{}
-	if !s.is('{') {
-		return t, false
-	}
-	if s.is('}') {
-		return s.finish(t, since, created, warned)
-	}
-	for {
-		k, ok := s.str()
-		if !ok || seen[k] || !s.is(':') {
-			return t, false
-		}
-		seen[k] = true
-		var v string
+	r.Object(func(k string) bool {
 		switch k {
 		case "state":
-			v, ok = s.str()
-			t.State = State(v)
+			t.State = State(r.Str())
 		case "since":
-			since, ok = s.str()
+			since = r.Str()
 		case "created":
-			created, ok = s.str()
+			created = r.Str()
 		case "failures":
-			ok = s.counts(func(st State, n int64) { t.Failures[st] = int(n) })
+			counts(r, func(st State, n int64) bool { t.Failures[st] = int(n); return true })
 		case "cto_attempts":
-			var n int64
-			n, ok = s.int()
-			t.CTOAttempts = int(n)
+			t.CTOAttempts = int(r.Int())
 		case "escalated_from":
-			v, ok = s.str()
-			t.EscalatedFrom = State(v)
+			t.EscalatedFrom = State(r.Str())
 		case "time":
-			ok = s.counts(func(st State, sec int64) {
-				if sec > 1<<53 || sec < -(1<<53) {
-					ok = false // encoding/json reads it as a float: left to it
-				}
+			counts(r, func(st State, sec int64) bool {
 				t.Entered[st] = time.Duration(sec) * time.Second
-			}) && ok
+				return sec <= 1<<53 && sec >= -(1<<53) // beyond, encoding/json reads a float: left to it
+			})
 		case "head":
-			t.Head, ok = s.str()
+			t.Head = r.Str()
 		case "warned":
-			warned, ok = s.str()
+			warned = r.Str()
 		case "agent":
-			t.Agent, ok = s.str()
+			t.Agent = r.Str()
 		default:
-			return t, false
+			return false
 		}
-		if !ok {
-			return t, false
-		}
-		if s.is('}') {
-			return s.finish(t, since, created, warned)
-		}
-		if !s.is(',') {
-			return t, false
-		}
+		return true
+	})
+	if !r.OK() {
+		return t, false
 	}
+	return finish(t, since, created, warned)
 }
 
 // finish checks what decodeTask checks; a record it would refuse is left
 // to it, for its error.
-func (s *scan) finish(t Task, since, created, warned string) (Task, bool) {
+func finish(t Task, since, created, warned string) (Task, bool) {
 	var err error
 	if warned != "" {
 		if t.Warned, err = ParseLevel(warned); err != nil || t.Warned == LevelOK {

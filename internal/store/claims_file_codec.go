@@ -2,12 +2,12 @@ package store
 
 import (
 	"encoding/json"
-	"slices"
 	"strconv"
 	"time"
 	"unicode/utf8"
 
 	"github.com/taskie-dev/taskie/internal/domain"
+	"github.com/taskie-dev/taskie/internal/jsonscan"
 )
 
 // The clone's coordination files (claims.json, worktrees.json, held.json)
@@ -105,190 +105,6 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// jr scans JSON of the layout taskie writes; ok turns false at anything
-// else, and the caller reads the file with encoding/json instead.
-type jr struct {
-	b  []byte
-	i  int
-	ok bool
-}
-
-func newJR(b []byte) *jr { return &jr{b: b, ok: true} }
-
-func (r *jr) ws() {
-	for r.i < len(r.b) {
-		switch r.b[r.i] {
-		case ' ', '\n', '\r', '\t':
-			r.i++
-		default:
-			return
-		}
-	}
-}
-
-// is consumes c (after white space) when it comes next.
-func (r *jr) is(c byte) bool {
-	r.ws()
-	if r.ok && r.i < len(r.b) && r.b[r.i] == c {
-		r.i++
-		return true
-	}
-	return false
-}
-
-func (r *jr) want(c byte) {
-	if !r.is(c) {
-		r.ok = false
-	}
-}
-
-// str reads a string without escapes.
-func (r *jr) str() string {
-	r.want('"')
-	if !r.ok {
-		return ""
-	}
-	start := r.i
-	for r.i < len(r.b) {
-		switch c := r.b[r.i]; {
-		case c == '"':
-			raw := r.b[start:r.i]
-			r.i++
-			if !utf8.Valid(raw) { // encoding/json would replace the bad bytes
-				r.ok = false
-				return ""
-			}
-			return string(raw)
-		case c == '\\' || c < 0x20:
-			r.ok = false
-			return ""
-		}
-		r.i++
-	}
-	r.ok = false
-	return ""
-}
-
-func (r *jr) int() int64 {
-	r.ws()
-	start := r.i
-	if r.i < len(r.b) && r.b[r.i] == '-' {
-		r.i++
-	}
-	for r.i < len(r.b) && r.b[r.i] >= '0' && r.b[r.i] <= '9' {
-		r.i++
-	}
-	return r.parseInt(r.b[start:r.i])
-}
-
-// quotedInt reads an integer written as a string (a ",string" field).
-func (r *jr) quotedInt() int64 {
-	s := r.str()
-	if !r.ok {
-		return 0
-	}
-	return r.parseInt([]byte(s))
-}
-
-// parseInt takes a JSON integer: digits, an optional minus, no leading
-// zero.
-func (r *jr) parseInt(b []byte) int64 {
-	d := b
-	if len(d) > 0 && d[0] == '-' {
-		d = d[1:]
-	}
-	if len(d) == 0 || (d[0] == '0' && len(d) > 1) {
-		r.ok = false
-		return 0
-	}
-	for _, c := range d {
-		if c < '0' || c > '9' {
-			r.ok = false
-			return 0
-		}
-	}
-	n, err := strconv.ParseInt(string(b), 10, 64)
-	if err != nil {
-		r.ok = false
-	}
-	return n
-}
-
-func (r *jr) time() time.Time {
-	var t time.Time
-	if s := r.str(); r.ok && t.UnmarshalText([]byte(s)) != nil {
-		r.ok = false
-	}
-	return t
-}
-
-func (r *jr) bool() bool {
-	r.ws()
-	for _, w := range []string{"true", "false"} {
-		if len(r.b)-r.i >= len(w) && string(r.b[r.i:r.i+len(w)]) == w {
-			r.i += len(w)
-			return w == "true"
-		}
-	}
-	r.ok = false
-	return false
-}
-
-// object reads an object, calling member for each key; member reads the
-// value, or returns false for a key it does not know. A key met twice is
-// left to encoding/json, which merges the two values.
-func (r *jr) object(member func(key string) bool) {
-	r.want('{')
-	if r.is('}') {
-		return
-	}
-	seen := make([]string, 0, 8)
-	for r.ok {
-		k := r.str()
-		r.want(':')
-		if !r.ok || slices.Contains(seen, k) || !member(k) {
-			r.ok = false
-			return
-		}
-		seen = append(seen, k)
-		if r.is('}') {
-			return
-		}
-		r.want(',')
-	}
-}
-
-// null consumes a null when it comes next.
-func (r *jr) null() bool {
-	r.ws()
-	if r.ok && len(r.b)-r.i >= 4 && string(r.b[r.i:r.i+4]) == "null" {
-		r.i += 4
-		return true
-	}
-	return false
-}
-
-// array reads an array, calling elem to read each element.
-func (r *jr) array(elem func()) {
-	r.want('[')
-	if r.is(']') {
-		return
-	}
-	for r.ok {
-		elem()
-		if r.is(']') {
-			return
-		}
-		r.want(',')
-	}
-}
-
-// end checks that nothing but white space follows.
-func (r *jr) end() bool {
-	r.ws()
-	return r.ok && r.i == len(r.b)
-}
-
 // encodeClaimsDoc writes claims.json as json.MarshalIndent(doc, "", "  ").
 func encodeClaimsDoc(doc claimsDoc) ([]byte, error) {
 	w := &jw{b: make([]byte, 0, 128+160*(len(doc.Claims)+len(doc.Lost)))}
@@ -338,21 +154,21 @@ func claimsArray(w *jw, cs []claimJSON) {
 // decodeClaimsDoc reads claims.json; ok is false for a layout the scanner
 // does not take.
 func decodeClaimsDoc(data []byte) (doc claimsDoc, ok bool) {
-	r := newJR(data)
-	r.object(func(k string) bool {
+	r := jsonscan.New(data)
+	r.Object(func(k string) bool {
 		switch k {
 		case "plan":
-			doc.Plan = r.str()
+			doc.Plan = r.Str()
 		case "claims":
 			doc.Claims = nil
-			if !r.null() {
+			if !r.Null() {
 				doc.Claims = readClaimsArray(r)
 			}
 		case "last_token":
-			doc.LastToken = r.int()
+			doc.LastToken = r.Int()
 		case "lost":
 			doc.Lost = nil
-			if !r.null() {
+			if !r.Null() {
 				doc.Lost = readClaimsArray(r)
 			}
 		default:
@@ -360,29 +176,29 @@ func decodeClaimsDoc(data []byte) (doc claimsDoc, ok bool) {
 		}
 		return true
 	})
-	return doc, r.end()
+	return doc, r.End()
 }
 
-func readClaimsArray(r *jr) []claimJSON {
+func readClaimsArray(r *jsonscan.Reader) []claimJSON {
 	out := []claimJSON{}
-	r.array(func() {
+	r.Array(func() {
 		var c claimJSON
-		r.object(func(k string) bool {
+		r.Object(func(k string) bool {
 			switch k {
 			case "task":
-				c.Task = r.str()
+				c.Task = r.Str()
 			case "agent":
-				c.Agent = r.str()
+				c.Agent = r.Str()
 			case "acquired":
-				c.Acquired = r.time()
+				c.Acquired = r.Time()
 			case "expires":
-				c.Expires = r.time()
+				c.Expires = r.Time()
 			case "heartbeat":
-				c.Heartbeat = r.time()
+				c.Heartbeat = r.Time()
 			case "token":
-				c.Token = r.int()
+				c.Token = r.Int()
 			case "place":
-				c.Place = r.str()
+				c.Place = r.Str()
 			default:
 				return false
 			}
@@ -448,34 +264,34 @@ func encodeWorktreesDoc(doc worktreesDoc) ([]byte, error) {
 // decodeWorktreesDoc reads worktrees.json; ok is false for a layout the
 // scanner does not take.
 func decodeWorktreesDoc(data []byte) (doc worktreesDoc, ok bool) {
-	r := newJR(data)
-	task := func() domain.TaskID { return domain.TaskID(r.quotedInt()) }
-	r.object(func(k string) bool {
+	r := jsonscan.New(data)
+	task := func() domain.TaskID { return domain.TaskID(r.QuotedInt()) }
+	r.Object(func(k string) bool {
 		switch k {
 		case "worktrees":
 			doc.Worktrees = nil
-			if r.null() {
+			if r.Null() {
 				return true
 			}
 			doc.Worktrees = []Worktree{}
-			r.array(func() {
+			r.Array(func() {
 				var t Worktree
-				r.object(func(k string) bool {
+				r.Object(func(k string) bool {
 					switch k {
 					case "task":
 						t.Task = task()
 					case "path":
-						t.Path = r.str()
+						t.Path = r.Str()
 					case "branch":
-						t.Branch = r.str()
+						t.Branch = r.Str()
 					case "base_sha":
-						t.BaseSHA = r.str()
+						t.BaseSHA = r.Str()
 					case "last_commit":
-						t.LastCommit = r.str()
+						t.LastCommit = r.Str()
 					case "created":
-						t.Created = r.time()
+						t.Created = r.Time()
 					case "adopted":
-						t.Adopted = r.bool()
+						t.Adopted = r.Bool()
 					default:
 						return false
 					}
@@ -485,22 +301,22 @@ func decodeWorktreesDoc(data []byte) (doc worktreesDoc, ok bool) {
 			})
 		case "checkouts":
 			doc.Checkouts = nil
-			if r.null() {
+			if r.Null() {
 				return true
 			}
 			doc.Checkouts = []Checkout{}
-			r.array(func() {
+			r.Array(func() {
 				var c Checkout
-				r.object(func(k string) bool {
+				r.Object(func(k string) bool {
 					switch k {
 					case "task":
 						c.Task = task()
 					case "path":
-						c.Path = r.str()
+						c.Path = r.Str()
 					case "head":
-						c.Head = r.str()
+						c.Head = r.Str()
 					case "claimed":
-						c.Claimed = r.time()
+						c.Claimed = r.Time()
 					default:
 						return false
 					}
@@ -513,7 +329,7 @@ func decodeWorktreesDoc(data []byte) (doc worktreesDoc, ok bool) {
 		}
 		return true
 	})
-	return doc, r.end()
+	return doc, r.End()
 }
 
 // encodeHeld writes held.json as json.MarshalIndent does.
@@ -543,25 +359,25 @@ func encodeHeld(hs []Held) ([]byte, error) {
 // decodeHeld reads held.json; ok is false for a layout the scanner does
 // not take.
 func decodeHeld(data []byte) (hs []Held, ok bool) {
-	r := newJR(data)
-	if r.null() {
-		return nil, r.end()
+	r := jsonscan.New(data)
+	if r.Null() {
+		return nil, r.End()
 	}
 	hs = []Held{}
-	r.array(func() {
+	r.Array(func() {
 		var h Held
-		r.object(func(k string) bool {
+		r.Object(func(k string) bool {
 			switch k {
 			case "task":
-				h.Task = domain.TaskID(r.quotedInt())
+				h.Task = domain.TaskID(r.QuotedInt())
 			case "agent":
-				h.Agent = r.str()
+				h.Agent = r.Str()
 			case "place":
-				h.Place = r.str()
+				h.Place = r.Str()
 			case "token":
-				h.Token = r.int()
+				h.Token = r.Int()
 			case "at":
-				h.At = r.time()
+				h.At = r.Time()
 			default:
 				return false
 			}
@@ -569,7 +385,7 @@ func decodeHeld(data []byte) (hs []Held, ok bool) {
 		})
 		hs = append(hs, h)
 	})
-	return hs, r.end()
+	return hs, r.End()
 }
 
 // encodeCheckoutLine writes one line of the checkout log, as json.Marshal
