@@ -318,12 +318,7 @@ func resultFailed(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResultOp
 	if err != nil {
 		return err
 	}
-	onExhausted := parallel.Skip
-	if cfg, err := implied.Config(cp.p); err == nil {
-		if onExhausted, err = parallel.ParseOnExhausted(cfg.OnExhausted); err != nil {
-			onExhausted = parallel.Escalate
-		}
-	}
+	onExhausted := cp.onExhausted()
 	if err := cp.preview(lifeMove{task: task, step: failStep(false, agent)}); err != nil {
 		return moveErr(cp.p, err)
 	}
@@ -346,6 +341,25 @@ func resultFailed(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResultOp
 	if _, err := cp.commitLife(s, m); err != nil {
 		fmt.Fprintf(s.Err, "taskie: warning: task %d: the failure is stored, but its lifecycle did not count it: %v\n", task, err)
 	}
+	return cp.afterFailed(s, task, d, func() string { return cp.liveHolder(task) })
+}
+
+// onExhausted is the plan's on_exhausted setting: skip when it has none,
+// escalate when it cannot be read.
+func (cp *coordPlan) onExhausted() parallel.OnExhausted {
+	onExhausted := parallel.Skip
+	if cfg, err := implied.Config(cp.p); err == nil {
+		if onExhausted, err = parallel.ParseOnExhausted(cfg.OnExhausted); err != nil {
+			onExhausted = parallel.Escalate
+		}
+	}
+	return onExhausted
+}
+
+// afterFailed acts on a stored failed result's decision d and says what
+// comes next; holder names the claim's live holder still ("" for none),
+// asked only for a task to be retried.
+func (cp *coordPlan) afterFailed(s *Streams, task domain.TaskID, d parallel.RetryDecision, holder func() string) error {
 	if d.Failed {
 		if err := cp.recordFailed(task, d); err != nil {
 			return err
@@ -357,8 +371,8 @@ func resultFailed(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResultOp
 		if err := cp.backToPending(s, task); err != nil {
 			return err
 		}
-		if holder := cp.liveHolder(task); holder != "" {
-			fmt.Fprintf(s.Err, "task %d is ready again once %s releases it (`taskie release %d --as %s`) or its lease expires\n", task, holder, task, holder)
+		if h := holder(); h != "" {
+			fmt.Fprintf(s.Err, "task %d is ready again once %s releases it (`taskie release %d --as %s`) or its lease expires\n", task, h, task, h)
 			break
 		}
 		fmt.Fprintf(s.Err, "task %d is ready again: `taskie claim --next` gives it to the next agent\n", task)
@@ -435,12 +449,7 @@ func resultFailedOne(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResul
 	if err != nil {
 		return err
 	}
-	onExhausted := parallel.Skip
-	if cfg, err := implied.Config(cp.p); err == nil {
-		if onExhausted, err = parallel.ParseOnExhausted(cfg.OnExhausted); err != nil {
-			onExhausted = parallel.Escalate
-		}
-	}
+	onExhausted := cp.onExhausted()
 	// One line per attempt up to the first exhausted one, that last one
 	// standing for every attempt after it.
 	var w store.FailWrite
@@ -500,27 +509,12 @@ func resultFailedOne(s *Streams, cp *coordPlan, task domain.TaskID, o *taskResul
 	}
 	sayLife(s, res.Lines)
 	d := parallel.AfterFailure(res.Attempt, parallel.DefaultMaxRetries, onExhausted)
-	if d.Failed {
-		if err := cp.recordFailed(task, d); err != nil {
-			return err
-		}
-	}
-	fmt.Fprintf(s.Err, "task %d: %s\n", task, d.Msg)
-	switch d.Action {
-	case parallel.Retry:
-		if err := cp.backToPending(s, task); err != nil {
-			return err
-		}
+	return cp.afterFailed(s, task, d, func() string {
 		if h := res.Found; !res.Released && h != nil && h.Live(res.Now) {
-			fmt.Fprintf(s.Err, "task %d is ready again once %s releases it (`taskie release %d --as %s`) or its lease expires\n", task, h.Agent, task, h.Agent)
-			break
+			return h.Agent
 		}
-		fmt.Fprintf(s.Err, "task %d is ready again: `taskie claim --next` gives it to the next agent\n", task)
-	case parallel.EscalateTask:
-		fmt.Fprintf(s.Err, "plan %s is paused until a human decides: `taskie resume%s` continues\n", cp.p.ID, cp.p.PlanFlag())
-	}
-	fmt.Fprintln(s.Out, parallel.ResultRef(task, "", parallel.ResultFailed))
-	return nil
+		return ""
+	})
 }
 
 // backToPending sets a task to be retried back to pending in tasks.md
