@@ -27,9 +27,6 @@ func New(b []byte) *Reader { return &Reader{b: b, ok: true} }
 // OK tells whether everything read so far was of the layout taken.
 func (r *Reader) OK() bool { return r.ok }
 
-// Fail turns the reader not OK: a value its caller does not take.
-func (r *Reader) Fail() { r.ok = false }
-
 func (r *Reader) ws() {
 	for r.i < len(r.b) {
 		switch r.b[r.i] {
