@@ -183,7 +183,7 @@ func (cp *coordPlan) withFiles(tasks []parallel.Task) error {
 		if parallel.StandingOf(t.Status, t.Life).Closed() {
 			continue
 		}
-		if pt, ok := ts.Find(int(t.ID)); ok && filesCol != "" && strings.TrimSpace(pt.Cells[filesCol]) != "" {
+		if pt, ok := ts.Find(int(t.ID)); ok && filesCol != "" && strings.TrimSpace(pt.Cell(filesCol)) != "" {
 			continue
 		}
 		names, idx = append(names, plan.TaskFile(int(t.ID))), append(idx, i)

@@ -469,7 +469,7 @@ func (src *serveSource) Task(_ context.Context, planID, arg string) (*serve.Task
 	rec, _ := taskrec.Find(recs, id)
 	out := &serve.Task{Plan: p.ID, ID: id.String(), Title: oneLineCell(rec.Title), Status: rec.Display, At: src.clk.Now()}
 	for _, h := range ts.Header {
-		out.Row = append(out.Row, [2]string{h, row.Cells[h]})
+		out.Row = append(out.Row, [2]string{h, row.Cell(h)})
 	}
 	if rec.Recorded || rec.State == lifecycle.Pending {
 		taskLife(p, out, rec, recs)

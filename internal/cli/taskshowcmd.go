@@ -106,7 +106,7 @@ func runTaskShow(o *taskShowOpts) error {
 	rec, _ := taskrec.Find(recs, task)
 	lv := newTaskListView(rec)
 	v := taskShowView{Plan: p.ID, Task: lv.Task, Title: rec.Title, Status: lv.Status, DependsOn: lv.DependsOn,
-		Files: append([]string{}, row.Files...), Row: row.Cells, header: ts.Header, Commits: []string{}}
+		Files: append([]string{}, row.Files...), Row: row.CellMap(), header: ts.Header, Commits: []string{}}
 	if p.Exists(plan.TaskFile(int(task))) {
 		v.TaskFile = store.Rel(p.ID, plan.TaskFile(int(task)))
 	}

@@ -91,7 +91,7 @@ func schedTasks(s *store.Snapshot) []parallel.Task {
 	var names []string
 	var ids []domain.TaskID
 	for _, t := range s.Tasks.Tasks {
-		if filesCol != "" && strings.TrimSpace(t.Cells[filesCol]) != "" {
+		if filesCol != "" && strings.TrimSpace(t.Cell(filesCol)) != "" {
 			continue
 		}
 		if name := plan.TaskFile(t.ID); s.Exists(name) {

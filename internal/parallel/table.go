@@ -34,7 +34,7 @@ func FromTable(ts *plan.Tasks, taskFiles map[domain.TaskID][]byte) ([]Task, []Pr
 		seen[id] = true
 		t := Task{ID: id, Status: pt.StatusNorm(), Priority: PriorityMedium}
 		if prioCol != "" {
-			cell := pt.Cells[prioCol]
+			cell := pt.Cell(prioCol)
 			rank, ok := ParsePriority(cell)
 			if !ok {
 				ps = append(ps, Problem{Task: id, Kind: UnknownPriority,
@@ -54,7 +54,7 @@ func FromTable(ts *plan.Tasks, taskFiles map[domain.TaskID][]byte) ([]Task, []Pr
 // filesOf is the Files cell when the column exists and the cell is not
 // empty, else the paths named in the task file.
 func filesOf(pt plan.Task, filesCol string, taskFile []byte) []string {
-	if filesCol == "" || strings.TrimSpace(pt.Cells[filesCol]) == "" {
+	if filesCol == "" || strings.TrimSpace(pt.Cell(filesCol)) == "" {
 		return FilesIn(taskFile)
 	}
 	var out []string

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,11 +12,77 @@ import (
 // Task is one row of tasks.md.
 type Task struct {
 	ID        int
-	Status    string            // as written, trimmed (not normalised)
-	Cells     map[string]string // header name as written → unescaped cell text
-	DependsOn []int             // ids from a "Depends on"-like column
-	Files     []string          // entries of a "Files" column, backticks stripped
-	Line      int               // 1-based line in tasks.md
+	Status    string   // as written, trimmed (not normalised)
+	DependsOn []int    // ids from a "Depends on"-like column
+	Files     []string // entries of a "Files" column, backticks stripped
+	Line      int      // 1-based line in tasks.md
+
+	// The row's unescaped cells by column, read through Cell: a map per
+	// row was a fifth of reading a 10,000-task plan.
+	vals []string
+	cols *columns
+	// cells replaces vals once a cell of the row was edited.
+	cells map[string]string
+}
+
+// columns is what every row of one table shares about its header.
+type columns struct {
+	header []string
+	first  []bool // first[c]: column c is the first of its name
+	title  []int  // the Title-like columns, by priority
+}
+
+func newColumns(header []string) *columns {
+	cs := &columns{header: header, first: make([]bool, len(header))}
+	for c, h := range header {
+		cs.first[c] = !slices.Contains(header[:c], h)
+	}
+	for _, n := range titleNames {
+		for c, h := range header {
+			if cs.first[c] && strings.EqualFold(strings.TrimSpace(h), n) {
+				cs.title = append(cs.title, c)
+			}
+		}
+	}
+	return cs
+}
+
+// Cell returns the row's cell in the column named name (as written in the
+// header; a repeated name gives its first column), "" when absent.
+func (t Task) Cell(name string) string {
+	if t.cells != nil {
+		return t.cells[name]
+	}
+	if t.cols == nil {
+		return ""
+	}
+	for c, h := range t.cols.header {
+		if h == name {
+			if c < len(t.vals) {
+				return t.vals[c]
+			}
+			return ""
+		}
+	}
+	return ""
+}
+
+// CellMap returns the row's cells by header name as written (a repeated
+// name keeps its first column's cell); a new map the caller may keep.
+func (t Task) CellMap() map[string]string {
+	if t.cells != nil {
+		return maps.Clone(t.cells)
+	}
+	m := map[string]string{}
+	if t.cols == nil {
+		return m
+	}
+	for c, h := range t.cols.header {
+		if c < len(t.vals) && t.cols.first[c] {
+			m[h] = t.vals[c]
+		}
+	}
+	return m
 }
 
 // StatusNorm is the status lower-cased and trimmed, for comparisons.
@@ -24,9 +91,23 @@ func (t Task) StatusNorm() string { return strings.ToLower(strings.TrimSpace(t.S
 // Title returns the first present column of Title, Name, Task, Summary,
 // Description, because plans name that column differently.
 func (t Task) Title() string {
-	v, _ := lookup(t.Cells, "title", "name", "task", "summary", "description")
-	return v
+	if t.cells != nil {
+		v, _ := lookup(t.cells, titleNames...)
+		return v
+	}
+	if t.cols == nil {
+		return ""
+	}
+	for _, c := range t.cols.title {
+		if c < len(t.vals) {
+			return t.vals[c]
+		}
+	}
+	return ""
 }
+
+// titleNames are the accepted names of the title column, by priority.
+var titleNames = []string{"title", "name", "task", "summary", "description"}
 
 // Problem is a tasks.md parse problem (validation rule 7). Line is 1-based,
 // 0 when the problem is about the file as a whole.
@@ -63,10 +144,10 @@ func (ts *Tasks) derive(t *Task) {
 func (ts *Tasks) deriveIn(t *Task, arena *[]int) {
 	t.DependsOn, t.Files = nil, nil
 	if ts.depCol >= 0 {
-		t.DependsOn = parseIntsIn(t.Cells[ts.Header[ts.depCol]], arena)
+		t.DependsOn = parseIntsIn(t.Cell(ts.Header[ts.depCol]), arena)
 	}
 	if ts.filesCol >= 0 {
-		t.Files = parseFiles(t.Cells[ts.Header[ts.filesCol]])
+		t.Files = parseFiles(t.Cell(ts.Header[ts.filesCol]))
 	}
 }
 

@@ -61,7 +61,10 @@ func (ts *Tasks) setCell(idx, col int, value string) {
 		cr = "\r"
 	}
 	ts.lines[line] = r.render() + cr
-	t.Cells[ts.Header[col]] = value
+	if t.cells == nil {
+		t.cells = t.CellMap()
+	}
+	t.cells[ts.Header[col]] = value
 	if col == ts.statusCol {
 		t.Status = value
 	}

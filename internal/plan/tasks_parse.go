@@ -3,7 +3,6 @@ package plan
 import (
 	"bytes"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 )
@@ -30,9 +29,8 @@ type taskParser struct {
 	cells, vals []string
 	ints        []int
 	text        strings.Builder // the unescaped cells, one string for the file
-	// firstCol[c] is whether column c is the first of its header name (a
-	// repeated name keeps its first column's cell).
-	firstCol []bool
+	// cols is the header every row shares.
+	cols *columns
 }
 
 // ParseTasks parses tasks.md content. It returns the table and every
@@ -182,10 +180,7 @@ func (p *taskParser) readHeader(i int) {
 	if !p.hasSep {
 		p.problem(i+1, "missing separator line (like |---|---|) after the header")
 	}
-	p.firstCol = make([]bool, len(ts.Header))
-	for c, h := range ts.Header {
-		p.firstCol[c] = !slices.Contains(ts.Header[:c], h)
-	}
+	p.cols = newColumns(ts.Header)
 	ts.idCol = columnIndex(ts.Header, "id")
 	ts.statusCol = columnIndex(ts.Header, "status")
 	ts.filesCol = columnIndex(ts.Header, "files")
@@ -237,12 +232,7 @@ func (p *taskParser) readRow(i int) {
 		p.problem(i, "task id %q is not a positive integer", idText)
 		return
 	}
-	t := Task{ID: id, Line: i + 1, Cells: make(map[string]string, len(ts.Header))}
-	for c, h := range ts.Header {
-		if c < len(cells) && p.firstCol[c] {
-			t.Cells[h] = cells[c]
-		}
-	}
+	t := Task{ID: id, Line: i + 1, vals: cells, cols: p.cols}
 	if ts.statusCol >= 0 && ts.statusCol < len(cells) {
 		t.Status = cells[ts.statusCol]
 	}

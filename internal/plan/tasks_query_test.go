@@ -59,7 +59,7 @@ func TestTaskTitlePriority(t *testing.T) {
 		{map[string]string{"Notes": "x"}, ""},
 	}
 	for _, tc := range tests {
-		if got := (Task{Cells: tc.cells}).Title(); got != tc.want {
+		if got := (Task{cells: tc.cells}).Title(); got != tc.want {
 			t.Errorf("Title(%v) = %q, want %q", tc.cells, got, tc.want)
 		}
 	}

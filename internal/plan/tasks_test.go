@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // lines joins its arguments with "\n" and a final newline, for fixtures.
@@ -40,15 +41,27 @@ func TestParseTasksGoodTable(t *testing.T) {
 		t.Fatalf("unexpected problems: %v", problems)
 	}
 	want := []Task{
-		{ID: 1, Status: "done", Line: 4, Files: []string{"go.mod", "main.go"},
-			Cells: map[string]string{"Id": "1", "Status": "done", "Title": "Setup", "Depends on": "-", "Files": "`go.mod`, main.go"}},
-		{ID: 2, Status: "Pending", Line: 5, DependsOn: []int{1}, Files: []string{"a.go", "b.go"},
-			Cells: map[string]string{"Id": "2", "Status": "Pending", "Title": "Parser | lexer", "Depends on": "1", "Files": "a.go b.go"}},
-		{ID: 3, Status: "IN-PROGRESS", Line: 6, DependsOn: []int{1, 2},
-			Cells: map[string]string{"Id": "3", "Status": "IN-PROGRESS", "Title": "Render", "Depends on": "#1 #2", "Files": "none"}},
+		{ID: 1, Status: "done", Line: 4, Files: []string{"go.mod", "main.go"}},
+		{ID: 2, Status: "Pending", Line: 5, DependsOn: []int{1}, Files: []string{"a.go", "b.go"}},
+		{ID: 3, Status: "IN-PROGRESS", Line: 6, DependsOn: []int{1, 2}},
 	}
-	if d := cmp.Diff(want, ts.Tasks); d != "" {
+	if d := cmp.Diff(want, ts.Tasks, cmpopts.IgnoreUnexported(Task{})); d != "" {
 		t.Errorf("tasks (-want +got):\n%s", d)
+	}
+	wantCells := []map[string]string{
+		{"Id": "1", "Status": "done", "Title": "Setup", "Depends on": "-", "Files": "`go.mod`, main.go"},
+		{"Id": "2", "Status": "Pending", "Title": "Parser | lexer", "Depends on": "1", "Files": "a.go b.go"},
+		{"Id": "3", "Status": "IN-PROGRESS", "Title": "Render", "Depends on": "#1 #2", "Files": "none"},
+	}
+	for i, tk := range ts.Tasks {
+		if d := cmp.Diff(wantCells[i], tk.CellMap()); d != "" {
+			t.Errorf("task %d cells (-want +got):\n%s", tk.ID, d)
+		}
+		for h, v := range wantCells[i] {
+			if got := tk.Cell(h); got != v {
+				t.Errorf("task %d Cell(%q) = %q, want %q", tk.ID, h, got, v)
+			}
+		}
 	}
 	if d := cmp.Diff([]string{"Id", "Status", "Title", "Depends on", "Files"}, ts.Header); d != "" {
 		t.Errorf("header (-want +got):\n%s", d)
@@ -310,7 +323,7 @@ func TestTasksEditUpdatesTask(t *testing.T) {
 	}
 	t1, _ := ts.Find(1)
 	t2, _ := ts.Find(2)
-	if t1.Status != "Done" || t1.Cells["Status"] != "Done" {
+	if t1.Status != "Done" || t1.Cell("Status") != "Done" || t1.CellMap()["Status"] != "Done" {
 		t.Errorf("task 1 after SetStatus = %+v", *t1)
 	}
 	if d := cmp.Diff([]int{1}, t2.DependsOn); d != "" {
