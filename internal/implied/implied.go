@@ -95,13 +95,27 @@ func PlanRouteFacts(p *store.Plan, st *state.State) workflow.RouteFacts {
 	if err != nil {
 		return workflow.RouteFacts{State: st}
 	}
+	var reviews chan []plan.FileName
+	if st != nil {
+		// The series of a state are known before the tasks: in a big plan
+		// the listing that finds their files (the kernel's walk of every
+		// name) runs while the tasks are folded.
+		reviews = make(chan []plan.FileName, 1)
+		go func() { reviews <- s.ReviewFiles(routeSeries(st, nil)) }()
+	}
 	// Each task as every view shows it: a task whose commit is there is
 	// done (in memory; the next change records it).
-	return routeFacts(s, st, View(p, s, taskrec.Input{State: st, Untimed: true}))
+	return routeFactsWith(s, st, View(p, s, taskrec.Input{State: st, Untimed: true}), reviews)
 }
 
 // routeFacts is what `taskie continue` needs, with each task's one record, rs.
 func routeFacts(s *store.Snapshot, st *state.State, rs []taskrec.Record) workflow.RouteFacts {
+	return routeFactsWith(s, st, rs, nil)
+}
+
+// routeFactsWith is routeFacts taking the review files from reviews when
+// not nil (routeSeries of st, read ahead).
+func routeFactsWith(s *store.Snapshot, st *state.State, rs []taskrec.Record, reviews chan []plan.FileName) workflow.RouteFacts {
 	f := workflow.RouteFacts{
 		State:    st,
 		HasPlan:  s.Exists("plan.md"),
@@ -118,7 +132,11 @@ func routeFacts(s *store.Snapshot, st *state.State, rs []taskrec.Record) workflo
 	}
 	// The review files of the series the route can ask about, not every
 	// file of the plan (60,000 in a plan of 10,000 tasks).
-	f.Reviews = s.ReviewFiles(routeSeries(st, f.Tasks))
+	if reviews != nil {
+		f.Reviews = <-reviews
+	} else {
+		f.Reviews = s.ReviewFiles(routeSeries(st, f.Tasks))
+	}
 	if st != nil {
 		f.Subtasks = s.Subtasks(st.Task())
 	}
