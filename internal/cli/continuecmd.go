@@ -78,6 +78,7 @@ repaired (and says so). Without state.json it reconstructs a best guess.`,
 }
 
 func runContinue(o *continueOpts) error {
+	lazyGC()
 	p, err := o.g.openPlan(o.id)
 	if err != nil {
 		return err

@@ -99,6 +99,7 @@ unknown task, a dependency cycle or a repeated id is a validation error
 }
 
 func runGroups(o *groupsOpts) error {
+	lazyGC()
 	s := o.s
 	if o.max < 0 {
 		return usageErr(fmt.Errorf("--max %d: must be at least 1", o.max), "")
