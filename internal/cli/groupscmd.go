@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"slices"
@@ -263,7 +264,14 @@ func groupsTSV(s *Streams, v groupsView) error {
 		rows = append(rows, []string{"-", l.Task, orNone(l.Title), "-", "-", "-", l.Reason})
 	}
 	t := table{cols: []string{"wave", "task", "title", "status", "priority", "files", "reasons"}}
-	return t.print(s, len(rows), func(i int, _ bool) []string { return rows[i] })
+	// One write per 64 KB, not per row: a plan of 10,000 tasks has 5,000.
+	bw := bufio.NewWriterSize(s.Out, 64<<10)
+	out := *s
+	out.Out = bw
+	if err := t.print(&out, len(rows), func(i int, _ bool) []string { return rows[i] }); err != nil {
+		return err
+	}
+	return bw.Flush()
 }
 
 // printGroups writes "wave 1: 1, 2, 4" per wave; verbose adds each task

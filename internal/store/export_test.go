@@ -8,3 +8,7 @@ func SetFailWrite(f *Files, fn func(rel string) error) { f.failWrite = fn }
 // SetSmallPlan sets the most tasks of a plan listed whole at once, for a
 // test; it returns the old value.
 func SetSmallPlan(n int) int { old := smallPlan; smallPlan = n; return old }
+
+// SetParallelRead sets the fewest files read with two readers, for a
+// test; it returns the old value.
+func SetParallelRead(n int) int { old := parallelRead; parallelRead = n; return old }

@@ -208,11 +208,50 @@ func (f *Files) readNames(id string, names []string, read func(*fsafe.Dir, strin
 		return
 	}
 	defer d.Close()
-	for _, n := range names {
+	if len(names) < parallelRead {
+		for _, n := range names {
+			data, err := read(d, n)
+			fn(n, data, err)
+		}
+		return
+	}
+	// Two readers, each through its own open directory: the second half is
+	// read while the first is read and handed to fn (groups reads the
+	// files of every open task: 5,000 in a plan of 10,000 tasks).
+	half := len(names) / 2
+	type result struct {
+		data []byte
+		err  error
+	}
+	second := make([]result, len(names)-half)
+	done := make(chan bool, 1)
+	go func() {
+		d2, err := f.root.OpenDir(Rel(id, ""))
+		if err != nil {
+			done <- false
+			return
+		}
+		defer d2.Close()
+		for i, n := range names[half:] {
+			second[i].data, second[i].err = read(d2, n)
+		}
+		done <- true
+	}()
+	for _, n := range names[:half] {
 		data, err := read(d, n)
 		fn(n, data, err)
 	}
+	ok := <-done
+	for i, n := range names[half:] {
+		if !ok {
+			second[i].data, second[i].err = read(d, n)
+		}
+		fn(n, second[i].data, second[i].err)
+	}
 }
+
+// parallelRead is the fewest files readNames reads with two readers.
+var parallelRead = 64
 
 // PeekState reads and decodes a plan's state.json alone (plan choice looks
 // at every plan); the next Load of the plan reuses the bytes.

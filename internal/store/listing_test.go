@@ -24,6 +24,8 @@ import (
 func TestExistsWithoutListing(t *testing.T) {
 	old := store.SetSmallPlan(0) // every plan reads only what it is asked for
 	t.Cleanup(func() { store.SetSmallPlan(old) })
+	oldPar := store.SetParallelRead(2) // and reads many files with two readers
+	t.Cleanup(func() { store.SetParallelRead(oldPar) })
 	f, root := repo(t, map[string]string{
 		"plan.md": "# Plan\n", "tasks.md": tasks3, "task-1.md": "one\n", "task-2-review-1.md": "r\n",
 		"/elsewhere/task.md": "outside\n", "sub/task-9.md": "nested\n",
@@ -139,6 +141,45 @@ func TestReviewFilesOfSeries(t *testing.T) {
 		}
 		if diff := cmp.Diff(names(want), got); diff != "" {
 			t.Errorf("ReviewFiles(%v) (+) vs Files (-):\n%s", series, diff)
+		}
+	}
+}
+
+// TestReadFilesInOrder: many files, read with two readers, come back in
+// the order asked, each with its own content, a missing one as
+// fs.ErrNotExist.
+func TestReadFilesInOrder(t *testing.T) {
+	files := map[string]string{"tasks.md": tasks3}
+	var names, want []string
+	for i := 1; i <= 150; i++ {
+		n := plan.TaskFile(i)
+		names = append(names, n)
+		if i%7 == 0 {
+			want = append(want, n+": missing")
+			continue
+		}
+		files[n] = fmt.Sprintf("task %d\n", i)
+		want = append(want, n+": "+files[n])
+	}
+	f, _ := repo(t, files)
+	s, err := f.Load(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, read := range []func([]string, func(string, []byte, error)){s.ReadFiles, s.ReadRegularFiles} {
+		var got []string
+		read(names, func(n string, data []byte, err error) {
+			switch {
+			case errors.Is(err, fs.ErrNotExist):
+				got = append(got, n+": missing")
+			case err != nil:
+				t.Errorf("%s: %v", n, err)
+			default:
+				got = append(got, n+": "+string(data))
+			}
+		})
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("read (-want +got):\n%s", diff)
 		}
 	}
 }
