@@ -108,6 +108,9 @@ func sortByName(entries []fs.DirEntry) {
 // ReadFile is Root.ReadFile of the file name in the directory.
 func (d *Dir) ReadFile(name string) ([]byte, error) {
 	rel := path.Join(d.rel, name)
+	if data, ok, err := d.readPlain(name, LimitFor(rel)); ok {
+		return data, err
+	}
 	f, ok, err := d.openPlain(name)
 	if !ok {
 		return d.parent.ReadFile(rel)
@@ -135,6 +138,9 @@ func (d *Dir) OpenAppend(name string) (*os.File, error) {
 // read this way costs no listing of the directory.
 func (d *Dir) ReadRegular(name string) ([]byte, error) {
 	rel := path.Join(d.rel, name)
+	if data, ok, err := d.readPlain(name, LimitFor(rel)); ok {
+		return data, err
+	}
 	f, ok, err := d.openPlain(name)
 	if !ok {
 		fi, err := d.parent.Lstat(rel)

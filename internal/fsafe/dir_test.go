@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -203,5 +204,36 @@ func TestDirAppendsLikeRoot(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(outside, "secret.log")); string(b) != "secret\n" {
 		t.Errorf("the file outside the repository was written: %q", b)
+	}
+}
+
+// TestDirReadsWithinLimit: a file read through a Dir has the content on
+// disk, an empty one none, and one over its limit is ErrTooLarge, as the
+// root reads them.
+func TestDirReadsWithinLimit(t *testing.T) {
+	r, root := newRoot(t)
+	plan := filepath.Join(root, ".taskie", "plans", "p")
+	limit := LimitFor(".taskie/plans/p/task-1.md")
+	writeFile(t, filepath.Join(plan, "task-1.md"), strings.Repeat("x", int(limit)+1))
+	writeFile(t, filepath.Join(plan, "task-2.md"), "")
+	writeFile(t, filepath.Join(plan, "task-3.md"), strings.Repeat("y", int(limit)))
+	d, err := r.OpenDir(".taskie/plans/p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for _, read := range []struct {
+		name string
+		fn   func(string) ([]byte, error)
+	}{{"ReadFile", d.ReadFile}, {"ReadRegular", d.ReadRegular}} {
+		if _, err := read.fn("task-1.md"); !errors.Is(err, ErrTooLarge) {
+			t.Errorf("%s over the limit: %v, want ErrTooLarge", read.name, err)
+		}
+		if got, err := read.fn("task-2.md"); err != nil || len(got) != 0 {
+			t.Errorf("%s of an empty file = %q, %v", read.name, got, err)
+		}
+		if got, err := read.fn("task-3.md"); err != nil || int64(len(got)) != limit {
+			t.Errorf("%s at the limit: %d bytes, %v; want %d", read.name, len(got), err, limit)
+		}
 	}
 }

@@ -88,3 +88,55 @@ func (d *Dir) openSubPlain(name string) (*os.File, bool) {
 	}
 	return os.NewFile(uintptr(fd), d.parent.Path(path.Join(d.rel, name))), true
 }
+
+// readPlain is openPlain and readOpen of name on raw descriptors: no
+// os.File, poller registration or blocking switch per file (a view reads
+// 5,000 task files of a plan of 10,000 tasks). ok is false for anything
+// but a regular file directly in the directory, which the root must judge.
+func (d *Dir) readPlain(name string, limit int64) (data []byte, ok bool, err error) {
+	if !plainName(name) {
+		return nil, false, nil
+	}
+	rel := path.Join(d.rel, name)
+	dfd := int(d.f.Fd())
+	var st unix.Stat_t
+	switch err := unix.Fstatat(dfd, name, &st, unix.AT_SYMLINK_NOFOLLOW); {
+	case err == unix.ENOENT:
+		return nil, true, d.parent.wrap(rel, err)
+	case err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG:
+		return nil, false, nil
+	}
+	fd, err := unix.Openat(dfd, name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, false, nil
+	}
+	defer unix.Close(fd)
+	// The fstat after the open is what holds against a concurrent swap.
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return nil, false, nil
+	}
+	if limit >= 0 && st.Size > limit {
+		return nil, true, d.parent.tooLarge(rel, limit)
+	}
+	// One byte more than the size: a file that grew since the fstat shows.
+	buf := make([]byte, 0, st.Size+1)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, true, d.parent.wrap(rel, &fs.PathError{Op: "read", Path: d.parent.Path(rel), Err: err})
+		}
+		if n <= 0 {
+			return buf, true, nil
+		}
+		buf = buf[:len(buf)+n]
+		if limit >= 0 && int64(len(buf)) > limit {
+			return nil, true, d.parent.tooLarge(rel, limit)
+		}
+	}
+}
