@@ -164,6 +164,20 @@ func (f *Files) read(id string) (*Snapshot, error) {
 		return nil, err
 	}
 	defer d.Close()
+	s := f.blank(id, dir)
+	s.readState(f, d, id)
+	s.readTasks(d)
+	s.ls.small = s.Tasks == nil || len(s.Tasks.Tasks) <= smallPlan
+	if tail, _, err := d.ReadTail(events.FileName, tailSize); err == nil {
+		s.last, s.lastIsLast = lastCommitIn(tail)
+	}
+	s.Version = Version{State: Hash(s.StateRaw), Tasks: Hash(s.TasksRaw)}
+	return s, nil
+}
+
+// blank is a snapshot of plan id with its readers and an unread listing,
+// and none of its files.
+func (f *Files) blank(id, dir string) *Snapshot {
 	s := &Snapshot{Plan: id, Dir: dir, Root: f.Repo.Root}
 	s.reader = func(name string) ([]byte, error) { return f.root.ReadFile(Rel(id, name)) }
 	s.readAll = func(names []string, fn func(string, []byte, error)) {
@@ -182,14 +196,7 @@ func (f *Files) read(id string) (*Snapshot, error) {
 	// The listing is read when first asked for: the views that show
 	// tasks (status, ready, groups) need none of its names.
 	s.ls = &listing{open: func() (*fsafe.Dir, error) { return f.root.OpenDir(Rel(id, "")) }}
-	s.readState(f, d, id)
-	s.readTasks(d)
-	s.ls.small = s.Tasks == nil || len(s.Tasks.Tasks) <= smallPlan
-	if tail, _, err := d.ReadTail(events.FileName, tailSize); err == nil {
-		s.last, s.lastIsLast = lastCommitIn(tail)
-	}
-	s.Version = Version{State: Hash(s.StateRaw), Tasks: Hash(s.TasksRaw)}
-	return s, nil
+	return s
 }
 
 // smallPlan is the most tasks of a plan whose snapshot lists every name
@@ -521,24 +528,74 @@ func (f *Files) apply(s *Snapshot, c Change) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := f.write(cm); err != nil {
+	logged, err := f.write(cm)
+	if err != nil {
 		return nil, err
 	}
+	if n := f.written(s, cm, logged); n != nil {
+		return n, nil
+	}
 	return f.read(s.Plan)
+}
+
+// written is the snapshot after commit c on s, built from what c wrote
+// rather than read back (a claim's commit would parse tasks.md and the
+// log's tail again); nil when only a read tells (files c replaced beyond
+// state.json and tasks.md, review files moved, a log tail that a read
+// could not find whole).
+func (f *Files) written(s *Snapshot, c commit, logged int) *Snapshot {
+	if c.Archive != nil || len(c.Events) == 0 || logged >= tailSize {
+		return nil
+	}
+	ev := c.Events[len(c.Events)-1]
+	if !ev.IsCommit() {
+		return nil
+	}
+	n := f.blank(s.Plan, s.Dir)
+	n.StateRaw, n.StateErr, n.State = s.StateRaw, s.StateErr, s.State
+	if c.State != nil {
+		n.StateRaw, n.State = c.StateRaw, nil
+		if n.StateErr = checkPhases(n.Path(state.FileName), c.State); n.StateErr == nil {
+			n.State = c.State.Clone()
+		}
+	} else if st, ok := f.cachedState(s.Plan, s.StateRaw); ok && s.State != nil {
+		// The snapshot's own copy may have been changed by its reader.
+		n.State = st
+	}
+	n.TasksRaw, n.TasksErr, n.Tasks, n.TaskProblems = s.TasksRaw, s.TasksErr, s.Tasks, s.TaskProblems
+	for _, w := range c.Writes {
+		switch w.Rel {
+		case Rel(s.Plan, state.FileName):
+			return nil
+		case Rel(s.Plan, "tasks.md"):
+			n.TasksRaw, n.TasksErr = w.Data, nil
+			n.Tasks, n.TaskProblems = plan.ParseTasks(w.Data)
+		}
+	}
+	n.ls.small = n.Tasks == nil || len(n.Tasks.Tasks) <= smallPlan
+	n.last, n.lastIsLast = &ev, true
+	n.Version = Version{State: Hash(n.StateRaw), Tasks: Hash(n.TasksRaw)}
+	return n
 }
 
 // write carries out a commit: events first, then the archive moves, the
 // files in order and state.json, so that a crash leaves at most a logged
 // commit that the next change completes. A write that fails takes back
 // what it wrote (abort).
-func (f *Files) write(c commit) error {
+// write carries out commit c; it returns how many bytes it added to the
+// log.
+func (f *Files) write(c commit) (int, error) {
 	mark, err := f.appendPlanLog(c.Plan, c.Events)
 	if err != nil {
-		return fmt.Errorf("%s: %w; nothing was changed", f.root.Path(Rel(c.Plan, events.FileName)), err)
+		return 0, fmt.Errorf("%s: %w; nothing was changed", f.root.Path(Rel(c.Plan, events.FileName)), err)
+	}
+	logged := 0
+	if mark != nil {
+		logged = mark.added
 	}
 	var u undo
 	if err := f.writeFiles(c, &u); err != nil {
-		return f.abort(c.Plan, mark, u, err)
+		return 0, f.abort(c.Plan, mark, u, err)
 	}
 	// Shared only once made: a change that failed is no event anywhere.
 	if f.Mirror != nil && len(c.Events) > 0 {
@@ -549,7 +606,7 @@ func (f *Files) write(c commit) error {
 		// state's tests): the next read needs no decode of its own.
 		f.keepState(c.Plan, c.StateRaw, c.State)
 	}
-	return nil
+	return logged, nil
 }
 
 // writeFiles writes a commit's files after its events; u gets how to put
@@ -667,6 +724,7 @@ func appendLog(root *fsafe.Root, rel string, evs []events.Event, durable bool) e
 type logMark struct {
 	size    int64
 	existed bool
+	added   int // bytes appended since
 }
 
 // logLines renders events as the lines appended to log rel (a torn last
@@ -727,6 +785,7 @@ func (f *Files) appendPlanLog(id string, evs []events.Event) (*logMark, error) {
 		}
 		return nil, err
 	}
+	mark.added = len(data)
 	return &mark, nil
 }
 

@@ -205,7 +205,7 @@ func (c Change) kind(old, next *state.State) string {
 // applyStatuses returns tasks.md with the statuses set, and the statuses
 // that actually changed (nil when none did).
 func (s *Snapshot) applyStatuses(want map[domain.TaskID]string) ([]byte, map[string]string, error) {
-	if len(want) == 0 || s.TasksRaw == nil {
+	if len(want) == 0 || s.TasksRaw == nil || s.hasStatuses(want) {
 		return nil, nil, nil
 	}
 	ts, _ := plan.ParseTasks(s.TasksRaw)
@@ -230,4 +230,19 @@ func (s *Snapshot) applyStatuses(want map[domain.TaskID]string) ([]byte, map[str
 		return nil, nil, nil
 	}
 	return ts.Bytes(), changed, nil
+}
+
+// hasStatuses reports whether the snapshot's tasks.md already gives every
+// task of want its status (or has no such task): a claim's commit then
+// leaves tasks.md alone without parsing it again.
+func (s *Snapshot) hasStatuses(want map[domain.TaskID]string) bool {
+	if s.Tasks == nil {
+		return false
+	}
+	for id, st := range want {
+		if t, ok := s.Tasks.Find(int(id)); ok && t.StatusNorm() != st {
+			return false
+		}
+	}
+	return true
 }

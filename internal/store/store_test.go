@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -1061,5 +1062,68 @@ func TestDecodedStateIsACopy(t *testing.T) {
 	}
 	if c := load(t, st); c.State.Phase != "post-code-review" {
 		t.Errorf("load after the file changed sees phase %q, want post-code-review", c.State.Phase)
+	}
+}
+
+// A commit's snapshot is built from what it wrote, not read back: it must
+// show exactly what a fresh read of the files shows.
+func TestCommitSnapshotIsWhatARereadSees(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(s *store.Snapshot) store.Change
+	}{
+		{"state only", func(s *store.Snapshot) store.Change {
+			return store.Change{Actor: "cli", State: withState(s.State, func(n *state.State) { n.MaxReviews = 10 })}
+		}},
+		{"state and a status already set", func(s *store.Snapshot) store.Change {
+			return store.Change{Actor: "cli", State: startTask2(s.State), Statuses: map[domain.TaskID]string{1: "done"}}
+		}},
+		{"state and a status moved", func(s *store.Snapshot) store.Change {
+			return store.Change{Actor: "cli", State: startTask2(s.State), Statuses: map[domain.TaskID]string{1: "done", 2: "in-progress"}}
+		}},
+		{"a status alone", func(s *store.Snapshot) store.Change {
+			return store.Change{Actor: "cli", Statuses: map[domain.TaskID]string{3: "blocked"}}
+		}},
+		{"a plan file and state", func(s *store.Snapshot) store.Change {
+			return store.Change{Actor: "cli", State: startTask2(s.State), Files: map[string][]byte{"task-2-output.md": []byte("# out\n")}}
+		}},
+		{"tasks.md as a file", func(s *store.Snapshot) store.Change {
+			return store.Change{Actor: "cli", State: startTask2(s.State), Files: map[string][]byte{"tasks.md": []byte(tasks3 + "| 4 | pending | four |\n")}}
+		}},
+		{"events alone", func(s *store.Snapshot) store.Change {
+			return store.Change{Actor: "cli", Events: []events.Event{{Event: events.Progress}}}
+		}},
+		{"state with an unknown phase", func(s *store.Snapshot) store.Change {
+			return store.Change{Actor: "cli", State: withState(s.State, func(n *state.State) { n.Phase = "no-such-phase" })}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			st, _ := repo(t, map[string]string{"plan.md": "# p\n", "tasks.md": tasks3, "state.json": reviewSt})
+			got, err := st.Update(id, func(s *store.Snapshot) (store.Change, error) { return tt.change(s), nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := load(t, st)
+			view := func(s *store.Snapshot) map[string]string {
+				m := map[string]string{"state raw": string(s.StateRaw), "tasks raw": string(s.TasksRaw),
+					"version": fmt.Sprint(s.Version), "logged sha": s.LoggedSHA(), "state err": fmt.Sprint(s.StateErr), "tasks err": fmt.Sprint(s.TasksErr)}
+				if s.State != nil {
+					m["state"] = string(s.State.Encode())
+				}
+				if s.Tasks != nil {
+					m["tasks"] = string(s.Tasks.Bytes())
+				}
+				var names []string
+				for _, e := range s.Entries() {
+					names = append(names, e.Name)
+				}
+				m["entries"] = strings.Join(names, " ")
+				return m
+			}
+			if d := cmp.Diff(view(want), view(got)); d != "" {
+				t.Errorf("the commit's snapshot differs from a read of the files (-read +commit):\n%s", d)
+			}
+		})
 	}
 }
