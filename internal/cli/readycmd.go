@@ -2,10 +2,10 @@ package cli
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -152,21 +152,30 @@ func printReady(s *Streams, views []readyView) error {
 const lazyGCLimit = 32 << 20
 
 // lazyGC leaves the garbage collector off until the heap reaches
-// lazyGCLimit, then sets it back to the default: a read of a big plan
-// keeps most of what it allocates to its end, so the collections before
-// that free little (a seventh of reading 10,000 tasks), and a plan too
-// big for the limit pays one collection more, never a collector held at
-// the limit. GOGC or GOMEMLIMIT set by the user win.
-func lazyGC() {
+// lazyGCLimit, then sets it back as it was: a read of a big plan keeps
+// most of what it allocates to its end, so the collections before that
+// free little (a seventh of reading 10,000 tasks), and a plan too big for
+// the limit pays one collection more, never a collector held at the
+// limit. GOGC or GOMEMLIMIT set by the user win; a process that runs
+// commands in turn (the tests) does it once.
+func lazyGC() { lazyGCOnce.Do(lazyGCStart) }
+
+var lazyGCOnce sync.Once
+
+func lazyGCStart() {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return
 	}
-	old := debug.SetGCPercent(-1)
+	type setting struct {
+		pct   int
+		limit int64
+	}
+	old := setting{debug.SetGCPercent(-1), debug.SetMemoryLimit(-1)}
 	debug.SetMemoryLimit(lazyGCLimit)
 	// Unreachable at once, so the first collection runs its cleanup.
 	first := new([2]*int)
-	runtime.AddCleanup(first, func(pct int) {
-		debug.SetGCPercent(pct)
-		debug.SetMemoryLimit(math.MaxInt64)
+	runtime.AddCleanup(first, func(old setting) {
+		debug.SetGCPercent(old.pct)
+		debug.SetMemoryLimit(old.limit)
 	}, old)
 }
