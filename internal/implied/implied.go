@@ -108,13 +108,9 @@ func PlanRouteFacts(p *store.Plan, st *state.State) workflow.RouteFacts {
 	return routeFactsWith(s, st, View(p, s, taskrec.Input{State: st, Untimed: true}), reviews)
 }
 
-// routeFacts is what `taskie continue` needs, with each task's one record, rs.
-func routeFacts(s *store.Snapshot, st *state.State, rs []taskrec.Record) workflow.RouteFacts {
-	return routeFactsWith(s, st, rs, nil)
-}
-
-// routeFactsWith is routeFacts taking the review files from reviews when
-// not nil (routeSeries of st, read ahead).
+// routeFactsWith is what `taskie continue` needs, with each task's one
+// record, rs; the review files come from reviews when not nil (routeSeries
+// of st, read ahead).
 func routeFactsWith(s *store.Snapshot, st *state.State, rs []taskrec.Record, reviews chan []plan.FileName) workflow.RouteFacts {
 	f := workflow.RouteFacts{
 		State:    st,
