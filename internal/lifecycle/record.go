@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/taskie-dev/taskie/internal/domain"
@@ -157,10 +159,67 @@ func Decode(data []byte) (map[domain.TaskID]Task, error) {
 	if len(data) == 0 || string(data) == "null" {
 		return out, nil
 	}
-	if fast, ok := decodeScan(data); ok {
-		return fast, nil
+	if recs, ok := decoded.get(data); ok {
+		return recs, nil
 	}
-	return decodeJSON(data)
+	recs, ok := decodeScan(data)
+	if !ok {
+		var err error
+		if recs, err = decodeJSON(data); err != nil {
+			return nil, err
+		}
+	}
+	decoded.put(data, recs)
+	return recs, nil
+}
+
+// decoded holds the last lifecycle objects Decode read: one command reads
+// the same records several times (what a move finds, what it implies, the
+// waves before and after it) and gets a copy instead of a second parse.
+var decoded decodeMemo
+
+type decodeMemo struct {
+	mu   sync.Mutex
+	ents [2]memoEntry
+	next int
+}
+
+type memoEntry struct {
+	data []byte
+	recs map[domain.TaskID]Task
+}
+
+// get returns a copy of the records decoded from exactly data.
+func (m *decodeMemo) get(data []byte) (map[domain.TaskID]Task, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, e := range m.ents {
+		if e.recs != nil && bytes.Equal(e.data, data) {
+			return cloneRecords(e.recs), true
+		}
+	}
+	return nil, false
+}
+
+// put keeps a copy of recs as the decoding of data.
+func (m *decodeMemo) put(data []byte, recs map[domain.TaskID]Task) {
+	e := memoEntry{data: bytes.Clone(data), recs: cloneRecords(recs)}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.ents[m.next] = e
+	m.next = (m.next + 1) % len(m.ents)
+}
+
+// cloneRecords copies records deep enough that a caller changing its copy
+// (a count, a time entered) leaves the other alone.
+func cloneRecords(recs map[domain.TaskID]Task) map[domain.TaskID]Task {
+	out := make(map[domain.TaskID]Task, len(recs))
+	for id, t := range recs {
+		t.Failures = maps.Clone(t.Failures)
+		t.Entered = maps.Clone(t.Entered)
+		out[id] = t
+	}
+	return out
 }
 
 // decodeJSON is Decode by encoding/json: any form, with its errors.
