@@ -104,8 +104,10 @@ func (d Delta) Empty() bool { return len(d.Set) == 0 && len(d.Unset) == 0 && len
 func DiffOf(old, cur *State) Delta {
 	var d Delta
 	before := map[string]string{}
+	var oldFields []Field
 	if old != nil {
-		for _, f := range old.Fields() {
+		oldFields = old.Fields()
+		for _, f := range oldFields {
 			before[f.Key] = string(f.Value)
 		}
 	}
@@ -126,7 +128,7 @@ func DiffOf(old, cur *State) Delta {
 		}
 	}
 	if old != nil {
-		for _, f := range old.Fields() {
+		for _, f := range oldFields {
 			if !seen[f.Key] {
 				d.Unset = append(d.Unset, f.Key)
 			}
@@ -178,8 +180,8 @@ func Apply(s *State, d Delta) (*State, error) {
 // false when that cannot rebuild cur byte for byte (a field that is no
 // object, records out of order), and the whole field is logged instead.
 func lifecyclePatch(old, cur []byte) (map[string]json.RawMessage, bool) {
-	var a, b map[string]json.RawMessage
-	if json.Unmarshal(old, &a) != nil || json.Unmarshal(cur, &b) != nil || a == nil || b == nil {
+	a, b := recordsOf(old), recordsOf(cur)
+	if a == nil || b == nil {
 		return nil, false
 	}
 	patch := map[string]json.RawMessage{}
@@ -207,9 +209,16 @@ func lifecyclePatch(old, cur []byte) (map[string]json.RawMessage, bool) {
 // id order — the order the lifecycle package writes.
 func mergeLifecycle(old LifecycleJSON, patch map[string]json.RawMessage) (LifecycleJSON, error) {
 	recs := map[string]json.RawMessage{}
+	// split: the old records are taskie's compact form, written as they are.
+	split := false
 	if t := bytes.TrimSpace(old); len(t) > 0 && string(t) != "null" {
-		if err := json.Unmarshal(t, &recs); err != nil {
-			return nil, fmt.Errorf("the lifecycle records do not read: %v", err)
+		if recs = splitRecords(t); recs != nil {
+			split = true
+		} else {
+			recs = map[string]json.RawMessage{}
+			if err := json.Unmarshal(t, &recs); err != nil {
+				return nil, fmt.Errorf("the lifecycle records do not read: %v", err)
+			}
 		}
 	}
 	for k, v := range patch {
@@ -227,10 +236,18 @@ func mergeLifecycle(old LifecycleJSON, patch map[string]json.RawMessage) (Lifecy
 	}
 	sort.Slice(keys, func(i, j int) bool { return idLess(keys[i], keys[j]) })
 	var b bytes.Buffer
+	b.Grow(len(old) + 512)
 	b.WriteByte('{')
 	for i, k := range keys {
 		if i > 0 {
 			b.WriteByte(',')
+		}
+		if _, patched := patch[k]; split && !patched {
+			b.WriteByte('"')
+			b.WriteString(k)
+			b.WriteString(`":`)
+			b.Write(recs[k])
+			continue
 		}
 		q, _ := json.Marshal(k)
 		b.Write(q)
@@ -241,6 +258,96 @@ func mergeLifecycle(old LifecycleJSON, patch map[string]json.RawMessage) (Lifecy
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// recordsOf reads a lifecycle object as its records by task id, raw; nil
+// when it is no JSON object.
+func recordsOf(data []byte) map[string]json.RawMessage {
+	if recs := splitRecords(data); recs != nil {
+		return recs
+	}
+	var recs map[string]json.RawMessage
+	if json.Unmarshal(data, &recs) != nil {
+		return nil
+	}
+	return recs
+}
+
+// splitRecords is json.Unmarshal of a lifecycle object into raw records,
+// for the form taskie writes (compact, keys plain and in task id order,
+// each record an object) without decoding every record: a commit that
+// moves one task compares and merges the objects of all of them. Nil for
+// any other form, which json.Unmarshal reads instead.
+func splitRecords(data []byte) map[string]json.RawMessage {
+	if len(data) < 2 || data[0] != '{' || data[len(data)-1] != '}' || !json.Valid(data) {
+		return nil
+	}
+	recs := map[string]json.RawMessage{}
+	prev := ""
+	for i := 1; i < len(data)-1; {
+		// "key":
+		if data[i] != '"' {
+			return nil
+		}
+		j := i + 1
+		for j < len(data) && data[j] != '"' {
+			if c := data[j]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '-' || c == '_' || c == '.') {
+				return nil
+			}
+			j++
+		}
+		key := string(data[i+1 : j])
+		if j+2 >= len(data) || data[j+1] != ':' || data[j+2] != '{' || (prev != "" && !idLess(prev, key)) || key == "" {
+			return nil
+		}
+		// the record: an object, to its closing brace
+		end, ok := objectEnd(data, j+2)
+		if !ok {
+			return nil
+		}
+		recs[key] = data[j+2 : end]
+		prev = key
+		i = end
+		if i < len(data)-1 {
+			if data[i] != ',' {
+				return nil
+			}
+			i++
+		}
+	}
+	return recs
+}
+
+// objectEnd returns the index just past the object opening at data[i],
+// in valid compact JSON; false when it finds no end or any whitespace.
+func objectEnd(data []byte, i int) (int, bool) {
+	depth, inStr := 0, false
+	for ; i < len(data); i++ {
+		c := data[i]
+		if inStr {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inStr = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr = true
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return i + 1, true
+			}
+		case ' ', '\t', '\n', '\r':
+			return 0, false
+		}
+	}
+	return 0, false
 }
 
 // idLess orders task ids numerically, anything else after them by name.
