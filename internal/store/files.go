@@ -52,13 +52,18 @@ type Files struct {
 	// a read that finds the same bytes (plan choice's peek, the snapshot,
 	// the re-read under the plan lock) clones it instead of decoding again.
 	decoded map[string]decodedState
+	// parsed holds each plan's last parsed tasks.md with its bytes: the
+	// snapshot read before the plan lock and the one read under it share
+	// one parse (tasks.md is never changed in place: a change parses its
+	// own copy).
+	parsed map[string]parsedTasks
 	// dirs caches the plan directories checked to resolve inside the
 	// repository: a command checks each once (symlinks resolved, a few
 	// syscalls), not at every read.
 	dirs map[string]string
 	// plansDir is .taskie/plans, opened by the first PeekState.
 	plansDir *fsafe.Dir
-	mu       sync.Mutex // guards peeked, decoded and dirs: a Files may serve goroutines at once
+	mu       sync.Mutex // guards peeked, decoded, parsed and dirs: a Files may serve goroutines at once
 
 	// failWrite, set by tests, fails the write of a path (relative to the
 	// repository root) as a full disk would: nil lets every write through.
@@ -166,7 +171,7 @@ func (f *Files) read(id string) (*Snapshot, error) {
 	defer d.Close()
 	s := f.blank(id, dir)
 	s.readState(f, d, id)
-	s.readTasks(d)
+	s.readTasks(f, d, id)
 	s.ls.small = s.Tasks == nil || len(s.Tasks.Tasks) <= smallPlan
 	if tail, _, err := d.ReadTail(events.FileName, tailSize); err == nil {
 		s.last, s.lastIsLast = lastCommitIn(tail)
@@ -407,14 +412,39 @@ func joinPhases(ps []domain.Phase) string {
 	return strings.Join(out, ", ")
 }
 
-func (s *Snapshot) readTasks(d *fsafe.Dir) {
+func (s *Snapshot) readTasks(f *Files, d *fsafe.Dir, id string) {
 	raw, err := d.ReadFile("tasks.md")
 	if err != nil {
 		s.TasksErr = err
 		return
 	}
 	s.TasksRaw = raw
-	s.Tasks, s.TaskProblems = plan.ParseTasks(raw)
+	s.Tasks, s.TaskProblems = f.parseTasks(id, raw)
+}
+
+type parsedTasks struct {
+	raw      []byte
+	tasks    *plan.Tasks
+	problems []plan.Problem
+}
+
+// parseTasks parses plan id's tasks.md raw, or returns the last parse of
+// the same bytes.
+func (f *Files) parseTasks(id string, raw []byte) (*plan.Tasks, []plan.Problem) {
+	f.mu.Lock()
+	p, ok := f.parsed[id]
+	f.mu.Unlock()
+	if ok && bytes.Equal(p.raw, raw) {
+		return p.tasks, p.problems
+	}
+	ts, problems := plan.ParseTasks(raw)
+	f.mu.Lock()
+	if f.parsed == nil {
+		f.parsed = map[string]parsedTasks{}
+	}
+	f.parsed[id] = parsedTasks{raw: raw, tasks: ts, problems: problems}
+	f.mu.Unlock()
+	return ts, problems
 }
 
 func (s *Snapshot) hasTemps() bool {
@@ -569,7 +599,7 @@ func (f *Files) written(s *Snapshot, c commit, logged int) *Snapshot {
 			return nil
 		case Rel(s.Plan, "tasks.md"):
 			n.TasksRaw, n.TasksErr = w.Data, nil
-			n.Tasks, n.TaskProblems = plan.ParseTasks(w.Data)
+			n.Tasks, n.TaskProblems = f.parseTasks(s.Plan, w.Data)
 		}
 	}
 	n.ls.small = n.Tasks == nil || len(n.Tasks.Tasks) <= smallPlan

@@ -1127,3 +1127,30 @@ func TestCommitSnapshotIsWhatARereadSees(t *testing.T) {
 		})
 	}
 }
+
+// tasks.md edited between the snapshot and the commit: the commit sees the
+// edit, not the first parse.
+func TestUpdateSeesTasksEditedSinceTheSnapshot(t *testing.T) {
+	st, root := repo(t, map[string]string{"plan.md": "# p\n", "tasks.md": tasks3, "state.json": reviewSt})
+	if s := load(t, st); s.Tasks == nil || len(s.Tasks.Tasks) != 3 {
+		t.Fatalf("tasks = %+v", s.Tasks)
+	}
+	edited := tasks3 + "| 4 | pending | four |\n"
+	if err := os.WriteFile(planPath(root, "tasks.md"), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var seen int
+	_, err := st.Update(id, func(s *store.Snapshot) (store.Change, error) {
+		seen = len(s.Tasks.Tasks)
+		return store.Change{Actor: "cli", Statuses: map[domain.TaskID]string{4: "in-progress"}}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen != 4 {
+		t.Errorf("the commit saw %d tasks, want the 4 of the edited tasks.md", seen)
+	}
+	if got, want := read(t, root, "tasks.md"), strings.Replace(edited, "| 4 | pending |", "| 4 | in-progress |", 1); got != want {
+		t.Errorf("tasks.md:\n%s\nwant\n%s", got, want)
+	}
+}
