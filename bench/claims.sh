@@ -14,7 +14,9 @@
 #     claims/s against the same loops of `taskie --version`.
 # Usage: bench/claims.sh [taskie binary]   (default: builds bin/taskie)
 # Environment: ROUNDS (default 10), AGENTS (default 20), RUNS (default 20), TASKS (200),
-# REPS (3 runs of the agent loops, the median reported), CYCLE (set: whole agent cycles).
+# REPS (3 runs of the agent loops, the median reported), CYCLE (set: whole agent cycles),
+# STATE (default 1: the loops' plan has the state.json `taskie plan new` writes, so each
+# claim also moves the task's lifecycle; 0: no state.json, the claim alone).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${ROUNDS:-10}
@@ -120,7 +122,11 @@ fi
 # heartbeats, reports a result and releases.
 loop_args=(-taskie "$taskie" -only files -tasks "${TASKS:-200}" -loops "$agents" -reps "${REPS:-3}")
 [ -n "${CYCLE:-}" ] && loop_args+=(-cycle)
-go run ./bench/claimsbench "${loop_args[@]}"
+if [ "${STATE:-1}" = 0 ]; then
+	CLAIMSBENCH_NO_STATE=1 go run ./bench/claimsbench "${loop_args[@]}"
+else
+	go run ./bench/claimsbench "${loop_args[@]}"
+fi
 
 # ---------------------------------------------------------------- groups
 big=$repo/.taskie/plans/big

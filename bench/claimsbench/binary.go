@@ -323,6 +323,20 @@ func drain(dir string, env []string, bin string, loops, tasks int, ac *agentCycl
 		lat: c.lat, cpu: c.cpu, faults: c.faults, steps: steps}, nil
 }
 
+// planNewState is the state.json `taskie plan new` writes: a claim on a
+// plan with one moves the task's lifecycle in a commit of the plan.
+const planNewState = `{
+  "max_reviews": 8,
+  "current_task": null,
+  "phase": "new-plan",
+  "phase_iteration": null,
+  "next_phase": null,
+  "review_model": "opus",
+  "consecutive_clean": 0,
+  "tdd": false
+}
+`
+
 // makeRepo makes a git repository with an origin remote and one plan of
 // tasks pending tasks (with state.json, as a plan under way has), and
 // returns the commit the agents' results name (a commit after HEAD).
@@ -339,7 +353,7 @@ func makeRepo(repo string, tasks int) (string, error) {
 	for name, body := range map[string]string{
 		"plan.md":    "# Bench\n",
 		"tasks.md":   b.String(),
-		"state.json": `{"phase": "create-tasks", "next_phase": null}` + "\n",
+		"state.json": planNewState,
 	} {
 		if name == "state.json" && os.Getenv("CLAIMSBENCH_NO_STATE") != "" {
 			continue

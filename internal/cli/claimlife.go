@@ -58,7 +58,7 @@ func (cp *coordPlan) preview(m lifeMove) error {
 	} else {
 		h.close()
 	}
-	_, _, err = decideLife(snap, m, cp.p.Store.Now())
+	_, _, err = decideLife(snap, m, cp.p.Store.Now(), false)
 	if errors.Is(err, errNoState) {
 		return nil
 	}
@@ -66,7 +66,9 @@ func (cp *coordPlan) preview(m lifeMove) error {
 }
 
 // decideLife decides m on a snapshot: the new state.json and the events.
-func decideLife(snap *store.Snapshot, m lifeMove, now time.Time) (store.Change, lifecycle.Task, error) {
+// Without write it only says whether m is refused (a preview: the records
+// are encoded under the lock, by the commit).
+func decideLife(snap *store.Snapshot, m lifeMove, now time.Time, write bool) (store.Change, lifecycle.Task, error) {
 	st := snap.State
 	if st == nil {
 		return store.Change{}, lifecycle.Task{}, errNoState
@@ -92,6 +94,9 @@ func decideLife(snap *store.Snapshot, m lifeMove, now time.Time) (store.Change, 
 	if len(more) == 0 {
 		return store.Change{Files: m.files}, next, nil
 	}
+	if !write {
+		return store.Change{}, next, nil
+	}
 	effs = append(effs, more...)
 	tasks[m.task] = next
 	if m.head != "" && lifecycle.EntersCommitting(effs) {
@@ -116,7 +121,7 @@ func (cp *coordPlan) commitLife(s *Streams, m lifeMove) (lifecycle.Task, error) 
 	var evs []events.Event
 	var rec lifecycle.Task
 	err := updateTask(s, cp.p, m.task, func(snap *store.Snapshot) (store.Change, error) {
-		c, t, err := decideLife(snap, m, cp.p.Store.Now())
+		c, t, err := decideLife(snap, m, cp.p.Store.Now(), true)
 		if errors.Is(err, errNoState) {
 			return store.Change{Files: m.files}, nil
 		}
