@@ -1,6 +1,8 @@
 package lifecycle
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -57,5 +59,17 @@ func TestDecodeAgainIsACopy(t *testing.T) {
 	got := second[1]
 	if len(second) != 1 || got.State != InProgress || got.Failures[Testing] != 1 || got.Entered[Pending] != 0 {
 		t.Errorf("second decode = %+v, want the records as written", second)
+	}
+}
+
+// quote writes what json.Marshal writes, for plain and escaped strings.
+func TestQuoteIsMarshal(t *testing.T) {
+	for _, s := range []string{"", "in_progress", "2026-03-01T09:40:00Z", "agent 7", `a"b`, `a\b`, "<x>&", "tab\there", "é", "\x7f", "\u2028", string([]byte{0xff})} {
+		var b bytes.Buffer
+		quote(&b, s)
+		want, _ := json.Marshal(s)
+		if b.String() != string(want) {
+			t.Errorf("quote(%q) = %s, want %s", s, b.String(), want)
+		}
 	}
 }

@@ -143,10 +143,20 @@ func encodeCounts[V any](b *bytes.Buffer, m map[State]V, num func(V) string) {
 	b.WriteByte('}')
 }
 
-// quote writes s as a JSON string.
+// quote writes s as a JSON string, as json.Marshal writes it: a string
+// of plain characters (states, times, agent names) as it is, any other by
+// json.Marshal (its escapes).
 func quote(b *bytes.Buffer, s string) {
-	q, _ := json.Marshal(s)
-	b.Write(q)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s)
+			b.Write(q)
+			return
+		}
+	}
+	b.WriteByte('"')
+	b.WriteString(s)
+	b.WriteByte('"')
 }
 
 // Decode reads state.json's "lifecycle" object. It checks the form only
